@@ -1,0 +1,13 @@
+#pragma once
+// The `tapas` sub-commands. Each lives in its own cli_<name>.cpp; main.cpp lists them once.
+#include <QStringList>
+
+namespace tapas::cli {
+
+// Each returns the process exit code: 0 ok, 1 the job failed, 2 bad input or usage.
+int runInspect(const QStringList& args);
+int runZoo(const QStringList& args);
+int runFold(const QStringList& args);
+int runBenchCommand(const QStringList& args);
+
+} // namespace tapas::cli
