@@ -1,0 +1,24 @@
+#pragma once
+// `tapas-worker info`: every rank reports where it runs; rank 0 prints the table (or JSON).
+// The first thing to run on a new cluster: it shows the rank -> host mapping mpirun chose.
+#include "runtime/mpi_context.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tapas::runtime {
+
+struct RankInfo {
+    int rank = 0;
+    std::string host;
+    long pid = 0;
+    int cpus = 0;           // CPUs this process may run on (affinity mask)
+    int localRank = -1;     // OMPI_COMM_WORLD_LOCAL_RANK when launched by Open MPI
+    double memoryGiB = 0;   // physical memory of the host
+};
+
+RankInfo localRankInfo(int rank);
+nlohmann::json rankInfoToJson(const RankInfo& r);
+// Runs the sub-command; returns the process exit code.
+int runInfo(const MpiContext& mpi, bool json);
+
+} // namespace tapas::runtime

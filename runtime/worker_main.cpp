@@ -1,0 +1,46 @@
+// tapas-worker: the one MPI program that Tapas starts through mpirun (DESIGN.md, Runtime).
+// Sub-commands: info (rank -> host mapping). Plan execution and ParaGAN join it later.
+#include "runtime/mpi_context.h"
+#include "runtime/worker_info.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace {
+
+void usage(FILE* out)
+{
+    std::fprintf(out,
+                 "usage: mpirun -np N tapas-worker <command> [options]\n\n"
+                 "commands:\n"
+                 "  info [--json]   report each rank's host, pid, CPUs and memory\n");
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    // Argument errors are reported before MPI_Init so a bad launch fails fast on every rank.
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string command = argv[1];
+    bool json = false;
+    for (int i = 2; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--json")) {
+            json = true;
+        } else {
+            std::fprintf(stderr, "tapas-worker %s: unknown option '%s'\n", command.c_str(), argv[i]);
+            return 2;
+        }
+    }
+    if (command != "info") {
+        std::fprintf(stderr, "tapas-worker: unknown command '%s'\n", command.c_str());
+        usage(stderr);
+        return 2;
+    }
+    tapas::runtime::MpiContext mpi(&argc, &argv);
+    return tapas::runtime::runInfo(mpi, json);
+}

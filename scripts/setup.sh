@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds Tapas Studio on Debian 12, installing the Debian packages that are missing first.
+# Idempotent: when everything is present it only runs an incremental (ccache'd) build.
+#
+#   bash scripts/setup.sh                # install what is missing, configure, build
+#   bash scripts/setup.sh --run-sample   # ... then describe the bundled sample model, and open
+#                                        #     it in the GUI when a display is available
+# Environment: BUILD_DIR (default: build), BUILD_TYPE (default: Release), JOBS (default: nproc).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${BUILD_DIR:-$here/build}"
+build_type="${BUILD_TYPE:-Release}"
+jobs="${JOBS:-$(nproc)}"
+run_sample=0
+for arg in "$@"; do
+  case "$arg" in
+    --run-sample) run_sample=1 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+# The stack (../shared/TOOLCHAIN.md), plus what the tests use: Xvfb, ImageMagick, shellcheck, clang.
+packages=(
+  cmake ninja-build ccache g++ pkg-config git
+  qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev libxkbcommon-dev
+  libgraphviz-dev graphviz libonnx-dev libprotobuf-dev protobuf-compiler
+  libopenmpi-dev openmpi-bin libtorch-dev libgloo-dev coinor-libcbc-dev nlohmann-json3-dev
+  xvfb xauth imagemagick shellcheck clang libclang-rt-14-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${#missing[@]} missing package(s): ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q -o DPkg::Lock::Timeout=600 "${missing[@]}"
+else
+  echo "setup: all ${#packages[@]} packages present"
+fi
+
+cmake -G Ninja -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" \
+  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
+cmake --build "$build_dir" -j "$jobs"
+echo "setup: built into $build_dir (programs in $build_dir/bin)"
+
+if ((run_sample)); then
+  sample="$here/resources/models/sample_gpt.onnx"
+  "$build_dir/bin/tapas" inspect "$sample"
+  "$build_dir/bin/tapas" fold "$sample"
+  if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+    echo "setup: opening the GUI on $sample"
+    exec "$build_dir/bin/tapas-studio" "$sample"
+  else
+    echo "setup: no display; run '$build_dir/bin/tapas-studio $sample' on a desktop to see the GUI"
+  fi
+fi
