@@ -6,9 +6,11 @@
 #include "core/ir/graph.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace tapas {
 
@@ -19,11 +21,33 @@ struct OpCost {
     double bytesWritten = 0; // outputs
 };
 
+// One element of a small integer tensor (a shape vector, a scalar dim) as the shape pass knows
+// it: a number (possibly negative, e.g. Reshape's -1), a symbolic dim expression ("batch",
+// "4*batch", "batch*seq"), or unknown. ConstValue holds numbers only; symbolic elements let
+// Reshape targets built by Shape->Gather->Concat chains keep 'batch' when it is unbound.
+struct SymInt {
+    bool known = false;
+    int64_t value = 0;
+    std::string symbol; // non-empty when symbolic; empty and !known means unknown
+
+    static SymInt of(int64_t v) { return SymInt{true, v, {}}; }
+    static SymInt ofDim(const Dim& d);
+    static SymInt unknown() { return {}; }
+    bool isSymbolic() const { return !known && !symbol.empty(); }
+    Dim toDim() const; // negative numbers become unknown dims
+    bool operator==(const SymInt& o) const { return known == o.known && value == o.value && symbol == o.symbol; }
+};
+
+// Side table of the shape pass (never stored in the IR): tensor -> its elements, for small
+// integer tensors whose value is only partly known.
+using SymbolicValues = std::unordered_map<TensorId, std::vector<SymInt>>;
+
 // What a shape rule sees and writes: the node, its inputs' shapes/dtypes/known values, and its
 // outputs. A rule fills only outputs whose shape (or value) is still unknown.
 class ShapeContext {
 public:
-    ShapeContext(Graph& g, NodeId n) : g_(g), n_(n) {}
+    ShapeContext(Graph& g, NodeId n, SymbolicValues* symbolic = nullptr)
+        : g_(g), n_(n), sym_(symbolic) {}
     const Graph& graph() const { return g_; }
     const Node& node() const { return g_.nodes[size_t(n_)]; }
     size_t numInputs() const { return node().inputs.size(); }
@@ -39,9 +63,20 @@ public:
     void setOutValue(size_t i, ConstValue v);   // also sets shape and dtype
     bool changed() const { return changed_; }
 
+    // Opset of the default domain (0 for graphs built in memory: rules then go by which inputs
+    // and attributes are present, which is what distinguishes the opset variants anyway).
+    int64_t opset() const { return g_.opsetVersion(""); }
+    // Elements of input i when it is a small 0-D/1-D tensor with a known or symbolic value.
+    std::optional<std::vector<SymInt>> inElements(size_t i) const;
+    // Integer elements of input i when every one is a known number.
+    std::optional<std::vector<int64_t>> inInts(size_t i) const;
+    // Sets a 0-D (scalar) or 1-D output value from elements; a fully known one becomes a ConstValue.
+    void setOutElements(size_t i, std::vector<SymInt> elems, bool scalar, DType t = DType::Int64);
+
 private:
     Graph& g_;
     NodeId n_;
+    SymbolicValues* sym_ = nullptr;
     bool changed_ = false;
 };
 

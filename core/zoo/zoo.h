@@ -19,6 +19,8 @@ struct ZooOptions {
     int64_t experts = -1, topK = -1, moeEvery = -1; // MoE
     int64_t imageSize = -1, patch = -1, classes = -1, channels = -1, width = -1; // vision / GAN
     int64_t latent = -1;         // GAN noise size
+    int64_t depth = -1;          // ResNet depth: 18, 34, 50, 101, 152
+    std::string part;            // GANs: "generator", "discriminator" or "both" (default)
     int opset = 14;              // 14 writes LayerNorm decomposed and Gelu as Erf, like torch 1.13
     bool scrubNames = false;     // write nodes without names (fold must not need them)
 };

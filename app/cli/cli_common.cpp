@@ -1,0 +1,102 @@
+#include "app/cli/cli_common.h"
+
+#include "core/onnx/onnx_importer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+namespace tapas::cli {
+
+QCommandLineOption dimOption()
+{
+    return QCommandLineOption(QStringList{QStringLiteral("dim")},
+                              QStringLiteral("Bind a symbolic dimension, e.g. --dim batch=8 (repeatable)."),
+                              QStringLiteral("name=value"));
+}
+
+QCommandLineOption jsonOption()
+{
+    return QCommandLineOption(QStringList{QStringLiteral("json")},
+                              QStringLiteral("Print one JSON object instead of text."));
+}
+
+std::optional<DimBindings> parseDimBindings(const QStringList& values, QString* error)
+{
+    DimBindings dims;
+    for (const QString& v : values) {
+        const qsizetype eq = v.indexOf(QLatin1Char('='));
+        const QString name = eq < 0 ? QString() : v.left(eq).trimmed();
+        const QString number = eq < 0 ? QString() : v.mid(eq + 1).trimmed();
+        if (name.isEmpty() || number.isEmpty()) {
+            if (error)
+                *error = QStringLiteral("--dim '%1': expected name=value, e.g. --dim batch=8").arg(v);
+            return std::nullopt;
+        }
+        bool ok = false;
+        const qlonglong value = number.toLongLong(&ok);
+        if (!ok || value <= 0) {
+            if (error)
+                *error = QStringLiteral("--dim '%1': the value of '%2' must be a positive integer")
+                             .arg(v, name);
+            return std::nullopt;
+        }
+        const auto [it, inserted] = dims.emplace(name.toStdString(), int64_t(value));
+        if (!inserted && it->second != value) {
+            if (error)
+                *error = QStringLiteral("--dim '%1': '%2' is already bound to %3")
+                             .arg(v, name).arg(it->second);
+            return std::nullopt;
+        }
+    }
+    return dims;
+}
+
+bool parseOrExplain(QCommandLineParser& parser, const QStringList& args, int* exitCode)
+{
+    if (!parser.parse(args)) {
+        printErr("tapas: " + parser.errorText().toStdString());
+        printErr(parser.helpText().toStdString());
+        *exitCode = kExitBadInput;
+        return false;
+    }
+    const QStringList seen = parser.optionNames();
+    if (seen.contains(QStringLiteral("help")) || seen.contains(QStringLiteral("h"))) {
+        printOut(parser.helpText().toStdString());
+        *exitCode = kExitOk;
+        return false;
+    }
+    return true;
+}
+
+std::optional<Graph> loadGraphOrReport(const QString& path, const DimBindings& dims)
+{
+    ImportOptions options;
+    options.dims = dims;
+    Result<Graph> g = importOnnxFile(path.toStdString(), options);
+    if (!g.ok()) {
+        printErr("tapas: " + g.error());
+        return std::nullopt;
+    }
+    return std::move(g).value();
+}
+
+namespace {
+void writeLine(FILE* f, const std::string& text)
+{
+    std::fwrite(text.data(), 1, text.size(), f);
+    if (text.empty() || text.back() != '\n') std::fputc('\n', f);
+    std::fflush(f);
+}
+} // namespace
+
+void printOut(const std::string& text) { writeLine(stdout, text); }
+void printErr(const std::string& text) { writeLine(stderr, text); }
+
+void printJson(const nlohmann::json& j)
+{
+    // Replace invalid UTF-8 (names come from arbitrary files) instead of throwing.
+    printOut(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+} // namespace tapas::cli

@@ -1,0 +1,94 @@
+#include "app/studio/recent_files.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFileInfo>
+#include <QMenu>
+#include <QSettings>
+
+namespace tapas {
+
+namespace {
+const QString kKey = QStringLiteral("recentFiles");
+}
+
+RecentFiles::RecentFiles(QObject* parent) : QObject(parent)
+{
+    files_ = QSettings().value(kKey).toStringList();
+    while (files_.size() > kMaxEntries) files_.removeLast();
+}
+
+void RecentFiles::add(const QString& path)
+{
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    files_.removeAll(abs);
+    files_.prepend(abs);
+    while (files_.size() > kMaxEntries) files_.removeLast();
+    save();
+}
+
+void RecentFiles::clear()
+{
+    files_.clear();
+    save();
+}
+
+QStringList RecentFiles::pruneMissing()
+{
+    QStringList missing;
+    for (const QString& f : std::as_const(files_))
+        if (!QFileInfo::exists(f)) missing << f;
+    if (!missing.isEmpty()) {
+        for (const QString& f : std::as_const(missing)) files_.removeAll(f);
+        save();
+        Q_EMIT pruned(missing);
+    }
+    return missing;
+}
+
+void RecentFiles::attachMenu(QMenu* menu)
+{
+    menu_ = menu;
+    clearAction_ = new QAction(this);
+    connect(clearAction_, &QAction::triggered, this, &RecentFiles::clear);
+    connect(menu_, &QMenu::aboutToShow, this, [this] {
+        pruneMissing();
+        rebuildMenu();
+    });
+    retranslate();
+    rebuildMenu();
+}
+
+void RecentFiles::retranslate()
+{
+    if (clearAction_) clearAction_->setText(tr("Clear Recent Files"));
+}
+
+void RecentFiles::save() const
+{
+    QSettings().setValue(kKey, files_);
+}
+
+void RecentFiles::rebuildMenu()
+{
+    if (!menu_) return;
+    menu_->clear(); // deletes the per-file actions it owns; clearAction_ belongs to us
+    for (int i = 0; i < files_.size(); ++i) {
+        const QString path = files_[i];
+        // "&1 resnet18.onnx": the number is the keyboard accelerator, 10 becomes "1&0".
+        const QString number = i < 9 ? QStringLiteral("&%1").arg(i + 1) : QStringLiteral("1&0");
+        QAction* a = menu_->addAction(QStringLiteral("%1  %2").arg(number, QFileInfo(path).fileName()));
+        a->setToolTip(QDir::toNativeSeparators(path));
+        a->setStatusTip(QDir::toNativeSeparators(path));
+        connect(a, &QAction::triggered, this, [this, path] { Q_EMIT openRequested(path); });
+    }
+    if (files_.isEmpty()) {
+        QAction* none = menu_->addAction(tr("No recent files"));
+        none->setEnabled(false);
+    }
+    menu_->addSeparator();
+    menu_->addAction(clearAction_);
+    clearAction_->setEnabled(!files_.isEmpty());
+}
+
+} // namespace tapas

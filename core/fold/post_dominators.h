@@ -1,0 +1,24 @@
+#pragma once
+// Post-dominator tree of a DAG with one virtual sink, for the segmenter: a node v post-dominates
+// u when every path from u to the sink passes through v. On a DAG the immediate post-dominator
+// of u is the lowest common ancestor (in the tree) of u's successors, so one pass in reverse
+// topological order builds the tree; binary lifting keeps each LCA at O(log n).
+#include <vector>
+
+namespace tapas {
+
+struct LocalDag {
+    int size = 0;                       // nodes 0..size-1; the virtual sink is `size`
+    std::vector<std::vector<int>> succ; // successors of each node
+    std::vector<char> toSink;           // node also has an edge to the virtual sink
+    std::vector<int> topo;              // a topological order of 0..size-1
+};
+
+struct PostDomTree {
+    std::vector<int> ipdom; // size+1 entries; the sink's is -1
+    std::vector<int> depth; // distance from the sink in the tree
+};
+
+PostDomTree postDominators(const LocalDag& dag);
+
+} // namespace tapas

@@ -1,0 +1,96 @@
+#include "core/fold/segment_signature.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+
+namespace tapas {
+
+void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, int segmentIndex,
+                         const NodeHashes& hashes, FoldSegment& segment)
+{
+    auto inSegment = [&](NodeId v) { return v != kNoNode && nodeSegment[size_t(v)] == segmentIndex; };
+    std::unordered_map<NodeId, int> position;
+    position.reserve(segment.nodes.size() * 2);
+    std::vector<NodeId> order;
+    order.reserve(segment.nodes.size());
+
+    // Post-order walk backwards along input slots: producers before consumers, and the order is
+    // a function of the wiring only.
+    std::vector<std::pair<NodeId, size_t>> stack;
+    auto walkFrom = [&](NodeId root) {
+        if (position.count(root)) return;
+        position[root] = -1; // on the stack
+        stack.emplace_back(root, 0);
+        while (!stack.empty()) {
+            auto& [v, slot] = stack.back();
+            const Node& n = g.node(v);
+            if (slot < n.inputs.size()) {
+                const TensorId t = n.inputs[slot++];
+                const NodeId p = t == kNoTensor ? kNoNode : g.tensor(t).producer;
+                if (inSegment(p) && !position.count(p)) {
+                    position[p] = -1;
+                    stack.emplace_back(p, 0);
+                }
+                continue;
+            }
+            position[v] = int(order.size());
+            order.push_back(v);
+            stack.pop_back();
+        }
+    };
+    for (NodeId s : segment.sinks) walkFrom(s);
+
+    // What the sinks do not reach (dead ends attached to this segment, or a segment without a
+    // single sink such as the shared one): start from its nodes that nothing in the segment
+    // still unvisited reads, in structural order.
+    while (order.size() < segment.nodes.size()) {
+        std::vector<NodeId> ends;
+        for (NodeId v : segment.nodes) {
+            if (position.count(v)) continue;
+            bool readByUnvisited = false;
+            for (TensorId t : g.node(v).outputs) {
+                if (t == kNoTensor) continue;
+                for (NodeId c : g.tensor(t).consumers)
+                    if (c != v && inSegment(c) && !position.count(c)) readByUnvisited = true;
+            }
+            if (!readByUnvisited) ends.push_back(v);
+        }
+        if (ends.empty()) { // cannot happen in a DAG; keep every node anyway
+            for (NodeId v : segment.nodes)
+                if (!position.count(v)) ends.push_back(v);
+        }
+        std::sort(ends.begin(), ends.end(), [&](NodeId a, NodeId b) {
+            return std::make_pair(hashes.refined[size_t(a)], a) < std::make_pair(hashes.refined[size_t(b)], b);
+        });
+        for (NodeId v : ends) walkFrom(v);
+    }
+
+    // The signature: each node's local hash and, per input slot, where it comes from: a node of
+    // this segment (by position and output slot) or the k-th distinct outside tensor.
+    std::unordered_map<TensorId, int> external;
+    uint64_t h = hashMix(0x5e6d0001ULL, order.size());
+    for (NodeId v : order) {
+        const Node& n = g.node(v);
+        h = hashMix(h, hashes.local[size_t(v)]);
+        for (TensorId t : n.inputs) {
+            if (t == kNoTensor) {
+                h = hashMix(h, 1);
+                continue;
+            }
+            const NodeId p = g.tensor(t).producer;
+            if (inSegment(p)) {
+                const Node& pn = g.node(p);
+                const size_t slot = size_t(std::find(pn.outputs.begin(), pn.outputs.end(), t) - pn.outputs.begin());
+                h = hashMix(hashMix(hashMix(h, 2), uint64_t(position[p])), slot);
+            } else {
+                auto [it, added] = external.emplace(t, int(external.size()));
+                h = hashMix(hashMix(h, 3), uint64_t(it->second));
+            }
+        }
+    }
+    segment.nodes = std::move(order);
+    segment.hash = h;
+}
+
+} // namespace tapas

@@ -1,0 +1,21 @@
+#pragma once
+// The canonical form of one segment: its nodes in an order fixed by the graph's structure
+// alone (a walk backwards from the segment's sink along input slots), and a signature that
+// hashes that walk with the wiring between the nodes. Two segments with the same signature
+// are the same subgraph, node for node: position p in one corresponds to position p in the
+// other, which is what lets a block class share one sharding search among its instances.
+// Names and the file's node order never enter.
+#include "core/fold/segmenter.h"
+#include "core/fold/structural_hash.h"
+#include "core/ir/graph.h"
+
+#include <vector>
+
+namespace tapas {
+
+// Orders `segment.nodes` canonically and sets `segment.hash`. `nodeSegment` maps every node to
+// its segment; `segmentIndex` is this segment's index there.
+void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, int segmentIndex,
+                         const NodeHashes& hashes, FoldSegment& segment);
+
+} // namespace tapas

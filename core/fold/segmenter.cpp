@@ -1,0 +1,376 @@
+#include "core/fold/segmenter.h"
+
+#include "core/fold/post_dominators.h"
+#include "core/fold/segment_signature.h"
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <tuple>
+
+namespace tapas {
+
+namespace {
+
+constexpr int kMaxCandidates = 4;  // entry nodes tried as the start of a region's spine
+constexpr int kMaxSideDepth = 24;  // nested side regions before giving up on finer cuts
+constexpr int kShared = -2;
+
+Result<std::vector<NodeId>> topologicalOrder(const Graph& g)
+{
+    const size_t n = g.nodes.size();
+    std::vector<int> indegree(n, 0);
+    for (size_t i = 0; i < n; ++i)
+        for (TensorId t : g.nodes[i].inputs)
+            if (t != kNoTensor && g.tensor(t).producer != kNoNode) ++indegree[i];
+    std::vector<NodeId> order;
+    order.reserve(n);
+    for (size_t i = 0; i < n; ++i)
+        if (indegree[i] == 0) order.push_back(NodeId(i));
+    for (size_t head = 0; head < order.size(); ++head) {
+        for (TensorId t : g.node(order[head]).outputs) {
+            if (t == kNoTensor) continue;
+            for (NodeId c : g.tensor(t).consumers)
+                if (--indegree[size_t(c)] == 0) order.push_back(c);
+        }
+    }
+    if (order.size() != n) {
+        for (size_t i = 0; i < n; ++i) {
+            if (indegree[i] > 0) {
+                const Node& bad = g.nodes[i];
+                return Result<std::vector<NodeId>>::failure(
+                    "fold: graph '" + g.name + "' has a cycle through node '" +
+                    (bad.name.empty() ? "#" + std::to_string(i) : bad.name) + "' (" + bad.opType + ")");
+            }
+        }
+    }
+    return order;
+}
+
+struct SegPlan {
+    std::vector<NodeId> nodes;
+    std::vector<NodeId> sinks;
+};
+
+struct RegionPlan {
+    std::vector<SegPlan> segments;
+    std::unique_ptr<RegionPlan> side;
+    double score = 0;
+};
+
+class RegionSegmenter {
+public:
+    RegionSegmenter(const Graph& g, const std::vector<uint64_t>& wl, const std::vector<char>& useful,
+                    const std::vector<int>& outputIndex)
+        : g_(g), wl_(wl), useful_(useful), outputIndex_(outputIndex), local_(g.nodes.size(), -1)
+    {}
+
+    // `region` is in topological order.
+    std::unique_ptr<RegionPlan> segment(const std::vector<NodeId>& region, int depth)
+    {
+        Local L = buildLocal(region);
+        auto plan = std::make_unique<RegionPlan>();
+        if (depth > kMaxSideDepth) {
+            SegPlan all{region, sinksOf(L, region)};
+            plan->score = double(region.size()) * double(region.size());
+            plan->segments.push_back(std::move(all));
+            clearLocal(region);
+            return plan;
+        }
+        const PostDomTree pdom = postDominators(L.dag);
+
+        // Candidate spine starts: nodes without data predecessors in the region, deepest first.
+        std::vector<int> roots;
+        std::vector<char> hasPred(region.size(), 0);
+        for (int u = 0; u < L.dag.size; ++u)
+            for (int s : L.dag.succ[size_t(u)]) hasPred[size_t(s)] = 1;
+        for (int u = 0; u < L.dag.size; ++u)
+            if (!hasPred[size_t(u)]) roots.push_back(u);
+        std::sort(roots.begin(), roots.end(), [&](int a, int b) {
+            return std::make_tuple(-pdom.depth[size_t(a)], wl_[size_t(region[size_t(a)])], region[size_t(a)]) <
+                   std::make_tuple(-pdom.depth[size_t(b)], wl_[size_t(region[size_t(b)])], region[size_t(b)]);
+        });
+        if (int(roots.size()) > kMaxCandidates) roots.resize(kMaxCandidates);
+
+        std::unique_ptr<RegionPlan> best;
+        for (int start : roots) {
+            std::unique_ptr<RegionPlan> p = planFromSpine(L, pdom, region, start, depth);
+            if (!best || p->score < best->score) best = std::move(p);
+        }
+        clearLocal(region);
+        return best;
+    }
+
+private:
+    struct Local {
+        LocalDag dag;
+    };
+
+    Local buildLocal(const std::vector<NodeId>& region)
+    {
+        for (size_t i = 0; i < region.size(); ++i) local_[size_t(region[i])] = int(i);
+        Local L;
+        L.dag.size = int(region.size());
+        L.dag.succ.resize(region.size());
+        L.dag.toSink.assign(region.size(), 0);
+        L.dag.topo.resize(region.size());
+        for (size_t i = 0; i < region.size(); ++i) {
+            L.dag.topo[i] = int(i);
+            const Node& n = g_.node(region[i]);
+            auto& succ = L.dag.succ[i];
+            bool outside = false;
+            for (TensorId t : n.outputs) {
+                if (t == kNoTensor) continue;
+                for (NodeId c : g_.tensor(t).consumers) {
+                    if (!useful_[size_t(c)]) continue;
+                    const int lc = local_[size_t(c)];
+                    if (lc < 0) outside = true;
+                    else succ.push_back(lc);
+                }
+            }
+            std::sort(succ.begin(), succ.end());
+            succ.erase(std::unique(succ.begin(), succ.end()), succ.end());
+            L.dag.toSink[i] = char(outside || succ.empty());
+        }
+        // Nodes with an edge to the sink are the region's ends (for the canonical walk).
+        return L;
+    }
+
+    void clearLocal(const std::vector<NodeId>& region)
+    {
+        for (NodeId v : region) local_[size_t(v)] = -1;
+    }
+
+    std::vector<NodeId> sinksOf(const Local& L, const std::vector<NodeId>& nodes)
+    {
+        std::vector<NodeId> sinks;
+        for (NodeId v : nodes) {
+            const int lv = local_[size_t(v)];
+            if (lv >= 0 && L.dag.toSink[size_t(lv)]) sinks.push_back(v);
+        }
+        sortSinks(sinks);
+        return sinks;
+    }
+
+    // Ends in the order of the graph outputs they produce, then by structure.
+    void sortSinks(std::vector<NodeId>& sinks) const
+    {
+        auto key = [&](NodeId v) {
+            int first = INT_MAX;
+            for (TensorId t : g_.node(v).outputs)
+                if (t != kNoTensor && outputIndex_[size_t(t)] >= 0) first = std::min(first, outputIndex_[size_t(t)]);
+            return std::make_tuple(first, wl_[size_t(v)], v);
+        };
+        std::sort(sinks.begin(), sinks.end(), [&](NodeId a, NodeId b) { return key(a) < key(b); });
+    }
+
+    std::unique_ptr<RegionPlan> planFromSpine(const Local& L, const PostDomTree& pdom,
+                                              const std::vector<NodeId>& region, int start, int depth)
+    {
+        const int n = L.dag.size;
+        std::vector<int> spineIndex(size_t(n) + 1, -1);
+        std::vector<int> spine;
+        for (int v = start; v != n && v >= 0; v = pdom.ipdom[size_t(v)]) {
+            spineIndex[size_t(v)] = int(spine.size());
+            spine.push_back(v);
+        }
+        const int k = int(spine.size());
+        spineIndex[size_t(n)] = k; // the virtual sink closes the epilogue
+
+        // hi: the first spine node post-dominating a node; e: the earliest spine node it reaches.
+        std::vector<int> hi(size_t(n) + 1, k), reach(size_t(n), k);
+        for (auto it = L.dag.topo.rbegin(); it != L.dag.topo.rend(); ++it) {
+            const int u = *it;
+            const int p = pdom.ipdom[size_t(u)];
+            hi[size_t(u)] = spineIndex[size_t(p)] >= 0 ? spineIndex[size_t(p)] : hi[size_t(p)];
+            int e = L.dag.toSink[size_t(u)] ? k : INT_MAX;
+            for (int s : L.dag.succ[size_t(u)]) e = std::min(e, spineIndex[size_t(s)] >= 0 ? spineIndex[size_t(s)] : reach[size_t(s)]);
+            reach[size_t(u)] = e == INT_MAX ? k : e;
+        }
+
+        auto plan = std::make_unique<RegionPlan>();
+        std::vector<SegPlan> segs(size_t(k) + 1);
+        std::vector<NodeId> side;
+        for (int u = 0; u < n; ++u) {
+            const NodeId v = region[size_t(u)];
+            if (spineIndex[size_t(u)] >= 0) {
+                segs[size_t(spineIndex[size_t(u)])].nodes.push_back(v);
+                segs[size_t(spineIndex[size_t(u)])].sinks = {v};
+            } else if (reach[size_t(u)] == hi[size_t(u)]) {
+                segs[size_t(hi[size_t(u)])].nodes.push_back(v);
+            } else {
+                side.push_back(v); // reaches a segment before the one that post-dominates it
+            }
+        }
+        segs[size_t(k)].sinks = sinksOf(L, segs[size_t(k)].nodes);
+        for (SegPlan& s : segs) {
+            if (s.nodes.empty()) continue;
+            plan->score += double(s.nodes.size()) * double(s.nodes.size());
+            plan->segments.push_back(std::move(s));
+        }
+        if (!side.empty()) {
+            // The side region gets its own local numbering; restore ours afterwards.
+            clearLocal(region);
+            plan->side = segment(side, depth + 1);
+            for (size_t i = 0; i < region.size(); ++i) local_[size_t(region[i])] = int(i);
+            plan->score += plan->side->score;
+        }
+        return plan;
+    }
+
+    const Graph& g_;
+    const std::vector<uint64_t>& wl_;
+    const std::vector<char>& useful_;
+    const std::vector<int>& outputIndex_;
+    std::vector<int> local_;
+};
+
+void flatten(RegionPlan& plan, int depth, Segmentation& out)
+{
+    if (plan.side) flatten(*plan.side, depth + 1, out);
+    FoldRegion region;
+    region.depth = depth;
+    const int regionIndex = int(out.regions.size());
+    for (SegPlan& s : plan.segments) {
+        FoldSegment seg;
+        seg.region = regionIndex;
+        seg.nodes = std::move(s.nodes);
+        seg.sinks = std::move(s.sinks);
+        region.segments.push_back(int(out.segments.size()));
+        out.segments.push_back(std::move(seg));
+    }
+    out.regions.push_back(std::move(region));
+}
+
+} // namespace
+
+Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, const Progress& progress)
+{
+    const std::vector<uint64_t>& wl = hashes.refined;
+    Result<std::vector<NodeId>> topoResult = topologicalOrder(g);
+    if (!topoResult) return Result<Segmentation>::failure(topoResult.error());
+    const std::vector<NodeId>& topo = *topoResult;
+    const size_t n = g.nodes.size();
+
+    // Meta nodes: shape arithmetic and anything computed from constants alone.
+    std::vector<char> meta(n, 0);
+    for (NodeId v : topo) {
+        const Node& node = g.node(v);
+        bool isMeta = node.opType == "Shape" || node.opType == "Size";
+        if (!isMeta) {
+            isMeta = true;
+            for (TensorId t : node.inputs) {
+                if (t == kNoTensor) continue;
+                const Tensor& tensor = g.tensor(t);
+                const bool constant = tensor.producer == kNoNode
+                                          ? tensor.kind == TensorKind::Weight || tensor.kind == TensorKind::Constant
+                                          : meta[size_t(tensor.producer)] != 0;
+                if (!constant) {
+                    isMeta = false;
+                    break;
+                }
+            }
+        }
+        meta[size_t(v)] = char(isMeta);
+    }
+    if (std::all_of(meta.begin(), meta.end(), [](char m) { return m != 0; })) std::fill(meta.begin(), meta.end(), 0);
+
+    std::vector<int> outputIndex(g.tensors.size(), -1);
+    for (size_t i = 0; i < g.outputs.size(); ++i)
+        if (g.outputs[i] != kNoTensor && outputIndex[size_t(g.outputs[i])] < 0) outputIndex[size_t(g.outputs[i])] = int(i);
+
+    // Useful data nodes reach a graph output; the rest are dead ends, attached afterwards.
+    std::vector<char> useful(n, 0);
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+        const NodeId v = *it;
+        if (meta[size_t(v)]) continue;
+        bool u = false;
+        for (TensorId t : g.node(v).outputs) {
+            if (t == kNoTensor) continue;
+            if (outputIndex[size_t(t)] >= 0) u = true;
+            for (NodeId c : g.tensor(t).consumers) u = u || useful[size_t(c)];
+        }
+        useful[size_t(v)] = char(u);
+    }
+    if (std::none_of(useful.begin(), useful.end(), [](char c) { return c != 0; }))
+        for (size_t i = 0; i < n; ++i) useful[i] = char(!meta[i]);
+
+    if (progress.cancelled()) return Result<Segmentation>::failure("fold: cancelled");
+    progress(0.3, "segmenting");
+
+    std::vector<NodeId> region;
+    for (NodeId v : topo)
+        if (useful[size_t(v)]) region.push_back(v);
+    Segmentation out;
+    out.nodeSegment.assign(n, -1);
+    if (!region.empty()) {
+        RegionSegmenter segmenter(g, wl, useful, outputIndex);
+        std::unique_ptr<RegionPlan> plan = segmenter.segment(region, 0);
+        flatten(*plan, 0, out);
+    }
+    for (size_t s = 0; s < out.segments.size(); ++s)
+        for (NodeId v : out.segments[s].nodes) out.nodeSegment[size_t(v)] = int(s);
+
+    // Dead ends join the segment of their first data producer.
+    std::vector<NodeId> shared;
+    for (NodeId v : topo) {
+        if (meta[size_t(v)] || useful[size_t(v)]) continue;
+        int seg = -1;
+        for (TensorId t : g.node(v).inputs) {
+            const NodeId p = t == kNoTensor ? kNoNode : g.tensor(t).producer;
+            if (p != kNoNode && !meta[size_t(p)] && out.nodeSegment[size_t(p)] >= 0) {
+                seg = out.nodeSegment[size_t(p)];
+                break;
+            }
+        }
+        out.nodeSegment[size_t(v)] = seg;
+        if (seg >= 0) out.segments[size_t(seg)].nodes.push_back(v);
+    }
+    // Meta nodes join the one segment that reads them, or the shared segment.
+    std::vector<int> target(n, -1);
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+        const NodeId v = *it;
+        if (!meta[size_t(v)]) continue;
+        int t0 = -1;
+        bool many = false;
+        for (TensorId t : g.node(v).outputs) {
+            if (t == kNoTensor) continue;
+            if (outputIndex[size_t(t)] >= 0) many = true;
+            for (NodeId c : g.tensor(t).consumers) {
+                const int s = meta[size_t(c)] ? target[size_t(c)] : out.nodeSegment[size_t(c)];
+                if (s < 0 || (t0 >= 0 && s != t0)) many = true;
+                t0 = s;
+            }
+        }
+        target[size_t(v)] = many || t0 < 0 ? kShared : t0;
+    }
+    for (NodeId v : topo) {
+        if (meta[size_t(v)] && target[size_t(v)] >= 0) {
+            out.nodeSegment[size_t(v)] = target[size_t(v)];
+            out.segments[size_t(target[size_t(v)])].nodes.push_back(v);
+        } else if (out.nodeSegment[size_t(v)] < 0) {
+            shared.push_back(v);
+        }
+    }
+    if (!shared.empty()) {
+        // The shared segment comes first in the chain: every later segment may read it.
+        for (FoldSegment& s : out.segments) ++s.region;
+        FoldSegment seg;
+        seg.region = 0;
+        seg.nodes = shared;
+        out.sharedSegment = int(out.segments.size());
+        for (NodeId v : shared) out.nodeSegment[size_t(v)] = out.sharedSegment;
+        FoldRegion r;
+        r.depth = -1;
+        r.segments = {out.sharedSegment};
+        out.segments.push_back(std::move(seg));
+        out.regions.insert(out.regions.begin(), std::move(r));
+    }
+
+    if (progress.cancelled()) return Result<Segmentation>::failure("fold: cancelled");
+    progress(0.6, "canonicalising segments");
+    for (size_t s = 0; s < out.segments.size(); ++s) canonicaliseSegment(g, out.nodeSegment, int(s), hashes, out.segments[s]);
+    return out;
+}
+
+} // namespace tapas

@@ -1,0 +1,174 @@
+#include "core/fold/structural_hash.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace tapas {
+
+namespace {
+
+uint64_t splitmix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+uint64_t hashDouble(double d)
+{
+    if (d == 0) d = 0; // -0.0 and 0.0 are the same attribute value
+    uint64_t bits = 0;
+    std::memcpy(&bits, &d, sizeof bits);
+    return bits;
+}
+
+// Integer values are shape arithmetic (Reshape targets, axes, indices): they are structure.
+// Float values are hashed only for scalars (eps, scales, -inf masks); longer float tensors are
+// weights, which differ per layer by design.
+uint64_t hashConstValue(uint64_t h, const ConstValue& v)
+{
+    h = hashMix(h, uint64_t(v.dtype));
+    h = hashMix(h, hashShape(v.shape));
+    if (v.isInteger()) {
+        h = hashMix(h, v.ints.size());
+        for (int64_t x : v.ints) h = hashMix(h, uint64_t(x));
+    } else if (v.floats.size() <= 1) {
+        for (double x : v.floats) h = hashMix(h, hashDouble(x));
+    }
+    return h;
+}
+
+uint64_t hashAttribute(const Attribute& a)
+{
+    uint64_t h = hashString(a.name);
+    h = hashMix(h, uint64_t(a.kind));
+    switch (a.kind) {
+    case Attribute::Kind::Int: h = hashMix(h, uint64_t(a.i)); break;
+    case Attribute::Kind::Float: h = hashMix(h, hashDouble(a.f)); break;
+    case Attribute::Kind::String: h = hashMix(h, hashString(a.s)); break;
+    case Attribute::Kind::Ints:
+        for (int64_t x : a.ints) h = hashMix(h, uint64_t(x));
+        break;
+    case Attribute::Kind::Floats:
+        for (double x : a.floats) h = hashMix(h, hashDouble(x));
+        break;
+    case Attribute::Kind::Strings:
+        for (const std::string& s : a.strings) h = hashMix(h, hashString(s));
+        break;
+    case Attribute::Kind::Tensor:
+        h = hashConstValue(h, a.tensor);
+        h = hashMix(h, uint64_t(a.tensorElements));
+        break;
+    case Attribute::Kind::Graph: h = hashMix(h, uint64_t(a.graphNodes)); break;
+    case Attribute::Kind::Other: break;
+    }
+    return h;
+}
+
+uint64_t hashTensorSlot(const Graph& g, TensorId id)
+{
+    if (id == kNoTensor) return 0x5a5a5a5aULL;
+    const Tensor& t = g.tensor(id);
+    uint64_t h = hashMix(uint64_t(t.kind) + 1, uint64_t(t.dtype));
+    h = hashMix(h, hashShape(t.shape));
+    if (t.value) h = hashConstValue(h, *t.value);
+    return h;
+}
+
+} // namespace
+
+uint64_t hashMix(uint64_t seed, uint64_t value)
+{
+    return splitmix(seed ^ (splitmix(value) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2)));
+}
+
+uint64_t hashString(std::string_view s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL; // FNV-1a, then mixed
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+    return splitmix(h);
+}
+
+uint64_t hashShape(const Shape& s)
+{
+    if (!s.rankKnown) return 0x77ULL;
+    uint64_t h = hashMix(0x1234ULL, s.dims.size());
+    for (const Dim& d : s.dims)
+        h = hashMix(h, d.isKnown() ? uint64_t(d.value) : hashString(d.symbol) ^ 0x8000000000000000ULL);
+    return h;
+}
+
+std::vector<uint64_t> localNodeHashes(const Graph& g)
+{
+    std::vector<uint64_t> out(g.nodes.size());
+    std::vector<std::pair<std::string_view, uint64_t>> attrs;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        const Node& n = g.nodes[i];
+        uint64_t h = hashMix(hashString(n.opType), hashString(n.domain));
+        // Attribute order is the exporter's choice; sort by name so it never matters.
+        attrs.clear();
+        for (const Attribute& a : n.attrs) attrs.emplace_back(a.name, hashAttribute(a));
+        std::sort(attrs.begin(), attrs.end());
+        for (const auto& [name, ah] : attrs) h = hashMix(h, ah);
+        h = hashMix(h, n.inputs.size());
+        for (TensorId t : n.inputs) h = hashMix(h, hashTensorSlot(g, t));
+        h = hashMix(h, n.outputs.size());
+        for (TensorId t : n.outputs) {
+            if (t == kNoTensor) {
+                h = hashMix(h, 0x33ULL);
+                continue;
+            }
+            const Tensor& ot = g.tensor(t);
+            h = hashMix(hashMix(h, uint64_t(ot.dtype)), hashShape(ot.shape));
+        }
+        h = hashMix(h, uint64_t(n.subgraphs));
+        h = hashMix(h, uint64_t(n.subgraphNodes));
+        out[i] = h;
+    }
+    return out;
+}
+
+std::vector<uint64_t> refineHashes(const Graph& g, std::vector<uint64_t> labels, int rounds)
+{
+    std::vector<uint64_t> next(labels.size());
+    std::vector<uint64_t> succ;
+    for (int r = 0; r < rounds; ++r) {
+        for (size_t i = 0; i < g.nodes.size(); ++i) {
+            const Node& n = g.nodes[i];
+            uint64_t h = hashMix(labels[i], uint64_t(r));
+            // Producers in slot order: MatMul(A, B) is not MatMul(B, A).
+            for (TensorId t : n.inputs) {
+                const NodeId p = t == kNoTensor ? kNoNode : g.tensor(t).producer;
+                h = hashMix(h, p == kNoNode ? 0x11ULL : labels[size_t(p)]);
+            }
+            // Consumers as a sorted multiset: their order in the file is not structure.
+            succ.clear();
+            for (size_t o = 0; o < n.outputs.size(); ++o) {
+                const TensorId t = n.outputs[o];
+                if (t == kNoTensor) continue;
+                for (NodeId c : g.tensor(t).consumers) {
+                    const Node& cn = g.node(c);
+                    for (size_t s = 0; s < cn.inputs.size(); ++s)
+                        if (cn.inputs[s] == t) succ.push_back(hashMix(hashMix(labels[size_t(c)], s), o));
+                }
+            }
+            std::sort(succ.begin(), succ.end());
+            for (uint64_t s : succ) h = hashMix(h, s);
+            next[i] = h;
+        }
+        labels.swap(next);
+    }
+    return labels;
+}
+
+NodeHashes computeNodeHashes(const Graph& g, int rounds)
+{
+    NodeHashes h;
+    h.local = localNodeHashes(g);
+    h.refined = refineHashes(g, h.local, rounds);
+    return h;
+}
+
+} // namespace tapas

@@ -1,0 +1,34 @@
+#pragma once
+// Structural hashes of nodes: what a node computes and on what kinds of tensors, never its
+// name or its place in the file. The fold compares segments by these, so two layers that
+// differ only in names (or in the order the exporter wrote them) hash the same.
+#include "core/ir/graph.h"
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace tapas {
+
+// Order-sensitive combination of 64-bit values (splitmix64 finaliser over a rotate-xor).
+uint64_t hashMix(uint64_t seed, uint64_t value);
+uint64_t hashString(std::string_view s);
+uint64_t hashShape(const Shape& s);
+
+// Per node: op type, domain, attributes (values of shape-like integers, scalar floats), the
+// dtype/shape/kind of every input and output slot, and the shapes of weight inputs. Float
+// weight values are never hashed: exporters perturb or randomise them per layer.
+std::vector<uint64_t> localNodeHashes(const Graph& g);
+
+// Weisfeiler–Lehman refinement over producers (by input slot) and consumers (as a multiset),
+// `rounds` times. The labels of the first and last layer differ from the middle ones (their
+// neighbourhoods do), so the fold uses these only to break ties, never to compare segments.
+std::vector<uint64_t> refineHashes(const Graph& g, std::vector<uint64_t> labels, int rounds);
+
+struct NodeHashes {
+    std::vector<uint64_t> local;   // localNodeHashes: segment signatures are built from these
+    std::vector<uint64_t> refined; // refineHashes: tie-breaks where structure alone decides
+};
+NodeHashes computeNodeHashes(const Graph& g, int rounds = 3);
+
+} // namespace tapas

@@ -1,0 +1,235 @@
+// Incremental expand/collapse: dot runs on the expanded part alone; the rest of the picture is
+// stretched (never re-laid out), so a user's mental map of the graph survives every click.
+#include "core/layout/graph_layout.h"
+#include "core/layout/layout_geometry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tapas {
+
+namespace {
+
+constexpr double kEps = 1e-6;
+constexpr double kArrowLength = 8;
+
+LayoutRect nodesBounds(const std::vector<PlacedNode>& nodes)
+{
+    if (nodes.empty()) return {};
+    double l = nodes[0].rect().left(), r = nodes[0].rect().right();
+    double t = nodes[0].rect().top(), b = nodes[0].rect().bottom();
+    for (const PlacedNode& n : nodes) {
+        const LayoutRect rc = n.rect();
+        l = std::min(l, rc.left());
+        r = std::max(r, rc.right());
+        t = std::min(t, rc.top());
+        b = std::max(b, rc.bottom());
+    }
+    return {l, t, r - l, b - t};
+}
+
+// Adds routed connectors for `boundary`; fails when one names a node `layout` lacks.
+Status addBoundaryEdges(GraphLayout& layout, const std::vector<LayoutEdge>& boundary)
+{
+    for (const LayoutEdge& e : boundary) {
+        const PlacedNode* s = layout.find(e.src);
+        const PlacedNode* d = layout.find(e.dst);
+        if (!s || !d)
+            return Status::failure("graph layout: boundary edge " + std::to_string(e.src) + " -> " +
+                                   std::to_string(e.dst) + " names a node that is not in the layout");
+        layout.edges.push_back(routeConnector(*s, *d, e.label));
+    }
+    return Status::success();
+}
+
+// `layout` with `stretch` applied to every node and every edge point.
+GraphLayout stretched(const GraphLayout& layout, const Stretch& stretch)
+{
+    GraphLayout out = layout;
+    for (PlacedNode& n : out.nodes) stretch.apply(n);
+    for (RoutedEdge& e : out.edges) {
+        for (LayoutPoint& p : e.points) p = stretch.apply(p);
+        if (e.hasArrow) e.arrowTip = stretch.apply(e.arrowTip);
+    }
+    return out;
+}
+
+} // namespace
+
+LayoutPoint Stretch::apply(LayoutPoint p) const
+{
+    if (p.y >= pivot.bottom() - kEps) p.y += dy;
+    if (p.x >= pivot.right() - kEps) p.x += dxHalf;
+    else if (p.x <= pivot.left() + kEps) p.x -= dxHalf;
+    return p;
+}
+
+void Stretch::apply(PlacedNode& n) const
+{
+    const LayoutRect r = n.rect();
+    if (r.top() >= pivot.bottom() - kEps) n.y += dy;
+    if (r.left() >= pivot.right() - kEps) n.x += dxHalf;
+    else if (r.right() <= pivot.left() + kEps) n.x -= dxHalf;
+}
+
+RoutedEdge routeConnector(const PlacedNode& src, const PlacedNode& dst, const std::string& label)
+{
+    RoutedEdge r;
+    r.src = src.id;
+    r.dst = dst.id;
+    r.label = label;
+    const LayoutRect s = src.rect(), d = dst.rect();
+    const bool down = d.top() >= s.bottom() || dst.y >= src.y;
+    const LayoutPoint start{src.x, down ? s.bottom() : s.top()};
+    const LayoutPoint tip{dst.x, down ? d.top() : d.bottom()};
+    const double dir = down ? 1.0 : -1.0;
+    const LayoutPoint end{tip.x, tip.y - dir * kArrowLength};
+    const double bend = std::max(12.0, std::abs(end.y - start.y) / 2);
+    r.points = {start, {start.x, start.y + dir * bend}, {end.x, end.y - dir * bend}, end};
+    r.hasArrow = true;
+    r.arrowTip = tip;
+    return r;
+}
+
+LayoutRect computeBounds(const GraphLayout& layout)
+{
+    bool any = false;
+    double l = 0, r = 0, t = 0, b = 0;
+    auto add = [&](double x0, double y0, double x1, double y1) {
+        if (!any) {
+            l = x0, t = y0, r = x1, b = y1;
+            any = true;
+            return;
+        }
+        l = std::min(l, x0), t = std::min(t, y0), r = std::max(r, x1), b = std::max(b, y1);
+    };
+    for (const PlacedNode& n : layout.nodes) add(n.rect().left(), n.rect().top(), n.rect().right(), n.rect().bottom());
+    for (const RoutedEdge& e : layout.edges) {
+        for (const LayoutPoint& p : e.points) add(p.x, p.y, p.x, p.y);
+        if (e.hasArrow) add(e.arrowTip.x, e.arrowTip.y, e.arrowTip.x, e.arrowTip.y);
+    }
+    return {l, t, r - l, b - t};
+}
+
+bool layoutHasOverlap(const GraphLayout& layout)
+{
+    std::vector<LayoutRect> rects;
+    rects.reserve(layout.nodes.size());
+    for (const PlacedNode& n : layout.nodes) rects.push_back(n.rect());
+    std::sort(rects.begin(), rects.end(), [](const LayoutRect& a, const LayoutRect& b) { return a.x < b.x; });
+    for (size_t i = 0; i < rects.size(); ++i)
+        for (size_t j = i + 1; j < rects.size() && rects[j].x < rects[i].right() - kEps; ++j)
+            if (rects[i].overlaps(rects[j])) return true;
+    return false;
+}
+
+Result<GraphLayout> layoutExpansion(const GraphLayout& previous, int collapsedId, const LayoutGraph& part,
+                                    const std::vector<LayoutEdge>& boundary, const LayoutOptions& options,
+                                    const Progress& progress, int cluster)
+{
+    const PlacedNode* box = previous.find(collapsedId);
+    if (!box)
+        return Result<GraphLayout>::failure("graph layout: cannot expand node " + std::to_string(collapsedId) +
+                                            ": it is not in the layout");
+    if (part.nodes.empty())
+        return Result<GraphLayout>::failure("graph layout: cannot expand node " + std::to_string(collapsedId) +
+                                            " into nothing");
+    for (const LayoutNode& n : part.nodes)
+        if (n.id != collapsedId && previous.find(n.id))
+            return Result<GraphLayout>::failure("graph layout: expanded node id " + std::to_string(n.id) +
+                                                " is already in the layout");
+    LayoutGraph sub = part;
+    if (cluster >= 0)
+        for (LayoutNode& n : sub.nodes) n.cluster = cluster;
+    Result<GraphLayout> inner = layoutGraph(sub, options, progress);
+    if (!inner) return inner;
+
+    const LayoutRect c = box->rect();
+    const LayoutRect partBox = nodesBounds(inner->nodes);
+    const double grownWidth = std::max(partBox.width, c.width);
+    const double grownHeight = std::max(partBox.height, c.height);
+    const Stretch stretch{c, (grownWidth - c.width) / 2, grownHeight - c.height};
+
+    GraphLayout out;
+    out.nodes.reserve(previous.nodes.size() + inner->nodes.size());
+    for (PlacedNode n : previous.nodes) {
+        if (n.id == collapsedId) continue;
+        stretch.apply(n);
+        out.nodes.push_back(n);
+    }
+    for (const RoutedEdge& e : previous.edges) {
+        if (e.src == collapsedId || e.dst == collapsedId) continue;
+        RoutedEdge moved = e;
+        for (LayoutPoint& p : moved.points) p = stretch.apply(p);
+        if (moved.hasArrow) moved.arrowTip = stretch.apply(moved.arrowTip);
+        out.edges.push_back(std::move(moved));
+    }
+    // The part hangs from the box's top edge, centred where the box was.
+    const double dx = (box->x - partBox.width / 2) - partBox.x;
+    const double dy = c.top() - partBox.y;
+    for (PlacedNode n : inner->nodes) {
+        n.x += dx;
+        n.y += dy;
+        out.nodes.push_back(n);
+    }
+    for (RoutedEdge e : inner->edges) {
+        for (LayoutPoint& p : e.points) p.x += dx, p.y += dy;
+        e.arrowTip.x += dx;
+        e.arrowTip.y += dy;
+        out.edges.push_back(std::move(e));
+    }
+    if (Status s = addBoundaryEdges(out, boundary); !s) return Result<GraphLayout>::failure(s.error);
+    out.bounds = computeBounds(out);
+    return out;
+}
+
+Result<GraphLayout> layoutCollapse(const GraphLayout& current, const std::vector<int>& memberIds,
+                                   const PlacedNode& box, const std::vector<LayoutEdge>& boundary)
+{
+    const std::unordered_set<int> members(memberIds.begin(), memberIds.end());
+    std::vector<PlacedNode> inside;
+    GraphLayout rest;
+    for (const PlacedNode& n : current.nodes) (members.count(n.id) ? inside : rest.nodes).push_back(n);
+    if (inside.empty())
+        return Result<GraphLayout>::failure("graph layout: cannot collapse into node " + std::to_string(box.id) +
+                                            ": none of its members is in the layout");
+    if (rest.find(box.id))
+        return Result<GraphLayout>::failure("graph layout: collapsed node id " + std::to_string(box.id) +
+                                            " is already in the layout");
+    for (const RoutedEdge& e : current.edges)
+        if (!members.count(e.src) && !members.count(e.dst)) rest.edges.push_back(e);
+
+    const LayoutRect area = nodesBounds(inside);
+    PlacedNode placed = box;
+    placed.x = area.x + area.width / 2;
+    placed.y = area.y + box.height / 2;
+
+    // Close the gap the members leave, on both axes if that is safe, else on one, else none.
+    const double shrinkX = -std::max(0.0, area.width - box.width) / 2;
+    const double shrinkY = -std::max(0.0, area.height - box.height);
+    const Stretch candidates[] = {{area, shrinkX, shrinkY}, {area, 0, shrinkY}, {area, shrinkX, 0}};
+    GraphLayout out;
+    bool done = false;
+    for (const Stretch& s : candidates) {
+        GraphLayout trial = stretched(rest, s);
+        PlacedNode movedBox = placed;
+        // The box itself sits inside the area, which the stretch leaves in place.
+        trial.nodes.push_back(movedBox);
+        if (!layoutHasOverlap(trial)) {
+            out = std::move(trial);
+            done = true;
+            break;
+        }
+    }
+    if (!done) {
+        out = std::move(rest);
+        out.nodes.push_back(placed);
+    }
+    if (Status s = addBoundaryEdges(out, boundary); !s) return Result<GraphLayout>::failure(s.error);
+    out.bounds = computeBounds(out);
+    return out;
+}
+
+} // namespace tapas

@@ -1,0 +1,297 @@
+#include "core/onnx/onnx_convert.h"
+
+#include <unordered_set>
+
+namespace tapas::onnximport {
+
+namespace {
+
+using onnx::AttributeProto;
+
+void typeFromProto(const onnx::TypeProto& tp, const std::set<std::string>& fileSymbols,
+                   DType& dtype, Shape& shape)
+{
+    const onnx::TypeProto_Tensor* tt = nullptr;
+    if (tp.has_tensor_type()) tt = &tp.tensor_type();
+    if (!tt) return; // sequences, maps, optionals: no tensor dtype or shape to speak of
+    if (tt->has_elem_type()) dtype = dtypeFromOnnx(tt->elem_type());
+    if (!tt->has_shape()) return;
+    Shape s;
+    s.rankKnown = true;
+    for (const auto& d : tt->shape().dim()) {
+        if (d.has_dim_value() && d.dim_value() >= 0) s.dims.push_back(Dim::known(d.dim_value()));
+        else if (d.has_dim_param() && fileSymbols.count(d.dim_param())) s.dims.push_back(Dim::symbolic(d.dim_param()));
+        else s.dims.push_back(Dim::unknown());
+    }
+    shape = std::move(s);
+}
+
+Attribute::Kind kindOf(const AttributeProto& a)
+{
+    switch (a.type()) {
+    case AttributeProto::FLOAT: return Attribute::Kind::Float;
+    case AttributeProto::INT: return Attribute::Kind::Int;
+    case AttributeProto::STRING: return Attribute::Kind::String;
+    case AttributeProto::TENSOR: return Attribute::Kind::Tensor;
+    case AttributeProto::GRAPH: case AttributeProto::GRAPHS: return Attribute::Kind::Graph;
+    case AttributeProto::FLOATS: return Attribute::Kind::Floats;
+    case AttributeProto::INTS: return Attribute::Kind::Ints;
+    case AttributeProto::STRINGS: return Attribute::Kind::Strings;
+    case AttributeProto::UNDEFINED: break; // IR version 1 files: infer from the field that is set
+    default: return Attribute::Kind::Other;
+    }
+    if (a.has_f()) return Attribute::Kind::Float;
+    if (a.has_i()) return Attribute::Kind::Int;
+    if (a.has_s()) return Attribute::Kind::String;
+    if (a.has_t()) return Attribute::Kind::Tensor;
+    if (a.has_g() || a.graphs_size()) return Attribute::Kind::Graph;
+    if (a.floats_size()) return Attribute::Kind::Floats;
+    if (a.ints_size()) return Attribute::Kind::Ints;
+    if (a.strings_size()) return Attribute::Kind::Strings;
+    return Attribute::Kind::Other;
+}
+
+ConstValue tensorMeta(const onnx::TensorProto& t, int64_t* elements)
+{
+    if (std::optional<ConstValue> v = tensorValue(t)) {
+        *elements = v->size();
+        return std::move(*v);
+    }
+    ConstValue meta; // dtype and shape only: the values are large, external or unreadable
+    meta.dtype = dtypeFromOnnx(t.data_type());
+    meta.shape = tensorShape(t);
+    *elements = std::max<int64_t>(tensorElements(t), 0);
+    return meta;
+}
+
+Attribute convertAttribute(const AttributeProto& a, Node& node)
+{
+    Attribute out;
+    out.name = a.name();
+    out.kind = kindOf(a);
+    switch (out.kind) {
+    case Attribute::Kind::Float: out.f = a.f(); break;
+    case Attribute::Kind::Int: out.i = a.i(); break;
+    case Attribute::Kind::String: out.s = a.s(); break;
+    case Attribute::Kind::Floats: out.floats.assign(a.floats().begin(), a.floats().end()); break;
+    case Attribute::Kind::Ints: out.ints.assign(a.ints().begin(), a.ints().end()); break;
+    case Attribute::Kind::Strings: out.strings.assign(a.strings().begin(), a.strings().end()); break;
+    case Attribute::Kind::Tensor: out.tensor = tensorMeta(a.t(), &out.tensorElements); break;
+    case Attribute::Kind::Graph:
+        // Control-flow bodies stay opaque: counted, never inlined into the main graph.
+        if (a.has_g()) {
+            out.graphNodes += countSubgraphNodes(a.g());
+            node.subgraphs++;
+        }
+        for (const auto& g : a.graphs()) {
+            out.graphNodes += countSubgraphNodes(g);
+            node.subgraphs++;
+        }
+        node.subgraphNodes += out.graphNodes;
+        break;
+    case Attribute::Kind::Other: break;
+    }
+    return out;
+}
+
+// A Constant node's output: dtype, shape and (small) value from whichever value_* attribute is set.
+void describeConstant(const onnx::NodeProto& node, Tensor& t)
+{
+    t.kind = TensorKind::Constant;
+    for (const auto& a : node.attribute()) {
+        ConstValue v;
+        if (a.name() == "value" && a.has_t()) {
+            t.dtype = dtypeFromOnnx(a.t().data_type());
+            t.shape = tensorShape(a.t());
+            t.value = tensorValue(a.t()); // nullopt for large values: shape only
+            return;
+        }
+        if (a.name() == "sparse_value" && a.has_sparse_tensor()) {
+            t.dtype = dtypeFromOnnx(a.sparse_tensor().values().data_type());
+            std::vector<int64_t> dims(a.sparse_tensor().dims().begin(), a.sparse_tensor().dims().end());
+            t.shape = Shape::of(dims);
+            return;
+        }
+        if (a.name() == "value_float") {
+            v.dtype = DType::Float32;
+            v.shape = Shape::of({});
+            v.floats = {a.f()};
+        } else if (a.name() == "value_floats") {
+            v.dtype = DType::Float32;
+            v.shape = Shape::of({int64_t(a.floats_size())});
+            if (a.floats_size() <= kMaxKeptConstElements) v.floats.assign(a.floats().begin(), a.floats().end());
+        } else if (a.name() == "value_int") {
+            v.dtype = DType::Int64;
+            v.shape = Shape::of({});
+            v.ints = {a.i()};
+        } else if (a.name() == "value_ints") {
+            v.dtype = DType::Int64;
+            v.shape = Shape::of({int64_t(a.ints_size())});
+            if (a.ints_size() <= kMaxKeptConstElements) v.ints.assign(a.ints().begin(), a.ints().end());
+        } else if (a.name() == "value_string" || a.name() == "value_strings") {
+            t.dtype = DType::String;
+            t.shape = a.name() == "value_string" ? Shape::of({}) : Shape::of({int64_t(a.strings_size())});
+            return;
+        } else {
+            continue;
+        }
+        t.dtype = v.dtype;
+        t.shape = v.shape;
+        if (v.size() == v.shape.numElementsOr(0)) t.value = std::move(v);
+        return;
+    }
+}
+
+void scanSymbols(const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos, std::set<std::string>& out)
+{
+    for (const auto& vi : infos) {
+        if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) continue;
+        for (const auto& d : vi.type().tensor_type().shape().dim())
+            if (d.has_dim_param() && !d.dim_param().empty()) out.insert(d.dim_param());
+    }
+}
+
+int bindInfos(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* infos, const DimBindings& dims,
+              std::set<std::string>& matched)
+{
+    int bound = 0;
+    for (auto& vi : *infos) {
+        if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) continue;
+        for (auto& d : *vi.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+            if (!d.has_dim_param()) continue;
+            auto it = dims.find(d.dim_param());
+            if (it == dims.end()) continue;
+            matched.insert(it->first);
+            d.set_dim_value(it->second); // dim_value and dim_param are a oneof: this drops the name
+            ++bound;
+        }
+    }
+    return bound;
+}
+
+} // namespace
+
+int64_t countSubgraphNodes(const onnx::GraphProto& g)
+{
+    int64_t n = g.node_size();
+    for (const auto& node : g.node()) {
+        for (const auto& a : node.attribute()) {
+            if (a.has_g()) n += countSubgraphNodes(a.g());
+            for (const auto& sub : a.graphs()) n += countSubgraphNodes(sub);
+        }
+    }
+    return n;
+}
+
+std::set<std::string> collectFileSymbols(const onnx::ModelProto& model)
+{
+    std::set<std::string> out;
+    scanSymbols(model.graph().input(), out);
+    scanSymbols(model.graph().output(), out);
+    scanSymbols(model.graph().value_info(), out);
+    return out;
+}
+
+std::set<std::string> bindProtoDims(onnx::ModelProto& model, const DimBindings& dims)
+{
+    std::set<std::string> matched;
+    if (dims.empty()) return matched;
+    onnx::GraphProto& g = *model.mutable_graph();
+    bindInfos(g.mutable_input(), dims, matched);
+    bindInfos(g.mutable_output(), dims, matched);
+    bindInfos(g.mutable_value_info(), dims, matched);
+    return matched;
+}
+
+Graph convertModel(const onnx::ModelProto& model, const DropReport& drops,
+                   const std::set<std::string>& fileSymbols)
+{
+    const onnx::GraphProto& pg = model.graph();
+    Graph g;
+    g.name = pg.name();
+    g.irVersion = model.ir_version();
+    g.producerName = model.producer_name();
+    g.producerVersion = model.producer_version();
+    for (const auto& op : model.opset_import())
+        g.opsets.emplace_back(op.domain() == "ai.onnx" ? std::string() : op.domain(), op.version());
+
+    std::unordered_set<std::string> initializerNames;
+    for (const auto& t : pg.initializer()) initializerNames.insert(t.name());
+    for (const auto& s : pg.sparse_initializer()) initializerNames.insert(s.values().name());
+
+    // Run-time inputs: IR < 4 files list initializers as inputs too; those are weights.
+    for (const auto& vi : pg.input()) {
+        if (initializerNames.count(vi.name()) || g.findTensor(vi.name()) != kNoTensor) continue;
+        Tensor t;
+        t.name = vi.name();
+        t.kind = TensorKind::Input;
+        typeFromProto(vi.type(), fileSymbols, t.dtype, t.shape);
+        g.inputs.push_back(g.addTensor(std::move(t)));
+    }
+    for (const auto& init : pg.initializer()) {
+        if (g.findTensor(init.name()) != kNoTensor) continue;
+        Tensor t;
+        t.name = init.name();
+        t.kind = TensorKind::Weight;
+        t.dtype = dtypeFromOnnx(init.data_type());
+        t.shape = tensorShape(init);
+        t.value = tensorValue(init);
+        auto ext = drops.external.find(init.name());
+        if (ext != drops.external.end()) {
+            t.externalLocation = ext->second.location;
+            t.externalPresent = ext->second.present;
+        }
+        g.addTensor(std::move(t));
+    }
+    for (const auto& sparse : pg.sparse_initializer()) {
+        if (g.findTensor(sparse.values().name()) != kNoTensor) continue;
+        Tensor t;
+        t.name = sparse.values().name();
+        t.kind = TensorKind::Weight;
+        t.dtype = dtypeFromOnnx(sparse.values().data_type());
+        std::vector<int64_t> dims(sparse.dims().begin(), sparse.dims().end());
+        t.shape = Shape::of(dims);
+        g.addTensor(std::move(t));
+    }
+
+    g.nodes.reserve(size_t(pg.node_size()));
+    for (const auto& pn : pg.node()) {
+        Node n;
+        n.name = pn.name();
+        n.opType = pn.op_type();
+        n.domain = pn.domain() == "ai.onnx" ? std::string() : pn.domain();
+        n.scope = scopeFromNodeName(pn.name());
+        for (const auto& a : pn.attribute()) n.attrs.push_back(convertAttribute(a, n));
+        for (const std::string& in : pn.input()) n.inputs.push_back(in.empty() ? kNoTensor : g.tensorFor(in));
+        for (const std::string& out : pn.output()) {
+            if (out.empty()) {
+                n.outputs.push_back(kNoTensor);
+                continue;
+            }
+            const TensorId id = g.tensorFor(out);
+            if (n.opType == "Constant" && n.domain.empty() && g.tensor(id).kind == TensorKind::Activation)
+                describeConstant(pn, g.tensor(id));
+            n.outputs.push_back(id);
+        }
+        g.addNode(std::move(n));
+    }
+
+    // Types of activations and outputs: what the file and ONNX's inference wrote.
+    auto applyInfo = [&](const onnx::ValueInfoProto& vi) {
+        const TensorId id = g.findTensor(vi.name());
+        if (id == kNoTensor) return;
+        Tensor& t = g.tensor(id);
+        if (t.kind != TensorKind::Activation) return; // stored tensors know their own dims
+        DType dtype = t.dtype;
+        Shape shape = t.shape;
+        typeFromProto(vi.type(), fileSymbols, dtype, shape);
+        if (dtype != DType::Undefined) t.dtype = dtype;
+        if (shape.rankKnown) t.shape = std::move(shape);
+    };
+    for (const auto& vi : pg.value_info()) applyInfo(vi);
+    for (const auto& vi : pg.output()) applyInfo(vi);
+    for (const auto& vi : pg.output()) g.outputs.push_back(g.tensorFor(vi.name()));
+    return g;
+}
+
+} // namespace tapas::onnximport

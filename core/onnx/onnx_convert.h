@@ -1,0 +1,31 @@
+#pragma once
+// ModelProto (after weight dropping, sorting and shape inference) -> tapas::Graph.
+// Internal to core/onnx.
+#include "core/ir/graph.h"
+#include "core/onnx/onnx_tensors.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <set>
+#include <string>
+
+namespace tapas::onnximport {
+
+// The dim_param names the file itself writes on the main graph's inputs, outputs and
+// value_info. ONNX's inference invents "unk__N" names for dims it cannot name; those are not
+// user-bindable dims, so the converter turns them into unknown dims.
+std::set<std::string> collectFileSymbols(const onnx::ModelProto& model);
+
+// Sets dim_value for every dim_param of the main graph's inputs, outputs and value_info that
+// `dims` binds. Returns the bound names that matched at least one dim.
+std::set<std::string> bindProtoDims(onnx::ModelProto& model, const DimBindings& dims);
+
+// Builds the Graph: graph nodes one to one in the proto's order, tensors with dtype and shape
+// from initializers, Constant values and value_info, and attributes (subgraphs kept opaque).
+Graph convertModel(const onnx::ModelProto& model, const DropReport& drops,
+                   const std::set<std::string>& fileSymbols);
+
+// Nodes of a subgraph including nested subgraphs.
+int64_t countSubgraphNodes(const onnx::GraphProto& g);
+
+} // namespace tapas::onnximport

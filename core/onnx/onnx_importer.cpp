@@ -1,0 +1,201 @@
+// The import pipeline: parse -> drop weight bytes -> sort -> bind dims -> ONNX shape inference
+// -> checker -> convert -> our own shape pass. Every problem that still leaves a usable graph is
+// a warning; only what makes the graph unusable (unreadable, not ONNX, cyclic) is an error.
+//
+// Memory: the file is parsed straight from disk, and right after parsing every tensor over
+// kMaxKeptConstElements elements loses its bytes (see onnx_tensors.h). Small tensors keep them,
+// because ONNX's shape inference and our shape pass read Reshape targets, Slice bounds, axes
+// and Resize scales from them. So the peak is one parsed proto; afterwards it is shapes only.
+#include "core/onnx/onnx_importer.h"
+
+#include "core/onnx/onnx_convert.h"
+#include "core/onnx/onnx_load.h"
+#include "core/onnx/onnx_tensors.h"
+#include "core/onnx/onnx_topo.h"
+#include "core/ops/op_registry.h"
+#include "core/ops/shape_fill.h"
+
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace tapas {
+
+namespace {
+
+using namespace tapas::onnximport;
+
+constexpr size_t kMaxListed = 10; // names listed in one warning before "and N more"
+
+// One line, no trailing whitespace: ONNX's messages carry newlines and "==> Context:" tails.
+std::string oneLine(std::string s)
+{
+    for (char& c : s)
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    std::string out;
+    for (char c : s)
+        if (!(c == ' ' && !out.empty() && out.back() == ' ')) out += c;
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+std::string listNames(const std::vector<std::string>& names)
+{
+    std::string s;
+    for (size_t i = 0; i < names.size() && i < kMaxListed; ++i) s += (i ? ", '" : "'") + names[i] + "'";
+    if (names.size() > kMaxListed) s += " and " + std::to_string(names.size() - kMaxListed) + " more";
+    return s;
+}
+
+void warnMissingExternalData(const DropReport& drops, const std::string& name, std::vector<std::string>& warnings)
+{
+    std::map<std::string, std::vector<std::string>> missing; // file -> tensors
+    for (const auto& [tensor, ref] : drops.external)
+        if (!ref.present) missing[ref.location].push_back(tensor);
+    for (const auto& [file, tensors] : missing) {
+        warnings.push_back("external data file '" + file + "' (weights of " + listNames(tensors) +
+                           ") is missing next to " + name +
+                           ": shapes are known, values are not; fine for inspect, fold and plan");
+    }
+}
+
+// An op neither ONNX nor our registry knows is kept as an opaque node: never dropped.
+void warnUnknownOps(const onnx::ModelProto& model, const Graph& g, std::vector<std::string>& warnings)
+{
+    std::set<std::pair<std::string, std::string>> functions;
+    for (const auto& f : model.functions()) functions.emplace(f.domain(), f.name());
+    std::vector<std::string> found;
+    for (const Node& n : g.nodes) {
+        if (functions.count({n.domain, n.opType})) continue;
+        const bool onnxDomain = n.domain.empty() || n.domain == onnx::AI_ONNX_ML_DOMAIN;
+        if (onnxDomain && onnx::OpSchemaRegistry::Schema(n.opType, n.domain)) continue;
+        if ((n.domain.empty() || n.domain == "com.microsoft") && OpRegistry::instance().find(n.opType)) continue;
+        bool anyShape = false;
+        for (TensorId t : n.outputs)
+            if (t != kNoTensor && g.tensor(t).shape.rankKnown) anyShape = true;
+        found.push_back("node '" + n.name + "': unknown op '" + n.opType + "' in domain '" +
+                        (n.domain.empty() ? std::string("ai.onnx") : n.domain) +
+                        "': kept as an opaque node; " +
+                        (anyShape ? "its output shapes come from the file" : "its outputs have no shape"));
+    }
+    for (size_t i = 0; i < found.size() && i < kMaxListed; ++i) warnings.push_back(found[i]);
+    if (found.size() > kMaxListed)
+        warnings.push_back(std::to_string(found.size() - kMaxListed) + " more nodes with unknown ops are kept as opaque nodes");
+}
+
+void warnUnknownShapes(const ShapeFillReport& fill, std::vector<std::string>& warnings)
+{
+    if (fill.unknown.empty()) return;
+    if (fill.unknown.size() == 1) {
+        warnings.push_back("the shape of tensor '" + fill.unknown[0] +
+                           "' is unknown: it depends on data known only at run time or on an unknown op");
+        return;
+    }
+    warnings.push_back(std::to_string(fill.unknown.size()) + " tensors have unknown shapes (they depend on "
+                       "data known only at run time or on unknown ops): " + listNames(fill.unknown));
+}
+
+Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, const std::string& baseDir,
+                           const ImportOptions& options)
+{
+    const Progress& progress = options.progress;
+    auto cancelled = [&] { return progress.cancelled(); };
+    std::vector<std::string> warnings;
+
+    progress(0.3, "dropping weight data");
+    const DropReport drops = dropLargeTensorData(model, baseDir);
+    warnMissingExternalData(drops, name, warnings);
+    if (cancelled()) return Result<Graph>::failure("cancelled");
+
+    progress(0.35, "checking node order");
+    Result<TopoReport> topo = sortNodesTopologically(*model.mutable_graph(), name);
+    if (!topo.ok()) return Result<Graph>::failure(topo.error());
+    if (topo->reordered)
+        warnings.push_back("the nodes of " + name + " are not in topological order; they were sorted");
+    for (const std::string& d : topo->duplicates) warnings.push_back(d);
+    for (const std::string& d : topo->dangling) warnings.push_back(d);
+
+    const std::set<std::string> fileSymbols = collectFileSymbols(model);
+    bindProtoDims(model, options.dims);
+    for (const auto& [dim, value] : options.dims) {
+        if (!fileSymbols.count(dim)) {
+            std::string known;
+            for (const std::string& s : fileSymbols) known += (known.empty() ? "" : ", ") + s;
+            warnings.push_back("--dim " + dim + "=" + std::to_string(value) + " matches no symbolic dim of " +
+                               name + (known.empty() ? " (it has none)" : " (its symbolic dims: " + known + ")"));
+        }
+    }
+    if (cancelled()) return Result<Graph>::failure("cancelled");
+
+    progress(0.4, "shape inference");
+    try {
+        onnx::ShapeInferenceOptions inferOptions{/*check_type=*/false, /*error_mode=*/0,
+                                                 /*enable_data_propagation=*/true};
+        onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inferOptions);
+    } catch (const std::exception& e) {
+        warnings.push_back("ONNX shape inference stopped early: " + oneLine(e.what()) +
+                           "; the remaining shapes come from Tapas's own shape pass");
+    } catch (...) {
+        warnings.push_back("ONNX shape inference stopped early; the remaining shapes come from Tapas's own shape pass");
+    }
+    if (cancelled()) return Result<Graph>::failure("cancelled");
+
+    if (options.runChecker) {
+        progress(0.7, "checking the model");
+        try {
+            onnx::checker::check_model(model);
+        } catch (const std::exception& e) {
+            warnings.push_back("ONNX checker: " + oneLine(e.what()));
+        } catch (...) {
+            warnings.push_back("ONNX checker: the model failed validation");
+        }
+        if (cancelled()) return Result<Graph>::failure("cancelled");
+    }
+
+    progress(0.8, "converting");
+    Graph g = convertModel(model, drops, fileSymbols);
+    if (cancelled()) return Result<Graph>::failure("cancelled");
+
+    progress(0.9, "filling shapes");
+    bindDims(g, options.dims);
+    const ShapeFillReport fill = fillMissingShapes(g);
+    warnUnknownOps(model, g, warnings);
+    model.Clear();
+    warnUnknownShapes(fill, warnings);
+    for (std::string& w : g.warnings) warnings.push_back(std::move(w)); // e.g. from the shape pass
+    g.warnings = std::move(warnings);
+    progress(1.0, "done");
+    return g;
+}
+
+} // namespace
+
+Result<Graph> importOnnxFile(const std::string& path, const ImportOptions& options)
+{
+    options.progress(0.0, "reading");
+    if (options.progress.cancelled()) return Result<Graph>::failure("cancelled");
+    onnx::ModelProto model;
+    options.progress(0.05, "parsing");
+    if (Status s = parseModelFile(path, model); !s.ok()) return Result<Graph>::failure(s.error);
+    if (options.progress.cancelled()) return Result<Graph>::failure("cancelled");
+    const std::string baseDir = std::filesystem::path(path).parent_path().string();
+    Result<Graph> g = importParsed(model, path, baseDir, options);
+    if (g.ok()) g->sourcePath = path;
+    return g;
+}
+
+Result<Graph> importOnnxBytes(std::string_view bytes, const std::string& displayName,
+                              const std::string& baseDir, const ImportOptions& options)
+{
+    options.progress(0.05, "parsing");
+    if (options.progress.cancelled()) return Result<Graph>::failure("cancelled");
+    onnx::ModelProto model;
+    if (Status s = parseModelBytes(bytes, displayName, model); !s.ok()) return Result<Graph>::failure(s.error);
+    return importParsed(model, displayName, baseDir, options);
+}
+
+} // namespace tapas

@@ -1,0 +1,42 @@
+#pragma once
+// TensorProto helpers: element counts that survive hostile dims, small values as ConstValue,
+// and dropping the bytes of large tensors right after parsing. Internal to core/onnx.
+#include "core/ir/attribute.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tapas::onnximport {
+
+// Product of the dims, or -1 when a dim is negative or the product overflows.
+int64_t tensorElements(const onnx::TensorProto& t);
+// Dims as a Shape (a negative dim becomes an unknown dim).
+Shape tensorShape(const onnx::TensorProto& t);
+// The value of a small numeric tensor whose data is in the file; nullopt otherwise (large,
+// external, string, complex, or data that does not match the dims).
+std::optional<ConstValue> tensorValue(const onnx::TensorProto& t);
+
+struct ExternalRef {
+    std::string location; // as written in the model, relative to the model's directory
+    bool present = false;
+};
+
+struct DropReport {
+    std::map<std::string, ExternalRef> external; // main-graph initializer name -> its data file
+    int64_t droppedTensors = 0;
+    uint64_t droppedBytes = 0;
+};
+
+// Frees the data of every tensor larger than kMaxKeptConstElements (and of every externally
+// stored one) in all graphs, subgraphs and functions of `model`. Dims and dtype stay, so shape
+// inference and the checker still work: a dropped tensor keeps a tiny placeholder in raw_data
+// that never matches its dims (tensorValue() then refuses it), so the checker, which only
+// requires one data field, is satisfied. External data locations are resolved against
+// `baseDir` and recorded for the main graph's initializers.
+DropReport dropLargeTensorData(onnx::ModelProto& model, const std::string& baseDir);
+
+} // namespace tapas::onnximport

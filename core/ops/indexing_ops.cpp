@@ -1,0 +1,315 @@
+// Ops that select, join or pad along axes: Concat, Split, Slice, Gather (+Elements/ND),
+// Scatter*, Pad, OneHot, Trilu, CumSum, and the data-dependent NonZero/Compress, whose output
+// length stays unknown by nature. Values of small 1-D tensors (shape vectors) are folded
+// through Concat/Split/Slice/Gather, symbolic elements included.
+// Costs: no FLOPs except CumSum/Trilu (1 per element) and NonZero (1 per input element); Gather
+// and Slice read only what they output (an embedding lookup does not read the whole table).
+#include "core/ops/op_families.h"
+#include "core/ops/op_helpers.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace tapas {
+namespace {
+using namespace ops;
+
+OpCost copyCost(const Graph& g, const Node& n) { return costWithFlops(g, n, 0); }
+
+// Reads the selected elements (= output) plus the index inputs.
+OpCost selectCost(const Graph& g, const Node& n)
+{
+    OpCost c = costWithFlops(g, n, 0);
+    c.bytesRead = c.bytesWritten;
+    for (size_t i = 1; i < n.inputs.size(); ++i) c.bytesRead += tensorBytes(g, n.input(i));
+    return c;
+}
+
+std::function<OpCost(const Graph&, const Node&)> perOutput(double flops)
+{
+    return [flops](const Graph& g, const Node& n) { return costWithFlops(g, n, flops * outElems(g, n)); };
+}
+
+void concatRule(ShapeContext& c)
+{
+    DType t = DType::Undefined;
+    int rank = -1;
+    for (size_t i = 0; i < c.numInputs(); ++i) {
+        if (t == DType::Undefined) t = c.inType(i);
+        if (rank < 0) rank = c.inShape(i).rank();
+    }
+    c.setOutType(0, t);
+    if (rank < 0) return;
+    auto axis = normAxis(c.node().attrInt("axis", 0), rank);
+    if (!axis) return;
+    Shape out = Shape::ofDims(std::vector<Dim>(size_t(rank), Dim::unknown()));
+    Dim sum = Dim::known(0);
+    for (size_t i = 0; i < c.numInputs(); ++i) {
+        const Shape& s = c.inShape(i);
+        if (s.rank() != rank) {
+            sum = Dim::unknown();
+            continue;
+        }
+        for (int d = 0; d < rank; ++d)
+            if (d != *axis) out.dims[size_t(d)] = unifyDim(out.dims[size_t(d)], s.dims[size_t(d)]);
+        sum = addDim(sum, s.dims[size_t(*axis)]);
+    }
+    out.dims[size_t(*axis)] = sum;
+    c.setOutShape(0, out);
+    if (rank != 1) return;
+    std::vector<SymInt> elems;
+    for (size_t i = 0; i < c.numInputs(); ++i) {
+        auto e = c.inElements(i);
+        if (!e) return;
+        elems.insert(elems.end(), e->begin(), e->end());
+    }
+    c.setOutElements(0, std::move(elems), false, t);
+}
+
+void splitRule(ShapeContext& c)
+{
+    const Shape& x = c.inShape(0);
+    const size_t n = c.numOutputs();
+    for (size_t i = 0; i < n; ++i) c.setOutType(i, c.inType(0));
+    if (!x.rankKnown || n == 0) return;
+    auto axis = normAxis(c.node().attrInt("axis", 0), x.rank());
+    if (!axis) return;
+    const Dim d = x.dims[size_t(*axis)];
+    std::vector<Dim> parts;
+    auto sizes = intsFromInputOrAttr(c, 1, "split");
+    if (sizes && sizes->size() == n) {
+        for (int64_t s : *sizes) parts.push_back(Dim::known(s));
+    } else if (c.hasInput(1) || (c.node().attr("split") && !sizes)) {
+        parts.assign(n, Dim::unknown());
+    } else if (d.isKnown()) {
+        // Equal split; opset 18 lets the last chunk be smaller (ceil-sized chunks).
+        const int64_t chunk = (d.value + int64_t(n) - 1) / int64_t(n);
+        for (size_t i = 0; i < n; ++i)
+            parts.push_back(Dim::known(std::max<int64_t>(0, std::min(chunk, d.value - chunk * int64_t(i)))));
+    } else {
+        parts.assign(n, divDim(d, Dim::known(int64_t(n))));
+    }
+    for (size_t i = 0; i < n; ++i) {
+        Shape out = x;
+        out.dims[size_t(*axis)] = parts[i];
+        c.setOutShape(i, out);
+    }
+    auto elems = c.inElements(0);
+    if (!elems || x.rank() != 1) return;
+    size_t at = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (!parts[i].isKnown() || at + size_t(parts[i].value) > elems->size()) return;
+        c.setOutElements(i, {elems->begin() + long(at), elems->begin() + long(at + size_t(parts[i].value))}, false,
+                         c.inType(0));
+        at += size_t(parts[i].value);
+    }
+}
+
+// ONNX Slice on one axis of known size: negative starts/ends count from the end, then both are
+// clamped ([0,d] for positive steps, [-1,d-1] for negative), INT_MAX meaning "to the end".
+int64_t sliceLength(int64_t d, int64_t start, int64_t end, int64_t step)
+{
+    if (start < 0) start += d;
+    if (end < 0) end += d;
+    if (step > 0) {
+        start = std::clamp<int64_t>(start, 0, d);
+        end = std::clamp<int64_t>(end, 0, d);
+        return end > start ? (end - start + step - 1) / step : 0;
+    }
+    start = std::clamp<int64_t>(start, 0, d - 1);
+    end = std::clamp<int64_t>(end, -1, d - 1);
+    return start > end ? (start - end + (-step) - 1) / (-step) : 0;
+}
+
+void sliceRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    const Shape& x = c.inShape(0);
+    if (!x.rankKnown) return;
+    const bool fromInputs = c.numInputs() > 1; // opset 10+: starts/ends/axes/steps as inputs
+    auto starts = fromInputs ? c.inInts(1) : std::optional(c.node().attrInts("starts"));
+    auto ends = fromInputs ? c.inInts(2) : std::optional(c.node().attrInts("ends"));
+    std::optional<std::vector<int64_t>> axes;
+    if (fromInputs ? c.hasInput(3) : c.node().attr("axes") != nullptr)
+        axes = fromInputs ? c.inInts(3) : std::optional(c.node().attrInts("axes"));
+    else if (starts)
+        axes = [&] { std::vector<int64_t> a(starts->size()); for (size_t i = 0; i < a.size(); ++i) a[i] = int64_t(i); return a; }();
+    std::optional<std::vector<int64_t>> steps;
+    if (fromInputs && c.hasInput(4)) steps = c.inInts(4);
+    else if (starts) steps = std::vector<int64_t>(starts->size(), 1);
+
+    Shape out = x;
+    if (!axes) {
+        c.setOutShape(0, Shape::ofDims(std::vector<Dim>(x.dims.size(), Dim::unknown())));
+        return;
+    }
+    const bool known = starts && ends && steps && starts->size() == axes->size() && ends->size() == axes->size()
+                       && steps->size() == axes->size();
+    for (size_t i = 0; i < axes->size(); ++i) {
+        auto a = normAxis((*axes)[i], x.rank());
+        if (!a) return;
+        Dim& d = out.dims[size_t(*a)];
+        if (!known || (*steps)[i] == 0) {
+            d = Dim::unknown();
+        } else if (d.isKnown()) {
+            d = Dim::known(sliceLength(d.value, (*starts)[i], (*ends)[i], (*steps)[i]));
+        } else {
+            // Only whole-axis slices (forward or reversed) keep a symbolic size.
+            const bool whole = ((*starts)[i] == 0 && (*ends)[i] >= INT_MAX && (*steps)[i] == 1)
+                               || ((*starts)[i] == -1 && (*ends)[i] <= INT_MIN && (*steps)[i] == -1);
+            if (!whole) d = Dim::unknown();
+        }
+    }
+    c.setOutShape(0, out);
+    // Slicing a shape vector (shape[:2], shape[-1:]) keeps its symbolic elements.
+    auto elems = c.inElements(0);
+    if (!elems || x.rank() != 1 || !known || axes->size() != 1) return;
+    const int64_t len = int64_t(elems->size());
+    int64_t start = (*starts)[0], end = (*ends)[0];
+    const int64_t step = (*steps)[0];
+    if (start < 0) start += len;
+    if (end < 0) end += len;
+    std::vector<SymInt> picked;
+    if (step > 0) {
+        start = std::clamp<int64_t>(start, 0, len);
+        end = std::clamp<int64_t>(end, 0, len);
+        for (int64_t k = start; k < end; k += step) picked.push_back((*elems)[size_t(k)]);
+    } else {
+        start = std::clamp<int64_t>(start, 0, len - 1);
+        end = std::clamp<int64_t>(end, -1, len - 1);
+        for (int64_t k = start; k > end; k += step) picked.push_back((*elems)[size_t(k)]);
+    }
+    c.setOutElements(0, std::move(picked), false, c.inType(0));
+}
+
+void gatherRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    const Shape& data = c.inShape(0);
+    const Shape& idx = c.inShape(1);
+    if (!data.rankKnown || !idx.rankKnown) return;
+    auto axis = normAxis(c.node().attrInt("axis", 0), data.rank());
+    if (!axis) return;
+    Shape out = Shape::ofDims({data.dims.begin(), data.dims.begin() + *axis});
+    out.dims.insert(out.dims.end(), idx.dims.begin(), idx.dims.end());
+    out.dims.insert(out.dims.end(), data.dims.begin() + *axis + 1, data.dims.end());
+    c.setOutShape(0, out);
+    // Picking dims out of a shape vector: Shape(x)[0] is 'batch'.
+    auto elems = c.inElements(0);
+    auto indices = c.inInts(1);
+    if (!elems || !indices || data.rank() != 1 || idx.rank() > 1) return;
+    std::vector<SymInt> picked;
+    const int64_t n = int64_t(elems->size());
+    for (int64_t i : *indices) {
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) return;
+        picked.push_back((*elems)[size_t(i)]);
+    }
+    c.setOutElements(0, std::move(picked), idx.rank() == 0, c.inType(0));
+}
+
+void gatherNDRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    const Shape& data = c.inShape(0);
+    const Shape& idx = c.inShape(1);
+    if (!data.rankKnown || idx.rank() < 1 || !idx.dims.back().isKnown()) return;
+    const int64_t batch = c.node().attrInt("batch_dims", 0);
+    const int64_t last = idx.dims.back().value;
+    if (batch + last > data.rank()) return;
+    Shape out = Shape::ofDims({idx.dims.begin(), idx.dims.end() - 1});
+    out.dims.insert(out.dims.end(), data.dims.begin() + batch + last, data.dims.end());
+    c.setOutShape(0, out);
+}
+
+void padRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    const Shape& x = c.inShape(0);
+    if (!x.rankKnown) return;
+    std::optional<std::vector<int64_t>> pads = c.hasInput(1) ? c.inInts(1)
+                                               : c.node().attr("pads") ? std::optional(c.node().attrInts("pads"))
+                                                                       : std::optional(c.node().attrInts("paddings"));
+    std::vector<int> axes;
+    if (c.hasInput(3)) {
+        auto a = c.inInts(3);
+        if (!a) pads.reset();
+        else
+            for (int64_t v : *a) {
+                auto n = normAxis(v, x.rank());
+                if (!n) return;
+                axes.push_back(*n);
+            }
+    } else {
+        for (int i = 0; i < x.rank(); ++i) axes.push_back(i);
+    }
+    Shape out = x;
+    for (size_t i = 0; i < axes.size(); ++i) {
+        Dim& d = out.dims[size_t(axes[i])];
+        d = pads && pads->size() == 2 * axes.size() ? addDim(d, (*pads)[i] + (*pads)[i + axes.size()]) : Dim::unknown();
+    }
+    c.setOutShape(0, out);
+}
+
+void oneHotRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(2));
+    const Shape& idx = c.inShape(0);
+    if (!idx.rankKnown) return;
+    auto axis = normAxis(c.node().attrInt("axis", -1), idx.rank() + 1);
+    if (!axis) return;
+    Dim depth = Dim::unknown();
+    if (auto e = c.inElements(1); e && e->size() == 1) depth = (*e)[0].toDim();
+    else if (const ConstValue* v = c.inValue(1); v && v->size() == 1) depth = Dim::known(int64_t(v->floatAt(0)));
+    Shape out = idx;
+    out.dims.insert(out.dims.begin() + *axis, depth);
+    c.setOutShape(0, out);
+}
+
+void nonZeroRule(ShapeContext& c)
+{
+    c.setOutType(0, DType::Int64);
+    const Shape& x = c.inShape(0);
+    // [rank, number of non-zeros]: the second depends on the data.
+    if (x.rankKnown) c.setOutShape(0, Shape::ofDims({Dim::known(x.rank()), Dim::unknown()}));
+}
+
+void compressRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    const Shape& x = c.inShape(0);
+    const Attribute* axisAttr = c.node().attr("axis");
+    if (!axisAttr) {
+        c.setOutShape(0, Shape::ofDims({Dim::unknown()}));
+        return;
+    }
+    if (!x.rankKnown) return;
+    auto axis = normAxis(axisAttr->i, x.rank());
+    if (!axis) return;
+    Shape out = x;
+    out.dims[size_t(*axis)] = Dim::unknown();
+    c.setOutShape(0, out);
+}
+
+} // namespace
+
+void registerIndexingOps(OpRegistry& r)
+{
+    r.add({"Concat", concatRule, copyCost});
+    r.add({"Split", splitRule, copyCost});
+    r.add({"Slice", sliceRule, selectCost});
+    r.add({"Gather", gatherRule, selectCost});
+    r.add({"GatherElements", [](ShapeContext& c) {
+               c.setOutType(0, c.inType(0));
+               c.setOutShape(0, c.inShape(1));
+           }, selectCost});
+    r.add({"GatherND", gatherNDRule, selectCost});
+    addAll(r, {"ScatterElements", "Scatter", "ScatterND", "ReverseSequence"}, sameAsInput0, copyCost);
+    r.add({"Pad", padRule, copyCost});
+    r.add({"OneHot", oneHotRule, copyCost});
+    addAll(r, {"Trilu", "CumSum"}, sameAsInput0, perOutput(1));
+    r.add({"NonZero", nonZeroRule, [](const Graph& g, const Node& n) { return costWithFlops(g, n, inElems(g, n, 0)); }});
+    r.add({"Compress", compressRule, selectCost});
+}
+
+} // namespace tapas

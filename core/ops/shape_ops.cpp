@@ -1,0 +1,226 @@
+// Shape arithmetic and layout ops: Shape, Size, Reshape, Flatten, Squeeze, Unsqueeze,
+// Transpose, Expand, Tile. No FLOPs. Reshape-like ops are views (no bytes move); Transpose,
+// Expand and Tile write their output.
+#include "core/ops/op_families.h"
+#include "core/ops/op_helpers.h"
+
+#include <algorithm>
+
+namespace tapas {
+namespace {
+using namespace ops;
+
+OpCost viewCost(const Graph&, const Node&) { return {}; }
+OpCost copyCost(const Graph& g, const Node& n) { return costWithFlops(g, n, 0); }
+// Shape/Size read metadata only.
+OpCost metadataCost(const Graph& g, const Node& n)
+{
+    OpCost c;
+    for (TensorId t : n.outputs) c.bytesWritten += tensorBytes(g, t);
+    return c;
+}
+
+void shapeRule(ShapeContext& c)
+{
+    c.setOutType(0, DType::Int64);
+    const Shape& x = c.inShape(0);
+    if (!x.rankKnown) return;
+    const int64_t rank = x.rank();
+    // Opset 15 start/end: negative counts from the end, both clamped to [0, rank].
+    int64_t start = c.node().attrInt("start", 0), end = c.node().attrInt("end", rank);
+    if (start < 0) start += rank;
+    if (end < 0) end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, 0, rank);
+    std::vector<SymInt> elems;
+    for (int64_t i = start; i < end; ++i) elems.push_back(SymInt::ofDim(x.dims[size_t(i)]));
+    c.setOutElements(0, std::move(elems), false);
+}
+
+void sizeRule(ShapeContext& c)
+{
+    c.setOutType(0, DType::Int64);
+    c.setOutShape(0, Shape::of({}));
+    const Shape& x = c.inShape(0);
+    if (x.rankKnown) c.setOutElements(0, {SymInt::ofDim(productOf(x.dims))}, true);
+}
+
+// Passes a value (or its symbolic elements) through a reshaping op once the output shape is known.
+void passValue(ShapeContext& c)
+{
+    const Shape& out = c.outShape(0);
+    if (const ConstValue* v = c.inValue(0); v && out.isFullyKnown() && out.numElementsOr(1) == v->size()) {
+        c.setOutValue(0, reshapeValue(*v, out));
+        return;
+    }
+    if (out.rank() < 0 || out.rank() > 1) return;
+    auto e = c.inElements(0);
+    if (!e) return;
+    const bool fits = out.rank() == 0 ? e->size() == 1 : (!out.dims[0].isKnown() || out.dims[0].value == int64_t(e->size()));
+    if (fits) c.setOutElements(0, std::move(*e), out.rank() == 0, c.inType(0));
+}
+
+void reshapeRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    const Shape& x = c.inShape(0);
+    auto target = c.inElements(1);
+    if (!target) {
+        // Target unknown but its length known: the rank stands.
+        const Shape& ts = c.inShape(1);
+        if (ts.rank() == 1 && ts.dims[0].isKnown() && ts.dims[0].value <= kMaxKeptConstElements)
+            c.setOutShape(0, Shape::ofDims(std::vector<Dim>(size_t(ts.dims[0].value), Dim::unknown())));
+        return;
+    }
+    const bool allowZero = c.node().attrInt("allowzero", 0) != 0;
+    Shape out = Shape::ofDims({});
+    int inferAt = -1;
+    for (size_t i = 0; i < target->size(); ++i) {
+        const SymInt& t = (*target)[i];
+        if (t.known && t.value == 0 && !allowZero) {
+            out.dims.push_back(x.rankKnown && i < x.dims.size() ? x.dims[i] : Dim::unknown());
+        } else if (t.known && t.value == -1) {
+            if (inferAt >= 0) return; // invalid: two -1
+            inferAt = int(i);
+            out.dims.push_back(Dim::unknown());
+        } else {
+            out.dims.push_back(t.toDim());
+        }
+    }
+    if (inferAt >= 0 && x.rankKnown) {
+        std::vector<Dim> others = out.dims;
+        others.erase(others.begin() + inferAt);
+        out.dims[size_t(inferAt)] = divDim(productOf(x.dims), productOf(others));
+    }
+    c.setOutShape(0, out);
+    passValue(c);
+}
+
+void flattenRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    const Shape& x = c.inShape(0);
+    if (!x.rankKnown) return;
+    int64_t axis = c.node().attrInt("axis", 1);
+    if (axis < 0) axis += x.rank();
+    if (axis < 0 || axis > x.rank()) return;
+    c.setOutShape(0, Shape::ofDims({productOf({x.dims.begin(), x.dims.begin() + axis}),
+                                    productOf({x.dims.begin() + axis, x.dims.end()})}));
+    passValue(c);
+}
+
+void squeezeRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    const Shape& x = c.inShape(0);
+    if (!x.rankKnown) return;
+    auto axesList = intsFromInputOrAttr(c, 1, "axes");
+    if (c.hasInput(1) && !axesList) return;
+    std::vector<bool> drop(x.dims.size(), false);
+    if (!axesList || axesList->empty()) {
+        // All size-1 dims: only decidable when every dim is known.
+        if (!x.isFullyKnown()) return;
+        for (size_t i = 0; i < x.dims.size(); ++i) drop[i] = x.dims[i].value == 1;
+    } else {
+        auto axes = normAxes(*axesList, x.rank());
+        if (!axes) return;
+        for (int a : *axes) drop[size_t(a)] = true;
+    }
+    Shape out = Shape::ofDims({});
+    for (size_t i = 0; i < x.dims.size(); ++i)
+        if (!drop[i]) out.dims.push_back(x.dims[i]);
+    c.setOutShape(0, out);
+    passValue(c);
+}
+
+void unsqueezeRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    const Shape& x = c.inShape(0);
+    auto axesList = intsFromInputOrAttr(c, 1, "axes");
+    if (!x.rankKnown || !axesList) return;
+    const int outRank = x.rank() + int(axesList->size());
+    auto axes = normAxes(*axesList, outRank);
+    if (!axes) return;
+    Shape out = Shape::ofDims({});
+    size_t src = 0, k = 0;
+    for (int i = 0; i < outRank; ++i) {
+        if (k < axes->size() && (*axes)[k] == i) {
+            out.dims.push_back(Dim::known(1));
+            ++k;
+        } else {
+            out.dims.push_back(x.dims[src++]);
+        }
+    }
+    c.setOutShape(0, out);
+    passValue(c);
+}
+
+void transposeRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    const Shape& x = c.inShape(0);
+    if (!x.rankKnown) return;
+    std::vector<int64_t> perm = c.node().attrInts("perm");
+    if (perm.empty())
+        for (int i = x.rank() - 1; i >= 0; --i) perm.push_back(i);
+    if (perm.size() != x.dims.size()) return;
+    Shape out = Shape::ofDims({});
+    for (int64_t p : perm) {
+        auto a = normAxis(p, x.rank());
+        if (!a) return;
+        out.dims.push_back(x.dims[size_t(*a)]);
+    }
+    c.setOutShape(0, out);
+}
+
+void expandRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    auto target = c.inElements(1);
+    if (!target) return;
+    std::vector<Dim> dims;
+    for (const SymInt& s : *target) dims.push_back(s.toDim());
+    const Shape t = Shape::ofDims(dims);
+    const Shape out = broadcastShapes({&c.inShape(0), &t});
+    c.setOutShape(0, out);
+    // Fold small known values (masks, position ids) through the broadcast.
+    if (const ConstValue* v = c.inValue(0); v && out.isFullyKnown() && out.numElementsOr(1) <= kMaxKeptConstElements) {
+        ConstValue zeros = makeInts(std::vector<int64_t>(size_t(out.numElementsOr(1)), 0), out);
+        if (auto r = evalBroadcast({v, &zeros}, v->dtype, [](const std::vector<int64_t>& a) { return a[0]; },
+                                   [](const std::vector<double>& a) { return a[0]; }))
+            c.setOutValue(0, std::move(*r));
+    }
+}
+
+void tileRule(ShapeContext& c)
+{
+    c.setOutType(0, c.inType(0));
+    const Shape& x = c.inShape(0);
+    auto reps = c.inElements(1);
+    if (!x.rankKnown) return;
+    if (!reps || reps->size() != x.dims.size()) {
+        c.setOutShape(0, Shape::ofDims(std::vector<Dim>(x.dims.size(), Dim::unknown())));
+        return;
+    }
+    Shape out = x;
+    for (size_t i = 0; i < x.dims.size(); ++i) out.dims[i] = mulDim(x.dims[i], (*reps)[i].toDim());
+    c.setOutShape(0, out);
+}
+
+} // namespace
+
+void registerShapeOps(OpRegistry& r)
+{
+    r.add({"Shape", shapeRule, metadataCost});
+    r.add({"Size", sizeRule, metadataCost});
+    r.add({"Reshape", reshapeRule, viewCost});
+    r.add({"Flatten", flattenRule, viewCost});
+    r.add({"Squeeze", squeezeRule, viewCost});
+    r.add({"Unsqueeze", unsqueezeRule, viewCost});
+    r.add({"Transpose", transposeRule, copyCost});
+    r.add({"Expand", expandRule, copyCost});
+    r.add({"Tile", tileRule, copyCost});
+}
+
+} // namespace tapas

@@ -1,0 +1,348 @@
+// The real main window, driven offscreen: opening models in the background, the error dialog
+// for bad files, responsiveness while loading, live language switching, drag and drop.
+#include "app/studio/language_manager.h"
+#include "app/studio/main_window.h"
+#include "app/studio/model_document.h"
+#include "app/studio/model_loader.h"
+#include "app/studio/recent_files.h"
+#include "views/log_model.h"
+#include "views/log_view.h"
+#include "views/model_summary_view.h"
+#include "views/op_histogram_model.h"
+
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProcess>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QUrl>
+#include <QtTest>
+
+#include <memory>
+
+using namespace tapas;
+
+namespace {
+
+const QString kModels = QStringLiteral(TAPAS_MODELS_DIR);
+QString model(const char* name) { return kModels + QLatin1Char('/') + QLatin1String(name); }
+constexpr int kLoadTimeoutMs = 120000;
+
+// "11,680,872 (11.7M)" -> "11680872"
+QString leadingDigits(const QString& s)
+{
+    QString out;
+    for (QChar c : s) {
+        if (c.isDigit()) out += c;
+        else if (c == QLatin1Char('(')) break;
+    }
+    return out;
+}
+
+// Closes the first visible QMessageBox and remembers its text: modal dialogs must not hang a test.
+class DialogCatcher : public QObject {
+public:
+    QString text;
+    int seen = 0;
+    explicit DialogCatcher(QObject* parent) : QObject(parent)
+    {
+        connect(&timer_, &QTimer::timeout, this, [this] {
+            for (QWidget* w : QApplication::topLevelWidgets()) {
+                auto* box = qobject_cast<QMessageBox*>(w);
+                if (box && box->isVisible()) {
+                    text = box->text();
+                    ++seen;
+                    box->close();
+                }
+            }
+        });
+        timer_.start(20);
+    }
+
+private:
+    QTimer timer_;
+};
+
+} // namespace
+
+class TstMainWindow : public QObject {
+    Q_OBJECT
+private:
+    std::unique_ptr<MainWindow> window_;
+    QTemporaryDir tmp_;
+
+    bool load(const QString& path, const DimBindings& dims = {})
+    {
+        QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+        window_->openModel(path, dims);
+        return loaded.wait(kLoadTimeoutMs);
+    }
+    int opCount(const QString& op) const
+    {
+        const OpHistogramModel* ops = window_->summaryView()->opHistogram();
+        const int row = ops->rowOf(op);
+        return row < 0 ? -1 : ops->index(row, OpHistogramModel::Count).data(OpHistogramModel::SortRole).toInt();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("TapasTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_main_window"));
+        QSettings().clear();
+        QVERIFY2(QFile::exists(model("resnet18.onnx")), qPrintable(model("resnet18.onnx")));
+        QVERIFY(tmp_.isValid());
+        window_ = std::make_unique<MainWindow>();
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    }
+
+    void cleanupTestCase()
+    {
+        window_.reset();
+        QSettings().clear();
+    }
+
+    void opening_resnet18_shows_parameter_count_and_conv_histogram()
+    {
+        QVERIFY(load(model("resnet18.onnx")));
+        ModelSummaryView* view = window_->summaryView();
+        // 11,680,872 float weight elements (shared/models/README.md).
+        QCOMPARE(leadingDigits(view->figureText(ModelSummaryView::Figure::Parameters)), QStringLiteral("11680872"));
+        QCOMPARE(view->figureText(ModelSummaryView::Figure::Nodes), QStringLiteral("65"));
+        QCOMPARE(opCount(QStringLiteral("Conv")), 20);
+        // The row as the table shows it (through the sorting proxy).
+        QAbstractItemModel* shown = view->opTable()->model();
+        bool found = false;
+        for (int r = 0; r < shown->rowCount(); ++r) {
+            if (shown->index(r, OpHistogramModel::OpType).data().toString() == QLatin1String("Conv")) {
+                QCOMPARE(shown->index(r, OpHistogramModel::Count).data().toString(), QStringLiteral("20"));
+                found = true;
+            }
+        }
+        QVERIFY(found);
+        QCOMPARE(window_->windowTitle(), QStringLiteral("resnet18.onnx — Tapas Studio"));
+        QCOMPARE(window_->document()->displayName(), QStringLiteral("resnet18.onnx"));
+        QVERIFY(!window_->isLoading());
+    }
+
+    void bad_file_shows_error_dialog_and_keeps_previous_model_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QByteArray garbage(4096, '\0');
+        for (int i = 0; i < garbage.size(); ++i) garbage[i] = char((i * 7919 + 13) & 0xff);
+        QTest::newRow("garbage") << garbage;
+        QFile resnet(model("resnet18.onnx"));
+        QVERIFY(resnet.open(QIODevice::ReadOnly));
+        QTest::newRow("truncated") << resnet.read(20000); // cut inside the first initializer
+    }
+    void bad_file_shows_error_dialog_and_keeps_previous_model()
+    {
+        QFETCH(QByteArray, bytes);
+        if (window_->document()->displayName() != QLatin1String("resnet18.onnx"))
+            QVERIFY(load(model("resnet18.onnx")));
+        const QString bad = tmp_.filePath(QStringLiteral("broken_%1.onnx").arg(QLatin1String(QTest::currentDataTag())));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(bytes);
+        f.close();
+
+        const int errorsBefore = window_->logView()->model()->count(LogSeverity::Error);
+        DialogCatcher catcher(this);
+        QSignalSpy failed(window_.get(), &MainWindow::loadFailed);
+        QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+        window_->openModel(bad);
+        QVERIFY(failed.wait(kLoadTimeoutMs));
+        QTRY_COMPARE(catcher.seen, 1);
+        QVERIFY2(catcher.text.contains(QFileInfo(bad).fileName()), qPrintable(catcher.text));
+        QCOMPARE(failed.first().first().toString(), catcher.text);
+        QCOMPARE(loaded.count(), 0);
+        QCOMPARE(window_->logView()->model()->count(LogSeverity::Error), errorsBefore + 1);
+        // The previous model is still open and shown.
+        QCOMPARE(window_->document()->displayName(), QStringLiteral("resnet18.onnx"));
+        QCOMPARE(window_->windowTitle(), QStringLiteral("resnet18.onnx — Tapas Studio"));
+        QCOMPARE(leadingDigits(window_->summaryView()->figureText(ModelSummaryView::Figure::Parameters)),
+                 QStringLiteral("11680872"));
+        QCOMPARE(opCount(QStringLiteral("Conv")), 20);
+    }
+
+    void gui_thread_keeps_processing_events_while_bert_loads()
+    {
+        QElapsedTimer clock;
+        qint64 last = 0;
+        qint64 maxGap = 0;
+        int ticks = 0;
+        QTimer ticker;
+        ticker.setTimerType(Qt::PreciseTimer);
+        connect(&ticker, &QTimer::timeout, this, [&] {
+            const qint64 now = clock.elapsed();
+            maxGap = std::max(maxGap, now - last);
+            last = now;
+            ++ticks;
+        });
+        QSignalSpy progress(window_->loader(), &ModelLoader::progressChanged);
+        QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+        clock.start();
+        ticker.start(10);
+        window_->openModel(model("bert_mini_4l.onnx"));
+        QVERIFY(window_->isLoading());
+        QVERIFY(loaded.wait(kLoadTimeoutMs));
+        ticker.stop();
+        const qint64 loadMs = clock.elapsed();
+        qInfo("bert_mini_4l loaded in %lld ms; %d ticks; longest GUI-thread gap %lld ms", loadMs, ticks, maxGap);
+        QVERIFY2(maxGap < 100, qPrintable(QStringLiteral("GUI thread stalled for %1 ms").arg(maxGap)));
+        QVERIFY(ticks > 0);
+        QVERIFY(progress.count() >= 2);
+        QCOMPARE(window_->summaryView()->figureText(ModelSummaryView::Figure::Nodes), QStringLiteral("523"));
+        QCOMPARE(opCount(QStringLiteral("Softmax")), 4);
+    }
+
+    void cancelling_a_load_keeps_the_previous_model()
+    {
+        if (window_->document()->isEmpty()) QVERIFY(load(model("resnet18.onnx")));
+        const QString before = window_->document()->displayName();
+        QSignalSpy cancelled(window_->loader(), &ModelLoader::cancelled);
+        QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+        window_->openModel(model("mobilenet_v2.onnx"));
+        window_->loader()->cancel();
+        QVERIFY(cancelled.wait(kLoadTimeoutMs));
+        QCOMPARE(loaded.count(), 0);
+        QVERIFY(!window_->isLoading());
+        QCOMPARE(window_->document()->displayName(), before);
+    }
+
+    void dim_bindings_reach_the_importer()
+    {
+        QVERIFY(load(model("resnet18.onnx"), DimBindings{{"batch", 8}}));
+        const ModelSummary& s = window_->document()->summary();
+        QCOMPARE(s.inputs.size(), size_t(1));
+        QVERIFY2(QString::fromStdString(s.inputs[0].shape).startsWith(QLatin1String("[8,")), s.inputs[0].shape.c_str());
+        QVERIFY(std::find(s.symbolicDims.begin(), s.symbolicDims.end(), "batch") == s.symbolicDims.end());
+    }
+
+    void dropping_an_onnx_file_opens_it()
+    {
+        auto mime = std::make_unique<QMimeData>();
+        mime->setUrls({QUrl::fromLocalFile(model("mobilenet_v2.onnx"))});
+        const QPoint centre = window_->rect().center();
+        QDragEnterEvent enter(centre, Qt::CopyAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window_.get(), &enter);
+        QVERIFY(enter.isAccepted());
+
+        QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+        QDropEvent drop(QPointF(centre), Qt::CopyAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window_.get(), &drop);
+        QVERIFY(loaded.wait(kLoadTimeoutMs));
+        QCOMPARE(window_->document()->displayName(), QStringLiteral("mobilenet_v2.onnx"));
+        QCOMPARE(window_->summaryView()->figureText(ModelSummaryView::Figure::Nodes), QStringLiteral("209"));
+    }
+
+    void dragging_a_non_onnx_file_is_refused()
+    {
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(kModels + QStringLiteral("/README.md"))});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        enter.setAccepted(false);
+        QApplication::sendEvent(window_.get(), &enter);
+        QVERIFY(!enter.isAccepted());
+    }
+
+    void switching_language_retranslates_menus_live()
+    {
+        LanguageManager* lm = window_->languageManager();
+        QAction* fileMenu = window_->menuBar()->actions().first();
+        QCOMPARE(fileMenu->text(), QStringLiteral("&File"));
+        QVERIFY(lm->setLanguage(QStringLiteral("zh_CN")));
+        QTRY_COMPARE(fileMenu->text(), QStringLiteral("文件(&F)"));
+        QTRY_COMPARE(window_->logDock()->windowTitle(), QStringLiteral("日志"));
+        QCOMPARE(QSettings().value(QStringLiteral("ui/language")).toString(), QStringLiteral("zh_CN"));
+        QVERIFY(window_->windowTitle().endsWith(QStringLiteral("Tapas Studio")));
+        QVERIFY(lm->setLanguage(QStringLiteral("en")));
+        QTRY_COMPARE(fileMenu->text(), QStringLiteral("&File"));
+        QTRY_COMPARE(window_->logDock()->windowTitle(), QStringLiteral("Log"));
+        QVERIFY(!lm->setLanguage(QStringLiteral("xx")));
+        QCOMPARE(lm->current(), QStringLiteral("en"));
+    }
+
+    void recent_files_are_newest_first_capped_and_pruned()
+    {
+        RecentFiles recent;
+        recent.clear();
+        for (int i = 0; i < RecentFiles::kMaxEntries + 2; ++i) {
+            const QString p = tmp_.filePath(QStringLiteral("m%1.onnx").arg(i));
+            QFile f(p);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            recent.add(p);
+        }
+        QCOMPARE(recent.files().size(), RecentFiles::kMaxEntries);
+        QVERIFY(recent.files().first().endsWith(QStringLiteral("m11.onnx")));
+        QVERIFY(QFile::remove(tmp_.filePath(QStringLiteral("m11.onnx"))));
+        QSignalSpy pruned(&recent, &RecentFiles::pruned);
+        const QStringList missing = recent.pruneMissing();
+        QCOMPARE(missing.size(), 1);
+        QCOMPARE(pruned.count(), 1);
+        QCOMPARE(recent.files().size(), RecentFiles::kMaxEntries - 1);
+        QCOMPARE(RecentFiles().files(), recent.files()); // persisted in QSettings
+    }
+
+    void opened_models_enter_the_recent_files()
+    {
+        QVERIFY(load(model("resnet18.onnx")));
+        const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+        QVERIFY(!files.isEmpty());
+        QCOMPARE(files.first(), QFileInfo(model("resnet18.onnx")).absoluteFilePath());
+    }
+
+    void window_state_saves_the_log_dock()
+    {
+        QVERIFY(!window_->logDock()->objectName().isEmpty());
+        const QByteArray state = window_->saveState();
+        window_->logDock()->hide();
+        QVERIFY(window_->restoreState(state));
+        QVERIFY(window_->logDock()->isVisible());
+    }
+
+    void studio_binary_opens_a_model_and_writes_a_screenshot()
+    {
+        const QString shot = tmp_.filePath(QStringLiteral("shot.png"));
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), tmp_.filePath(QStringLiteral("config")));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(TAPAS_BIN_DIR "/tapas-studio"),
+                {model("resnet18.onnx"), QStringLiteral("--dim"), QStringLiteral("batch=4"),
+                 QStringLiteral("--screenshot"), shot});
+        QVERIFY(p.waitForFinished(kLoadTimeoutMs));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QImage image(shot);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() >= 800 && image.height() >= 500);
+    }
+
+    void studio_binary_rejects_a_malformed_dim()
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(TAPAS_BIN_DIR "/tapas-studio"), {QStringLiteral("--dim"), QStringLiteral("batch")});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY(p.readAllStandardError().contains("--dim batch"));
+    }
+};
+
+QTEST_MAIN(TstMainWindow)
+#include "tst_main_window.moc"

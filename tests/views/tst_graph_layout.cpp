@@ -1,0 +1,257 @@
+// core/layout: dot gives real coordinates, and expanding/collapsing one box re-lays out only
+// that box while the rest keeps its place and order, with no two boxes overlapping.
+#include "core/layout/graph_layout.h"
+
+#include <QElapsedTimer>
+#include <QtTest>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+using namespace tapas;
+
+namespace {
+
+LayoutGraph chain(int n, int firstId = 0, double w = 90, double h = 30)
+{
+    LayoutGraph g;
+    for (int i = 0; i < n; ++i) g.nodes.push_back({firstId + i, w, h, -1});
+    for (int i = 0; i + 1 < n; ++i) g.edges.push_back({firstId + i, firstId + i + 1, {}});
+    return g;
+}
+
+// A diamond-ish graph: 0 -> {1, 2} -> 3 -> 4, with 2 wide so it has to sit beside 1.
+LayoutGraph diamond()
+{
+    LayoutGraph g;
+    g.nodes = {{0, 80, 30, -1}, {1, 120, 40, -1}, {2, 160, 40, -1}, {3, 80, 30, -1}, {4, 80, 30, -1}};
+    g.edges = {{0, 1, "a"}, {0, 2, "b"}, {1, 3, "c"}, {2, 3, "d"}, {3, 4, "e"}};
+    return g;
+}
+
+std::map<int, PlacedNode> byId(const GraphLayout& l)
+{
+    std::map<int, PlacedNode> m;
+    for (const PlacedNode& n : l.nodes) m[n.id] = n;
+    return m;
+}
+
+// Sign of (a - b) with a tolerance: -1, 0 or 1.
+int order(double a, double b)
+{
+    return a < b - 0.5 ? -1 : (a > b + 0.5 ? 1 : 0);
+}
+
+} // namespace
+
+class TstGraphLayout : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void dot_places_nodes_top_to_bottom_with_real_sizes()
+    {
+        auto r = layoutGraph(diamond());
+        QVERIFY2(r.ok(), r.error().c_str());
+        QCOMPARE(r->nodes.size(), size_t(5));
+        QCOMPARE(r->edges.size(), size_t(5));
+        auto n = byId(*r);
+        // Fixed sizes are kept (dot reports inches; we convert back to points).
+        QCOMPARE(qRound(n[2].width), 160);
+        QCOMPARE(qRound(n[1].height), 40);
+        // Ranks go down the screen: y grows from source to sink.
+        QVERIFY(n[0].y < n[1].y);
+        QVERIFY(n[1].y < n[3].y);
+        QVERIFY(n[3].y < n[4].y);
+        QCOMPARE(qRound(n[1].y), qRound(n[2].y)); // same rank
+        QVERIFY(!layoutHasOverlap(*r));
+        QVERIFY(r->bounds.width >= 120 + 160);
+        // Every edge is a real spline from near its source to near its target.
+        for (const RoutedEdge& e : r->edges) {
+            QVERIFY(e.points.size() >= 4);
+            QCOMPARE(e.points.size() % 3, size_t(1));
+            const PlacedNode& s = n[e.src];
+            const PlacedNode& d = n[e.dst];
+            QVERIFY(qAbs(e.points.front().y - s.rect().bottom()) < 2);
+            const LayoutPoint end = e.hasArrow ? e.arrowTip : e.points.back();
+            QVERIFY(qAbs(end.y - d.rect().top()) < 2);
+        }
+        QCOMPARE(r->edges[2].label, std::string("c"));
+    }
+
+    void layout_rejects_edges_to_unknown_nodes_and_duplicate_ids()
+    {
+        LayoutGraph g = chain(3);
+        g.edges.push_back({1, 42, {}});
+        auto r = layoutGraph(g);
+        QVERIFY(!r.ok());
+        QVERIFY(r.error().find("42") != std::string::npos);
+        LayoutGraph dup = chain(2);
+        dup.nodes.push_back({1, 10, 10, -1});
+        QVERIFY(!layoutGraph(dup).ok());
+    }
+
+    void layout_honours_cancel_and_reports_progress()
+    {
+        std::atomic<bool> cancel{true};
+        Progress p;
+        p.cancel = &cancel;
+        auto r = layoutGraph(chain(10), {}, p);
+        QVERIFY(!r.ok());
+        QVERIFY(r.error().find("cancel") != std::string::npos);
+
+        cancel = false;
+        double last = -1;
+        bool monotone = true;
+        p.report = [&](double f, std::string_view) {
+            if (f < last) monotone = false;
+            last = f;
+        };
+        QVERIFY(layoutGraph(chain(10), {}, p).ok());
+        QVERIFY(monotone);
+        QCOMPARE(last, 1.0);
+    }
+
+    void clusters_keep_their_members_together()
+    {
+        LayoutGraph g;
+        // Two interleaved chains; cluster 7 holds 1, 2, 3 and nothing else may fall inside.
+        g.nodes = {{0, 60, 30, -1}, {1, 60, 30, 7}, {2, 60, 30, 7}, {3, 60, 30, 7}, {4, 60, 30, -1}, {5, 60, 30, -1}};
+        g.edges = {{0, 1, {}}, {1, 2, {}}, {2, 3, {}}, {3, 4, {}}, {0, 5, {}}, {5, 4, {}}};
+        auto r = layoutGraph(g);
+        QVERIFY2(r.ok(), r.error().c_str());
+        auto n = byId(*r);
+        double l = 1e9, rr = -1e9, t = 1e9, b = -1e9;
+        for (int id : {1, 2, 3}) {
+            l = qMin(l, n[id].rect().left()), rr = qMax(rr, n[id].rect().right());
+            t = qMin(t, n[id].rect().top()), b = qMax(b, n[id].rect().bottom());
+        }
+        const LayoutRect area{l, t, rr - l, b - t};
+        for (int id : {0, 4, 5}) QVERIFY(!area.overlaps(n[id].rect()));
+    }
+
+    void expansion_lays_out_only_the_part_and_keeps_the_rest_in_order()
+    {
+        auto before = layoutGraph(diamond());
+        QVERIFY(before.ok());
+        // Node 1 becomes a 6-node chain with ids 100..105.
+        LayoutGraph part = chain(6, 100);
+        std::vector<LayoutEdge> boundary = {{0, 100, "in"}, {105, 3, "out"}};
+        auto after = layoutExpansion(*before, 1, part, boundary, {}, {}, 3);
+        QVERIFY2(after.ok(), after.error().c_str());
+        QVERIFY(!layoutHasOverlap(*after));
+        auto b = byId(*before);
+        auto a = byId(*after);
+        QVERIFY(!a.count(1));
+        for (int id = 100; id <= 105; ++id) {
+            QVERIFY(a.count(id));
+            QCOMPARE(a[id].cluster, 3);
+        }
+        // The part hangs from where the box was: its first node's top is the box's top.
+        QVERIFY(qAbs(a[100].rect().top() - b[1].rect().top()) < 1);
+        QVERIFY(a[105].y > a[100].y);
+        // The other nodes keep their pairwise order on both axes, and nodes above stay put.
+        const int others[] = {0, 2, 3, 4};
+        for (int i : others)
+            for (int j : others) {
+                QCOMPARE(order(a[i].x, a[j].x), order(b[i].x, b[j].x));
+                QCOMPARE(order(a[i].y, a[j].y), order(b[i].y, b[j].y));
+            }
+        QCOMPARE(a[0].y, b[0].y);
+        // Below moved down by the extra height the part needed.
+        QVERIFY(a[3].y > b[3].y + 5 * 30);
+        QCOMPARE(qRound(a[4].y - a[3].y), qRound(b[4].y - b[3].y));
+        // Edges: the old ones into/out of 1 are gone, the boundary ones are routed.
+        int boundaryEdges = 0;
+        for (const RoutedEdge& e : after->edges) {
+            QVERIFY(e.src != 1 && e.dst != 1);
+            if (e.label == "in" || e.label == "out") ++boundaryEdges;
+        }
+        QCOMPARE(boundaryEdges, 2);
+        QCOMPARE(after->edges.size(), size_t(3 + 5 + 2)); // kept + inside the part + boundary
+        QVERIFY(after->bounds.height > before->bounds.height);
+    }
+
+    void collapse_restores_the_box_and_closes_the_gap()
+    {
+        auto before = layoutGraph(diamond());
+        QVERIFY(before.ok());
+        auto expanded = layoutExpansion(*before, 1, chain(6, 100), {{0, 100, {}}, {105, 3, {}}});
+        QVERIFY(expanded.ok());
+        const PlacedNode box = *before->find(1);
+        auto collapsed = layoutCollapse(*expanded, {100, 101, 102, 103, 104, 105}, box, {{0, 1, {}}, {1, 3, {}}});
+        QVERIFY2(collapsed.ok(), collapsed.error().c_str());
+        QVERIFY(!layoutHasOverlap(*collapsed));
+        auto b = byId(*before);
+        auto c = byId(*collapsed);
+        QCOMPARE(c.size(), b.size());
+        // Back where it was: the round trip is the identity on every node.
+        for (const auto& [id, n] : b) {
+            QVERIFY2(qAbs(c[id].x - n.x) < 0.5 && qAbs(c[id].y - n.y) < 0.5, qPrintable(QString::number(id)));
+        }
+        QCOMPARE(collapsed->edges.size(), size_t(5));
+    }
+
+    void expansion_and_collapse_reject_unknown_ids()
+    {
+        auto before = layoutGraph(diamond());
+        QVERIFY(before.ok());
+        QVERIFY(!layoutExpansion(*before, 99, chain(2, 100), {}).ok());
+        QVERIFY(!layoutExpansion(*before, 1, chain(2, 100), {{0, 555, {}}}).ok());
+        QVERIFY(!layoutExpansion(*before, 1, chain(2, 2), {}).ok()); // id 2 already placed
+        QVERIFY(!layoutCollapse(*before, {77}, PlacedNode{200, 0, 0, 50, 20, -1}, {}).ok());
+    }
+
+    void repeated_expansions_of_a_folded_chain_never_overlap()
+    {
+        // A folded 12-layer model: 12 block boxes in a chain; expand every other one.
+        auto layout = layoutGraph(chain(12, 0, 200, 44));
+        QVERIFY(layout.ok());
+        GraphLayout cur = *layout;
+        for (int blk = 0; blk < 12; blk += 2) {
+            const int base = 1000 + blk * 10;
+            LayoutGraph part = chain(8, base, 90, 30);
+            part.nodes.push_back({base + 8, 90, 30, -1}); // a side branch makes it wide
+            part.edges.push_back({base, base + 8, {}});
+            part.edges.push_back({base + 8, base + 7, {}});
+            std::vector<LayoutEdge> boundary;
+            if (blk > 0) boundary.push_back({blk - 1, base, {}});
+            boundary.push_back({base + 7, blk + 1, {}});
+            auto next = layoutExpansion(cur, blk, part, boundary);
+            QVERIFY2(next.ok(), next.error().c_str());
+            QVERIFY(!layoutHasOverlap(*next));
+            cur = std::move(*next);
+        }
+        // The chain still reads top to bottom.
+        auto n = byId(cur);
+        for (int blk = 1; blk + 2 < 12; blk += 2) QVERIFY(n[blk].y < n[blk + 2].y);
+        QCOMPARE(cur.nodes.size(), size_t(12 - 6 + 6 * 9));
+    }
+
+    void layouts_from_two_threads_are_serialised_safely()
+    {
+        Result<GraphLayout> a = Result<GraphLayout>::failure("not run"), b = a;
+        std::thread t1([&] { a = layoutGraph(chain(60)); });
+        std::thread t2([&] { b = layoutGraph(diamond()); });
+        t1.join();
+        t2.join();
+        QVERIFY(a.ok() && b.ok());
+        QCOMPARE(a->nodes.size(), size_t(60));
+        QVERIFY(!layoutHasOverlap(*a) && !layoutHasOverlap(*b));
+    }
+
+    void a_500_node_chain_lays_out_in_seconds()
+    {
+        QElapsedTimer t;
+        t.start();
+        auto r = layoutGraph(chain(500));
+        const qint64 ms = t.elapsed();
+        QVERIFY2(r.ok(), r.error().c_str());
+        QCOMPARE(r->nodes.size(), size_t(500));
+        QVERIFY(!layoutHasOverlap(*r));
+        qInfo("500-node chain: %lld ms", ms);
+        QVERIFY2(ms < 10000, qPrintable(QString::number(ms)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstGraphLayout)
+#include "tst_graph_layout.moc"

@@ -1,0 +1,288 @@
+#include "views/model_summary_view.h"
+
+#include "views/number_text.h"
+#include "views/op_histogram_model.h"
+#include "views/tensor_list_model.h"
+
+#include <QEvent>
+#include <QDir>
+#include <QFileInfo>
+#include <QFrame>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListView>
+#include <QLocale>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStringListModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tapas {
+
+namespace {
+
+void setUpTable(QTableView* t)
+{
+    t->verticalHeader()->hide();
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 8);
+    t->setAlternatingRowColors(true);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setShowGrid(false);
+    t->setWordWrap(false);
+    t->horizontalHeader()->setHighlightSections(false);
+}
+
+QString joined(const std::vector<std::string>& items, const QString& sep)
+{
+    QStringList l;
+    for (const std::string& s : items) l << QString::fromStdString(s);
+    return l.join(sep);
+}
+
+} // namespace
+
+ModelSummaryView::ModelSummaryView(QWidget* parent)
+    : QWidget(parent), stack_(new QStackedWidget(this)), placeholder_(new QLabel(this)),
+      title_(new QLabel(this)), path_(new QLabel(this)), ops_(new OpHistogramModel(this)),
+      opsSorted_(new QSortFilterProxyModel(this)), inputs_(new TensorListModel(this)),
+      outputs_(new TensorListModel(this)), warnings_(new QStringListModel(this))
+{
+    placeholder_->setAlignment(Qt::AlignCenter);
+    placeholder_->setWordWrap(true);
+    placeholder_->setEnabled(false); // the palette's disabled text: a quiet hint, not content
+
+    QFont titleFont = title_->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.5);
+    titleFont.setBold(true);
+    title_->setFont(titleFont);
+    title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    path_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    path_->setEnabled(false);
+
+    auto* header = new QVBoxLayout;
+    header->setSpacing(2);
+    header->addWidget(title_);
+    header->addWidget(path_);
+
+    auto* tensors = new QSplitter(Qt::Vertical);
+    QTableView* inputsTable = nullptr;
+    QTableView* outputsTable = nullptr;
+    inputsBox_ = buildTensorBox(inputs_, &inputsTable);
+    outputsBox_ = buildTensorBox(outputs_, &outputsTable);
+    tensors->addWidget(inputsBox_);
+    tensors->addWidget(outputsBox_);
+    tensors->addWidget(buildWarningsBox());
+    tensors->setChildrenCollapsible(false);
+
+    auto* tables = new QSplitter(Qt::Horizontal);
+    tables->addWidget(buildOpsBox());
+    tables->addWidget(tensors);
+    tables->setStretchFactor(0, 2);
+    tables->setStretchFactor(1, 3);
+    tables->setChildrenCollapsible(false);
+
+    auto* content = new QWidget;
+    auto* contentLayout = new QVBoxLayout(content);
+    contentLayout->setContentsMargins(12, 12, 12, 12);
+    contentLayout->setSpacing(12);
+    contentLayout->addLayout(header);
+    contentLayout->addWidget(buildFigures());
+    contentLayout->addWidget(tables, 1);
+
+    stack_->addWidget(placeholder_);
+    stack_->addWidget(content);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(stack_);
+    retranslateUi();
+}
+
+QWidget* ModelSummaryView::buildFigures()
+{
+    auto* box = new QWidget;
+    auto* grid = new QGridLayout(box);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->setHorizontalSpacing(10);
+    grid->setVerticalSpacing(10);
+    constexpr int kColumns = 4;
+    for (int i = 0; i < kFigureCount; ++i) {
+        auto* card = new QFrame;
+        card->setObjectName(QStringLiteral("figureCard"));
+        card->setFrameShape(QFrame::StyledPanel);
+        card->setAutoFillBackground(true);
+        card->setBackgroundRole(QPalette::Base);
+        auto* l = new QVBoxLayout(card);
+        l->setContentsMargins(10, 8, 10, 8);
+        l->setSpacing(2);
+        FigureWidgets& w = figures_[size_t(i)];
+        w.caption = new QLabel;
+        w.caption->setEnabled(false);
+        w.value = new QLabel;
+        QFont f = w.value->font();
+        f.setPointSizeF(f.pointSizeF() * 1.35);
+        f.setBold(true);
+        w.value->setFont(f);
+        w.value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        w.value->setMinimumWidth(1); // long producer strings elide instead of widening the window
+        l->addWidget(w.caption);
+        l->addWidget(w.value);
+        grid->addWidget(card, i / kColumns, i % kColumns);
+    }
+    for (int c = 0; c < kColumns; ++c) grid->setColumnStretch(c, 1);
+    figure(Figure::Nodes).value->setObjectName(QStringLiteral("nodesValue"));
+    figure(Figure::Parameters).value->setObjectName(QStringLiteral("paramsValue"));
+    figure(Figure::ParameterBytes).value->setObjectName(QStringLiteral("paramBytesValue"));
+    figure(Figure::Flops).value->setObjectName(QStringLiteral("flopsValue"));
+    return box;
+}
+
+QGroupBox* ModelSummaryView::buildOpsBox()
+{
+    opsBox_ = new QGroupBox;
+    opsSorted_->setSourceModel(ops_);
+    opsSorted_->setSortRole(OpHistogramModel::SortRole);
+    opTable_ = new QTableView;
+    setUpTable(opTable_);
+    opTable_->setModel(opsSorted_);
+    opTable_->setSortingEnabled(true);
+    opTable_->sortByColumn(OpHistogramModel::Count, Qt::DescendingOrder);
+    QHeaderView* h = opTable_->horizontalHeader();
+    h->setSectionResizeMode(OpHistogramModel::OpType, QHeaderView::Stretch);
+    h->setSectionResizeMode(OpHistogramModel::Count, QHeaderView::ResizeToContents);
+    h->setSectionResizeMode(OpHistogramModel::Share, QHeaderView::ResizeToContents);
+    auto* l = new QVBoxLayout(opsBox_);
+    l->addWidget(opTable_);
+    return opsBox_;
+}
+
+QGroupBox* ModelSummaryView::buildTensorBox(TensorListModel* model, QTableView** view)
+{
+    auto* box = new QGroupBox;
+    auto* t = new QTableView;
+    setUpTable(t);
+    t->setModel(model);
+    QHeaderView* h = t->horizontalHeader();
+    h->setSectionResizeMode(TensorListModel::Name, QHeaderView::Interactive);
+    h->setSectionResizeMode(TensorListModel::DTypeColumn, QHeaderView::ResizeToContents);
+    h->setSectionResizeMode(TensorListModel::ShapeColumn, QHeaderView::Stretch);
+    h->resizeSection(TensorListModel::Name, 180);
+    auto* l = new QVBoxLayout(box);
+    l->addWidget(t);
+    *view = t;
+    return box;
+}
+
+QGroupBox* ModelSummaryView::buildWarningsBox()
+{
+    warningsBox_ = new QGroupBox;
+    warningsView_ = new QListView;
+    warningsView_->setModel(warnings_);
+    warningsView_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    warningsView_->setWordWrap(true);
+    warningsView_->setAlternatingRowColors(true);
+    warningsView_->setObjectName(QStringLiteral("warningsList"));
+    auto* l = new QVBoxLayout(warningsBox_);
+    l->addWidget(warningsView_);
+    return warningsBox_;
+}
+
+void ModelSummaryView::setSummary(const ModelSummary& summary)
+{
+    summary_ = summary;
+    hasSummary_ = true;
+    ops_->setHistogram(summary.ops);
+    inputs_->setTensors(summary.inputs);
+    outputs_->setTensors(summary.outputs);
+    QStringList w;
+    for (const std::string& s : summary.warnings) w << QString::fromStdString(s);
+    warnings_->setStringList(w);
+    fillFigures(summary_);
+    updateGroupTitles();
+    stack_->setCurrentIndex(1);
+}
+
+void ModelSummaryView::clear()
+{
+    summary_ = {};
+    hasSummary_ = false;
+    ops_->clear();
+    inputs_->clear();
+    outputs_->clear();
+    warnings_->setStringList({});
+    stack_->setCurrentIndex(0);
+}
+
+QString ModelSummaryView::figureText(Figure f) const
+{
+    return figures_[size_t(f)].value->text();
+}
+
+QStringList ModelSummaryView::warnings() const
+{
+    return warnings_->stringList();
+}
+
+void ModelSummaryView::fillFigures(const ModelSummary& s)
+{
+    const QFileInfo file(QString::fromStdString(s.file));
+    title_->setText(file.fileName().isEmpty() ? tr("Untitled model") : file.fileName());
+    path_->setText(QDir::toNativeSeparators(file.filePath()));
+
+    figure(Figure::Nodes).value->setText(groupedCount(s.nodes));
+    figure(Figure::Parameters).value->setText(countWithShortForm(s.params));
+    figure(Figure::ParameterBytes).value->setText(QString::fromStdString(humanBytes(double(s.paramBytes))));
+    figure(Figure::ParameterBytes).value->setToolTip(bytesWithExact(s.paramBytes));
+    figure(Figure::Flops).value->setText(shortCount(s.flops));
+    figure(Figure::Flops).value->setToolTip(
+        tr("%1 floating-point operations for one forward pass; symbolic dims not bound with "
+           "--dim count as 1.").arg(QLocale().toString(s.flops, 'f', 0)));
+    figure(Figure::Activations).value->setText(QString::fromStdString(humanBytes(s.activationBytes)));
+    figure(Figure::Opset).value->setText(s.opset > 0 ? QString::number(s.opset) : tr("unknown"));
+    const QString producer = s.producer.empty() ? tr("unknown") : QString::fromStdString(s.producer);
+    figure(Figure::Producer).value->setText(producer);
+    figure(Figure::Producer).value->setToolTip(producer);
+    const QString dims = s.symbolicDims.empty() ? tr("none") : joined(s.symbolicDims, QStringLiteral(", "));
+    figure(Figure::SymbolicDims).value->setText(dims);
+    figure(Figure::SymbolicDims).value->setToolTip(
+        tr("Dims left symbolic. Bind them with --dim name=value, e.g. --dim batch=8."));
+}
+
+void ModelSummaryView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::LanguageChange) retranslateUi();
+    QWidget::changeEvent(event);
+}
+
+void ModelSummaryView::retranslateUi()
+{
+    placeholder_->setText(tr("No model is open.\n\nOpen an ONNX model with File ▸ Open, "
+                             "or drop a .onnx file on this window."));
+    figure(Figure::Nodes).caption->setText(tr("Nodes"));
+    figure(Figure::Parameters).caption->setText(tr("Parameters"));
+    figure(Figure::ParameterBytes).caption->setText(tr("Parameter memory"));
+    figure(Figure::Flops).caption->setText(tr("FLOPs per forward pass"));
+    figure(Figure::Activations).caption->setText(tr("Activation memory"));
+    figure(Figure::Opset).caption->setText(tr("ONNX opset"));
+    figure(Figure::Producer).caption->setText(tr("Producer"));
+    figure(Figure::SymbolicDims).caption->setText(tr("Symbolic dims"));
+    ops_->retranslate();
+    inputs_->retranslate();
+    outputs_->retranslate();
+    if (hasSummary_) fillFigures(summary_);
+    updateGroupTitles();
+}
+
+void ModelSummaryView::updateGroupTitles()
+{
+    opsBox_->setTitle(tr("Operators (%1 types)").arg(ops_->rowCount()));
+    inputsBox_->setTitle(tr("Inputs (%1)").arg(inputs_->rowCount()));
+    outputsBox_->setTitle(tr("Outputs (%1)").arg(outputs_->rowCount()));
+    warningsBox_->setTitle(tr("Warnings (%1)").arg(warnings_->rowCount()));
+}
+
+} // namespace tapas

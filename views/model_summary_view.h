@@ -1,0 +1,82 @@
+#pragma once
+// The model at a glance: headline figures (nodes, parameters, bytes, FLOPs, opset, producer),
+// the op-type histogram, inputs/outputs and the importer's warnings. Same content as
+// `tapas inspect`, from the same ModelSummary.
+#include "core/report/model_summary.h"
+
+#include <QWidget>
+
+#include <array>
+
+class QGroupBox;
+class QLabel;
+class QListView;
+class QSortFilterProxyModel;
+class QStackedWidget;
+class QStringListModel;
+class QTableView;
+
+namespace tapas {
+
+class OpHistogramModel;
+class TensorListModel;
+
+class ModelSummaryView : public QWidget {
+    Q_OBJECT
+public:
+    enum class Figure { Nodes, Parameters, ParameterBytes, Flops, Activations, Opset, Producer, SymbolicDims };
+    static constexpr int kFigureCount = 8;
+
+    explicit ModelSummaryView(QWidget* parent = nullptr);
+
+    void setSummary(const ModelSummary& summary);
+    void clear();
+    bool hasSummary() const { return hasSummary_; }
+
+    // The text a figure shows right now, e.g. "11,680,872 (11.7M)" for Parameters.
+    QString figureText(Figure f) const;
+    OpHistogramModel* opHistogram() const { return ops_; }
+    QSortFilterProxyModel* sortedOps() const { return opsSorted_; }
+    QTableView* opTable() const { return opTable_; }
+    TensorListModel* inputs() const { return inputs_; }
+    TensorListModel* outputs() const { return outputs_; }
+    QStringList warnings() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    struct FigureWidgets {
+        QLabel* caption = nullptr;
+        QLabel* value = nullptr;
+    };
+    QWidget* buildFigures();
+    QGroupBox* buildOpsBox();
+    QGroupBox* buildTensorBox(TensorListModel* model, QTableView** view);
+    QGroupBox* buildWarningsBox();
+    void fillFigures(const ModelSummary& s);
+    void retranslateUi();
+    void updateGroupTitles();
+    FigureWidgets& figure(Figure f) { return figures_[size_t(f)]; }
+
+    QStackedWidget* stack_;
+    QLabel* placeholder_;
+    QLabel* title_;
+    QLabel* path_;
+    std::array<FigureWidgets, kFigureCount> figures_{};
+    OpHistogramModel* ops_;
+    QSortFilterProxyModel* opsSorted_;
+    QTableView* opTable_ = nullptr;
+    TensorListModel* inputs_;
+    TensorListModel* outputs_;
+    QStringListModel* warnings_;
+    QGroupBox* opsBox_ = nullptr;
+    QGroupBox* inputsBox_ = nullptr;
+    QGroupBox* outputsBox_ = nullptr;
+    QGroupBox* warningsBox_ = nullptr;
+    QListView* warningsView_ = nullptr;
+    ModelSummary summary_;
+    bool hasSummary_ = false;
+};
+
+} // namespace tapas

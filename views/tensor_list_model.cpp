@@ -1,0 +1,71 @@
+#include "views/tensor_list_model.h"
+
+#include <QFontDatabase>
+
+namespace tapas {
+
+TensorListModel::TensorListModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void TensorListModel::setTensors(const std::vector<TensorSummary>& tensors)
+{
+    beginResetModel();
+    tensors_ = tensors;
+    endResetModel();
+}
+
+void TensorListModel::clear()
+{
+    beginResetModel();
+    tensors_.clear();
+    endResetModel();
+}
+
+void TensorListModel::retranslate()
+{
+    Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+}
+
+int TensorListModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(tensors_.size());
+}
+
+int TensorListModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant TensorListModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const TensorSummary& t = tensors_[size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::ToolTipRole:
+        switch (index.column()) {
+        case Name: return QString::fromStdString(t.name);
+        case DTypeColumn: return QString::fromStdString(t.dtype);
+        case ShapeColumn: return QString::fromStdString(t.shape);
+        }
+        break;
+    case Qt::FontRole:
+        // Shapes line up digit under digit in a fixed-pitch font.
+        if (index.column() == ShapeColumn) return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        break;
+    }
+    return {};
+}
+
+QVariant TensorListModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case Name: return tr("Name");
+    case DTypeColumn: return tr("Type");
+    case ShapeColumn: return tr("Shape");
+    }
+    return {};
+}
+
+} // namespace tapas
