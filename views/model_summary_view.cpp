@@ -35,6 +35,18 @@ void setUpTable(QTableView* t)
     t->setShowGrid(false);
     t->setWordWrap(false);
     t->horizontalHeader()->setHighlightSections(false);
+    t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+}
+
+// Captions and the path are secondary text: the window's text colour, softened, so they stay
+// readable in light and dark palettes (the disabled colour is too faint to read).
+void makeQuiet(QLabel* label)
+{
+    QPalette p = label->palette();
+    QColor c = p.color(QPalette::WindowText);
+    c.setAlphaF(0.62f);
+    p.setColor(QPalette::WindowText, c);
+    label->setPalette(p);
 }
 
 QString joined(const std::vector<std::string>& items, const QString& sep)
@@ -54,7 +66,7 @@ ModelSummaryView::ModelSummaryView(QWidget* parent)
 {
     placeholder_->setAlignment(Qt::AlignCenter);
     placeholder_->setWordWrap(true);
-    placeholder_->setEnabled(false); // the palette's disabled text: a quiet hint, not content
+    makeQuiet(placeholder_);
 
     QFont titleFont = title_->font();
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.5);
@@ -62,7 +74,7 @@ ModelSummaryView::ModelSummaryView(QWidget* parent)
     title_->setFont(titleFont);
     title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     path_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    path_->setEnabled(false);
+    makeQuiet(path_);
 
     auto* header = new QVBoxLayout;
     header->setSpacing(2);
@@ -121,7 +133,7 @@ QWidget* ModelSummaryView::buildFigures()
         l->setSpacing(2);
         FigureWidgets& w = figures_[size_t(i)];
         w.caption = new QLabel;
-        w.caption->setEnabled(false);
+        makeQuiet(w.caption);
         w.value = new QLabel;
         QFont f = w.value->font();
         f.setPointSizeF(f.pointSizeF() * 1.35);

@@ -37,6 +37,8 @@ bool parseDims(const QStringList& values, tapas::DimBindings* dims, QString* err
 // --screenshot: once the first load has settled, grab the window into a PNG and quit.
 void scheduleScreenshot(tapas::MainWindow* window, const QString& file)
 {
+    // A fixed size, whatever the screen: pictures for the README and for tests compare alike.
+    window->resize(1280, 820);
     auto shoot = [window, file](int exitCode) {
         QTimer::singleShot(400, window, [window, file, exitCode] {
             const bool saved = window->grab().save(file);

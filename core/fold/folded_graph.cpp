@@ -43,43 +43,52 @@ std::string commonScope(const Graph& g, const std::vector<NodeId>& nodes)
     return prefix;
 }
 
-void boundaryTensors(const Graph& g, const std::vector<NodeBlockRef>& refs, const BlockRef& self,
+// `stamp` is per tensor scratch: the chain index of the block that last listed it.
+void boundaryTensors(const Graph& g, const std::vector<NodeBlockRef>& refs, const std::vector<char>& isGraphOutput,
+                     const BlockRef& self, int blockIndex, std::vector<int>& stampIn, std::vector<int>& stampOut,
                      BlockInstance& inst)
 {
     auto inside = [&](NodeId v) {
         return v != kNoNode && refs[size_t(v)].classId == self.classId && refs[size_t(v)].instance == self.instance;
     };
-    std::unordered_set<TensorId> seenIn, seenOut;
-    std::unordered_set<TensorId> graphOutputs(g.outputs.begin(), g.outputs.end());
     for (NodeId v : inst.nodes) {
         for (TensorId t : g.node(v).inputs) {
-            if (t == kNoTensor || seenIn.count(t)) continue;
+            if (t == kNoTensor || stampIn[size_t(t)] == blockIndex) continue;
             const Tensor& tensor = g.tensor(t);
             if (tensor.producer == kNoNode && tensor.kind != TensorKind::Input) continue; // initializer
             if (inside(tensor.producer)) continue;
-            seenIn.insert(t);
+            stampIn[size_t(t)] = blockIndex;
             inst.inputs.push_back(t);
         }
     }
     for (NodeId v : inst.nodes) {
         for (TensorId t : g.node(v).outputs) {
-            if (t == kNoTensor || seenOut.count(t)) continue;
-            bool leaves = graphOutputs.count(t) > 0;
+            if (t == kNoTensor || stampOut[size_t(t)] == blockIndex) continue;
+            bool leaves = isGraphOutput[size_t(t)] != 0;
             for (NodeId c : g.tensor(t).consumers) leaves = leaves || !inside(c);
             if (!leaves) continue;
-            seenOut.insert(t);
+            stampOut[size_t(t)] = blockIndex;
             inst.outputs.push_back(t);
         }
     }
 }
 
+// Parameters a block reads, counting a weight the exporter aliased through Identity (equal
+// initializers merged) as the weight itself, so that every instance of a class counts the same.
 int64_t parametersRead(const Graph& g, const std::vector<NodeId>& nodes)
 {
     std::unordered_set<TensorId> seen;
     int64_t total = 0;
-    for (NodeId v : nodes)
-        for (TensorId t : g.node(v).inputs)
-            if (t != kNoTensor && g.tensor(t).isParameter() && seen.insert(t).second) total += g.tensor(t).storedElements();
+    for (NodeId v : nodes) {
+        for (TensorId t : g.node(v).inputs) {
+            if (t == kNoTensor) continue;
+            const NodeId p = g.tensor(t).producer;
+            if (p != kNoNode && g.node(p).opType == "Identity" && g.node(p).input(0) != kNoTensor &&
+                g.tensor(g.node(p).input(0)).isParameter())
+                t = g.node(p).input(0);
+            if (g.tensor(t).isParameter() && seen.insert(t).second) total += g.tensor(t).storedElements();
+        }
+    }
     return total;
 }
 
@@ -101,13 +110,7 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
     if (progress.cancelled()) return Result<FoldedGraph>::failure("fold: cancelled");
     progress(0.8, "finding repeated blocks");
 
-    std::unordered_map<std::string, uint64_t> opHashCache;
-    auto opHash = [&](const Node& n) {
-        const std::string key = n.domain + "::" + n.opType;
-        auto it = opHashCache.find(key);
-        if (it == opHashCache.end()) it = opHashCache.emplace(key, hashString(key)).first;
-        return it->second;
-    };
+    auto opHash = [&](const Node& n) { return hashMix(hashString(n.opType), hashString(n.domain)); };
 
     // Blocks in chain order, each a run of consecutive segments of one region.
     std::vector<std::vector<int>> blocks;
@@ -157,8 +160,15 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
         cls.instances.push_back(std::move(inst));
         fg.chain.push_back(ref);
     }
-    for (const BlockRef& ref : fg.chain)
-        boundaryTensors(g, fg.nodeRef, ref, fg.classes[size_t(ref.classId)].instances[size_t(ref.instance)]);
+    std::vector<char> isGraphOutput(g.tensors.size(), 0);
+    for (TensorId t : g.outputs)
+        if (t != kNoTensor) isGraphOutput[size_t(t)] = 1;
+    std::vector<int> stampIn(g.tensors.size(), -1), stampOut(g.tensors.size(), -1);
+    for (size_t b = 0; b < fg.chain.size(); ++b) {
+        const BlockRef& ref = fg.chain[b];
+        boundaryTensors(g, fg.nodeRef, isGraphOutput, ref, int(b), stampIn, stampOut,
+                        fg.classes[size_t(ref.classId)].instances[size_t(ref.instance)]);
+    }
 
     int64_t covered = 0;
     for (const BlockClass& c : fg.classes)

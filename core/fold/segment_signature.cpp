@@ -1,17 +1,16 @@
 #include "core/fold/segment_signature.h"
 
 #include <algorithm>
-#include <unordered_map>
 #include <utility>
 
 namespace tapas {
 
 void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, int segmentIndex,
-                         const NodeHashes& hashes, FoldSegment& segment)
+                         const NodeHashes& hashes, FoldSegment& segment, CanonicalScratch& scratch)
 {
     auto inSegment = [&](NodeId v) { return v != kNoNode && nodeSegment[size_t(v)] == segmentIndex; };
-    std::unordered_map<NodeId, int> position;
-    position.reserve(segment.nodes.size() * 2);
+    std::vector<int>& position = scratch.position;
+    auto placed = [&](NodeId v) { return position[size_t(v)] != -1; };
     std::vector<NodeId> order;
     order.reserve(segment.nodes.size());
 
@@ -19,8 +18,8 @@ void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, in
     // a function of the wiring only.
     std::vector<std::pair<NodeId, size_t>> stack;
     auto walkFrom = [&](NodeId root) {
-        if (position.count(root)) return;
-        position[root] = -1; // on the stack
+        if (placed(root)) return;
+        position[size_t(root)] = -2; // on the stack
         stack.emplace_back(root, 0);
         while (!stack.empty()) {
             auto& [v, slot] = stack.back();
@@ -28,13 +27,13 @@ void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, in
             if (slot < n.inputs.size()) {
                 const TensorId t = n.inputs[slot++];
                 const NodeId p = t == kNoTensor ? kNoNode : g.tensor(t).producer;
-                if (inSegment(p) && !position.count(p)) {
-                    position[p] = -1;
+                if (inSegment(p) && !placed(p)) {
+                    position[size_t(p)] = -2;
                     stack.emplace_back(p, 0);
                 }
                 continue;
             }
-            position[v] = int(order.size());
+            position[size_t(v)] = int(order.size());
             order.push_back(v);
             stack.pop_back();
         }
@@ -47,18 +46,18 @@ void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, in
     while (order.size() < segment.nodes.size()) {
         std::vector<NodeId> ends;
         for (NodeId v : segment.nodes) {
-            if (position.count(v)) continue;
+            if (placed(v)) continue;
             bool readByUnvisited = false;
             for (TensorId t : g.node(v).outputs) {
                 if (t == kNoTensor) continue;
                 for (NodeId c : g.tensor(t).consumers)
-                    if (c != v && inSegment(c) && !position.count(c)) readByUnvisited = true;
+                    if (c != v && inSegment(c) && !placed(c)) readByUnvisited = true;
             }
             if (!readByUnvisited) ends.push_back(v);
         }
         if (ends.empty()) { // cannot happen in a DAG; keep every node anyway
             for (NodeId v : segment.nodes)
-                if (!position.count(v)) ends.push_back(v);
+                if (!placed(v)) ends.push_back(v);
         }
         std::sort(ends.begin(), ends.end(), [&](NodeId a, NodeId b) {
             return std::make_pair(hashes.refined[size_t(a)], a) < std::make_pair(hashes.refined[size_t(b)], b);
@@ -68,7 +67,9 @@ void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, in
 
     // The signature: each node's local hash and, per input slot, where it comes from: a node of
     // this segment (by position and output slot) or the k-th distinct outside tensor.
-    std::unordered_map<TensorId, int> external;
+    std::vector<int>& external = scratch.external;
+    std::vector<TensorId> numbered;
+    int externals = 0;
     uint64_t h = hashMix(0x5e6d0001ULL, order.size());
     for (NodeId v : order) {
         const Node& n = g.node(v);
@@ -82,13 +83,18 @@ void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, in
             if (inSegment(p)) {
                 const Node& pn = g.node(p);
                 const size_t slot = size_t(std::find(pn.outputs.begin(), pn.outputs.end(), t) - pn.outputs.begin());
-                h = hashMix(hashMix(hashMix(h, 2), uint64_t(position[p])), slot);
+                h = hashMix(hashMix(hashMix(h, 2), uint64_t(position[size_t(p)])), slot);
             } else {
-                auto [it, added] = external.emplace(t, int(external.size()));
-                h = hashMix(hashMix(h, 3), uint64_t(it->second));
+                if (external[size_t(t)] < 0) {
+                    external[size_t(t)] = externals++;
+                    numbered.push_back(t);
+                }
+                h = hashMix(hashMix(h, 3), uint64_t(external[size_t(t)]));
             }
         }
     }
+    for (NodeId v : order) position[size_t(v)] = -1;
+    for (TensorId t : numbered) external[size_t(t)] = -1;
     segment.nodes = std::move(order);
     segment.hash = h;
 }

@@ -13,9 +13,16 @@
 
 namespace tapas {
 
+// Scratch arrays reused across segments so that canonicalising all of them stays linear.
+struct CanonicalScratch {
+    std::vector<int> position; // per node, -1 when not placed
+    std::vector<int> external; // per tensor, -1 when not numbered
+    explicit CanonicalScratch(const Graph& g) : position(g.nodes.size(), -1), external(g.tensors.size(), -1) {}
+};
+
 // Orders `segment.nodes` canonically and sets `segment.hash`. `nodeSegment` maps every node to
 // its segment; `segmentIndex` is this segment's index there.
 void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, int segmentIndex,
-                         const NodeHashes& hashes, FoldSegment& segment);
+                         const NodeHashes& hashes, FoldSegment& segment, CanonicalScratch& scratch);
 
 } // namespace tapas

@@ -252,28 +252,7 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
     const std::vector<NodeId>& topo = *topoResult;
     const size_t n = g.nodes.size();
 
-    // Meta nodes: shape arithmetic and anything computed from constants alone.
-    std::vector<char> meta(n, 0);
-    for (NodeId v : topo) {
-        const Node& node = g.node(v);
-        bool isMeta = node.opType == "Shape" || node.opType == "Size";
-        if (!isMeta) {
-            isMeta = true;
-            for (TensorId t : node.inputs) {
-                if (t == kNoTensor) continue;
-                const Tensor& tensor = g.tensor(t);
-                const bool constant = tensor.producer == kNoNode
-                                          ? tensor.kind == TensorKind::Weight || tensor.kind == TensorKind::Constant
-                                          : meta[size_t(tensor.producer)] != 0;
-                if (!constant) {
-                    isMeta = false;
-                    break;
-                }
-            }
-        }
-        meta[size_t(v)] = char(isMeta);
-    }
-    if (std::all_of(meta.begin(), meta.end(), [](char m) { return m != 0; })) std::fill(meta.begin(), meta.end(), 0);
+    const std::vector<char>& meta = hashes.meta;
 
     std::vector<int> outputIndex(g.tensors.size(), -1);
     for (size_t i = 0; i < g.outputs.size(); ++i)
@@ -342,6 +321,9 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
                 t0 = s;
             }
         }
+        // Identity(initializer) is how exporters alias equal weights: only some blocks get one,
+        // so it belongs with the shared constants, not inside the block that happens to read it.
+        if (g.node(v).opType == "Identity") many = true;
         target[size_t(v)] = many || t0 < 0 ? kShared : t0;
     }
     for (NodeId v : topo) {
@@ -369,7 +351,9 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
 
     if (progress.cancelled()) return Result<Segmentation>::failure("fold: cancelled");
     progress(0.6, "canonicalising segments");
-    for (size_t s = 0; s < out.segments.size(); ++s) canonicaliseSegment(g, out.nodeSegment, int(s), hashes, out.segments[s]);
+    CanonicalScratch scratch(g);
+    for (size_t s = 0; s < out.segments.size(); ++s)
+        canonicaliseSegment(g, out.nodeSegment, int(s), hashes, out.segments[s], scratch);
     return out;
 }
 

@@ -67,17 +67,61 @@ uint64_t hashAttribute(const Attribute& a)
     return h;
 }
 
-uint64_t hashTensorSlot(const Graph& g, TensorId id)
+uint64_t hashTensorSlot(const Graph& g, const std::vector<char>& meta, TensorId id)
 {
     if (id == kNoTensor) return 0x5a5a5a5aULL;
     const Tensor& t = g.tensor(id);
-    uint64_t h = hashMix(uint64_t(t.kind) + 1, uint64_t(t.dtype));
+    // An initializer, a Constant output and Identity(initializer) (how exporters alias equal
+    // weights) are all the same thing to the node reading them: a constant.
+    const bool constant = t.producer == kNoNode ? t.kind != TensorKind::Input : meta[size_t(t.producer)] != 0;
+    uint64_t h = hashMix(constant ? 0xc0ULL : uint64_t(t.kind) + 1, uint64_t(t.dtype));
     h = hashMix(h, hashShape(t.shape));
     if (t.value) h = hashConstValue(h, *t.value);
     return h;
 }
 
 } // namespace
+
+std::vector<char> metaNodes(const Graph& g)
+{
+    const size_t n = g.nodes.size();
+    std::vector<int> pending(n, 0);
+    for (size_t i = 0; i < n; ++i)
+        for (TensorId t : g.nodes[i].inputs)
+            if (t != kNoTensor && g.tensor(t).producer != kNoNode) ++pending[i];
+    std::vector<NodeId> order;
+    order.reserve(n);
+    for (size_t i = 0; i < n; ++i)
+        if (!pending[i]) order.push_back(NodeId(i));
+    std::vector<char> meta(n, 0);
+    for (size_t head = 0; head < order.size(); ++head) {
+        const NodeId v = order[head];
+        const Node& node = g.node(v);
+        bool isMeta = node.opType == "Shape" || node.opType == "Size";
+        if (!isMeta) {
+            isMeta = true;
+            for (TensorId t : node.inputs) {
+                if (t == kNoTensor) continue;
+                const Tensor& tensor = g.tensor(t);
+                const bool constant = tensor.producer == kNoNode ? tensor.kind != TensorKind::Input
+                                                                 : meta[size_t(tensor.producer)] != 0;
+                if (!constant) {
+                    isMeta = false;
+                    break;
+                }
+            }
+        }
+        meta[size_t(v)] = char(isMeta);
+        for (TensorId t : node.outputs)
+            if (t != kNoTensor)
+                for (NodeId c : g.tensor(t).consumers)
+                    if (--pending[size_t(c)] == 0) order.push_back(c);
+    }
+    // A graph of constants only (a generator fed by a random node) has no data flow to cut:
+    // treat every node as data then.
+    if (std::all_of(meta.begin(), meta.end(), [](char m) { return m != 0; })) std::fill(meta.begin(), meta.end(), 0);
+    return meta;
+}
 
 uint64_t hashMix(uint64_t seed, uint64_t value)
 {
@@ -100,9 +144,12 @@ uint64_t hashShape(const Shape& s)
     return h;
 }
 
-std::vector<uint64_t> localNodeHashes(const Graph& g)
+std::vector<uint64_t> localNodeHashes(const Graph& g, const std::vector<char>& meta)
 {
     std::vector<uint64_t> out(g.nodes.size());
+    // Each tensor is hashed once, not once per node touching it.
+    std::vector<uint64_t> slot(g.tensors.size());
+    for (size_t t = 0; t < g.tensors.size(); ++t) slot[t] = hashTensorSlot(g, meta, TensorId(t));
     std::vector<std::pair<std::string_view, uint64_t>> attrs;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         const Node& n = g.nodes[i];
@@ -113,15 +160,14 @@ std::vector<uint64_t> localNodeHashes(const Graph& g)
         std::sort(attrs.begin(), attrs.end());
         for (const auto& [name, ah] : attrs) h = hashMix(h, ah);
         h = hashMix(h, n.inputs.size());
-        for (TensorId t : n.inputs) h = hashMix(h, hashTensorSlot(g, t));
+        for (TensorId t : n.inputs) h = hashMix(h, t == kNoTensor ? hashTensorSlot(g, meta, t) : slot[size_t(t)]);
         h = hashMix(h, n.outputs.size());
         for (TensorId t : n.outputs) {
             if (t == kNoTensor) {
                 h = hashMix(h, 0x33ULL);
                 continue;
             }
-            const Tensor& ot = g.tensor(t);
-            h = hashMix(hashMix(h, uint64_t(ot.dtype)), hashShape(ot.shape));
+            h = hashMix(h, slot[size_t(t)]);
         }
         h = hashMix(h, uint64_t(n.subgraphs));
         h = hashMix(h, uint64_t(n.subgraphNodes));
@@ -166,7 +212,8 @@ std::vector<uint64_t> refineHashes(const Graph& g, std::vector<uint64_t> labels,
 NodeHashes computeNodeHashes(const Graph& g, int rounds)
 {
     NodeHashes h;
-    h.local = localNodeHashes(g);
+    h.meta = metaNodes(g);
+    h.local = localNodeHashes(g, h.meta);
     h.refined = refineHashes(g, h.local, rounds);
     return h;
 }

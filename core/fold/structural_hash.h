@@ -15,10 +15,15 @@ uint64_t hashMix(uint64_t seed, uint64_t value);
 uint64_t hashString(std::string_view s);
 uint64_t hashShape(const Shape& s);
 
+// Meta nodes: Shape/Size and everything computed from weights, constants and shapes alone
+// (Constant, Range, position ids, the causal-mask Slice). They carry no activations; a tensor
+// they produce counts as a constant wherever it is read. Nodes on a cycle are not meta.
+std::vector<char> metaNodes(const Graph& g);
+
 // Per node: op type, domain, attributes (values of shape-like integers, scalar floats), the
 // dtype/shape/kind of every input and output slot, and the shapes of weight inputs. Float
 // weight values are never hashed: exporters perturb or randomise them per layer.
-std::vector<uint64_t> localNodeHashes(const Graph& g);
+std::vector<uint64_t> localNodeHashes(const Graph& g, const std::vector<char>& meta);
 
 // Weisfeiler–Lehman refinement over producers (by input slot) and consumers (as a multiset),
 // `rounds` times. The labels of the first and last layer differ from the middle ones (their
@@ -26,6 +31,7 @@ std::vector<uint64_t> localNodeHashes(const Graph& g);
 std::vector<uint64_t> refineHashes(const Graph& g, std::vector<uint64_t> labels, int rounds);
 
 struct NodeHashes {
+    std::vector<char> meta;        // metaNodes
     std::vector<uint64_t> local;   // localNodeHashes: segment signatures are built from these
     std::vector<uint64_t> refined; // refineHashes: tie-breaks where structure alone decides
 };

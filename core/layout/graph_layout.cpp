@@ -121,7 +121,11 @@ Result<GraphLayout> layoutGraph(const LayoutGraph& graph, const LayoutOptions& o
         agxset(an, heightSym, cstr(inches(n.height).c_str()));
         if (n.cluster >= 0) {
             Agraph_t*& sub = clusters[n.cluster];
-            if (!sub) sub = agsubg(g, cstr(("cluster_" + std::to_string(n.cluster)).c_str()), 1);
+            if (!sub) {
+                sub = agsubg(g, cstr(("cluster_" + std::to_string(n.cluster)).c_str()), 1);
+                const double margin = std::max({8.0, options.partPadding, options.partPaddingTop});
+                agsafeset(sub, cstr("margin"), cstr(std::to_string(int(margin)).c_str()), cstr("8"));
+            }
             agsubnode(sub, an, 1);
         }
         nodes[i] = an;

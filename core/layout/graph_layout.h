@@ -37,6 +37,10 @@ struct LayoutGraph {
 struct LayoutOptions {
     double nodeSep = 18;  // points between boxes of one rank
     double rankSep = 30;  // points between ranks
+    // Room kept around a cluster or an expanded part, for the frame the view draws around it
+    // and the frame's caption above it.
+    double partPadding = 0;
+    double partPaddingTop = 0;
 };
 
 struct LayoutPoint {
@@ -90,7 +94,8 @@ Result<GraphLayout> layoutGraph(const LayoutGraph& graph, const LayoutOptions& o
                                 const Progress& progress = {});
 
 // Replaces the box `collapsedId` of `previous` with the nodes of `part`, laid out on their own
-// by dot and placed with their top edge where the box's top was, centred on it. Everything
+// by dot and placed (grown by the options' part padding) with their top edge where the box's
+// top was, centred on it. Everything
 // right of / left of / below the box moves outwards by exactly the extra width / height the
 // part needs, so no two boxes overlap and every other node keeps its order with its
 // neighbours. Edges between the part and the rest (`boundary`, in either direction) are routed
@@ -102,11 +107,12 @@ Result<GraphLayout> layoutExpansion(const GraphLayout& previous, int collapsedId
                                     int cluster = -1);
 
 // The inverse: the nodes `memberIds` of `current` become one box `box` (its x/y are ignored:
-// it goes at the top centre of the members' bounding box), and the rest closes the gap where
-// that cannot create an overlap (when it could, the gap stays: correctness over compactness).
-// `boundary` are the box's edges to the rest, routed anew.
+// it goes at the top centre of the members' bounding box grown by the options' part padding),
+// and the rest closes the gap where that cannot create an overlap (when it could, the gap
+// stays: correctness over compactness). `boundary` are the box's edges to the rest, routed anew.
 Result<GraphLayout> layoutCollapse(const GraphLayout& current, const std::vector<int>& memberIds,
-                                   const PlacedNode& box, const std::vector<LayoutEdge>& boundary);
+                                   const PlacedNode& box, const std::vector<LayoutEdge>& boundary,
+                                   const LayoutOptions& options = {});
 
 // True when some two nodes of `layout` overlap (tests, and the collapse's own check).
 bool layoutHasOverlap(const GraphLayout& layout);

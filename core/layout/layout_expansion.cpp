@@ -56,6 +56,12 @@ GraphLayout stretched(const GraphLayout& layout, const Stretch& stretch)
     return out;
 }
 
+LayoutRect padded(LayoutRect r, const LayoutOptions& o)
+{
+    return {r.x - o.partPadding, r.y - o.partPaddingTop, r.width + 2 * o.partPadding,
+            r.height + o.partPaddingTop + o.partPadding};
+}
+
 } // namespace
 
 LayoutPoint Stretch::apply(LayoutPoint p) const
@@ -147,7 +153,7 @@ Result<GraphLayout> layoutExpansion(const GraphLayout& previous, int collapsedId
     if (!inner) return inner;
 
     const LayoutRect c = box->rect();
-    const LayoutRect partBox = nodesBounds(inner->nodes);
+    const LayoutRect partBox = padded(nodesBounds(inner->nodes), options);
     const double grownWidth = std::max(partBox.width, c.width);
     const double grownHeight = std::max(partBox.height, c.height);
     const Stretch stretch{c, (grownWidth - c.width) / 2, grownHeight - c.height};
@@ -186,7 +192,8 @@ Result<GraphLayout> layoutExpansion(const GraphLayout& previous, int collapsedId
 }
 
 Result<GraphLayout> layoutCollapse(const GraphLayout& current, const std::vector<int>& memberIds,
-                                   const PlacedNode& box, const std::vector<LayoutEdge>& boundary)
+                                   const PlacedNode& box, const std::vector<LayoutEdge>& boundary,
+                                   const LayoutOptions& options)
 {
     const std::unordered_set<int> members(memberIds.begin(), memberIds.end());
     std::vector<PlacedNode> inside;
@@ -201,7 +208,7 @@ Result<GraphLayout> layoutCollapse(const GraphLayout& current, const std::vector
     for (const RoutedEdge& e : current.edges)
         if (!members.count(e.src) && !members.count(e.dst)) rest.edges.push_back(e);
 
-    const LayoutRect area = nodesBounds(inside);
+    const LayoutRect area = padded(nodesBounds(inside), options);
     PlacedNode placed = box;
     placed.x = area.x + area.width / 2;
     placed.y = area.y + box.height / 2;

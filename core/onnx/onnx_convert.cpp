@@ -203,6 +203,36 @@ std::set<std::string> bindProtoDims(onnx::ModelProto& model, const DimBindings& 
     return matched;
 }
 
+std::vector<ClearedOutputDim> clearOutputOnlySymbols(onnx::ModelProto& model)
+{
+    std::set<std::string> inputSymbols;
+    scanSymbols(model.graph().input(), inputSymbols);
+    std::vector<ClearedOutputDim> cleared;
+    for (auto& out : *model.mutable_graph()->mutable_output()) {
+        if (!out.type().has_tensor_type() || !out.type().tensor_type().has_shape()) continue;
+        auto* dims = out.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
+        for (int i = 0; i < dims->size(); ++i) {
+            auto& d = (*dims)[i];
+            if (!d.has_dim_param() || inputSymbols.count(d.dim_param())) continue;
+            cleared.push_back({out.name(), i, d.dim_param()});
+            d.clear_dim_param();
+        }
+    }
+    return cleared;
+}
+
+void restoreOutputSymbols(Graph& g, const std::vector<ClearedOutputDim>& cleared)
+{
+    for (const ClearedOutputDim& c : cleared) {
+        const TensorId id = g.findTensor(c.output);
+        if (id == kNoTensor) continue;
+        Shape& s = g.tensor(id).shape;
+        if (!s.rankKnown || c.index >= int(s.dims.size())) continue;
+        Dim& d = s.dims[size_t(c.index)];
+        if (!d.isKnown() && !d.isSymbolic()) d = Dim::symbolic(c.param);
+    }
+}
+
 Graph convertModel(const onnx::ModelProto& model, const DropReport& drops,
                    const std::set<std::string>& fileSymbols)
 {

@@ -8,6 +8,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace tapas::onnximport {
 
@@ -19,6 +20,17 @@ std::set<std::string> collectFileSymbols(const onnx::ModelProto& model);
 // Sets dim_value for every dim_param of the main graph's inputs, outputs and value_info that
 // `dims` binds. Returns the bound names that matched at least one dim.
 std::set<std::string> bindProtoDims(onnx::ModelProto& model, const DimBindings& dims);
+
+// Exporters name output dims on their own ("Gemmlogits_dim_0" where the input says "batch").
+// Such an output-only name blocks ONNX from writing the derived dim, so it is cleared before
+// inference and put back only where no one could derive the dim.
+struct ClearedOutputDim {
+    std::string output;
+    int index = 0;
+    std::string param;
+};
+std::vector<ClearedOutputDim> clearOutputOnlySymbols(onnx::ModelProto& model);
+void restoreOutputSymbols(Graph& g, const std::vector<ClearedOutputDim>& cleared);
 
 // Builds the Graph: graph nodes one to one in the proto's order, tensors with dtype and shape
 // from initializers, Constant values and value_info, and attributes (subgraphs kept opaque).

@@ -121,6 +121,7 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
 
     const std::set<std::string> fileSymbols = collectFileSymbols(model);
     bindProtoDims(model, options.dims);
+    const std::vector<ClearedOutputDim> clearedOutputDims = clearOutputOnlySymbols(model);
     for (const auto& [dim, value] : options.dims) {
         if (!fileSymbols.count(dim)) {
             std::string known;
@@ -163,6 +164,7 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     progress(0.9, "filling shapes");
     bindDims(g, options.dims);
     const ShapeFillReport fill = fillMissingShapes(g);
+    restoreOutputSymbols(g, clearedOutputDims);
     warnUnknownOps(model, g, warnings);
     model.Clear();
     warnUnknownShapes(fill, warnings);

@@ -25,8 +25,7 @@ Status checkParsed(const std::string& name, uint64_t size, bool parsed, bool con
 {
     if (!parsed || !consumedAll) {
         return Status::failure(name + ": not a valid ONNX model: the protobuf data is truncated or "
-                               "corrupt (decoding stopped at byte " + std::to_string(position) +
-                               " of " + std::to_string(size) + ")");
+                               "corrupt (" + fileSizeText(size) + " read)");
     }
     if (position != size) {
         return Status::failure(name + ": not a valid ONNX model: decoding stopped at byte " +

@@ -45,12 +45,15 @@ void broadcastRule(ShapeContext& c, DType outType)
     if (!shapes.empty()) c.setOutShape(0, broadcastShapes(shapes));
 }
 
-// Folds known values; failing that, elementwise symbolic arithmetic on 0-D/1-D inputs.
-void foldValues(ShapeContext& c, DType outType, const IntFn& intFn, const FloatFn& floatFn,
+// Folds known values of the first `arity` inputs (all inputs when 0); failing that, elementwise
+// symbolic arithmetic on 0-D/1-D inputs.
+void foldValues(ShapeContext& c, size_t arity, DType outType, const IntFn& intFn, const FloatFn& floatFn,
                 const std::function<SymInt(const std::vector<SymInt>&)>& symFn)
 {
+    if (arity == 0) arity = c.numInputs();
+    if (arity == 0 || c.numInputs() < arity) return; // malformed node: nothing to fold
     std::vector<const ConstValue*> vals;
-    for (size_t i = 0; i < c.numInputs(); ++i) vals.push_back(c.inValue(i));
+    for (size_t i = 0; i < arity; ++i) vals.push_back(c.inValue(i));
     if (auto v = evalBroadcast(vals, outType, intFn, floatFn)) {
         c.setOutValue(0, std::move(*v));
         return;
@@ -59,7 +62,7 @@ void foldValues(ShapeContext& c, DType outType, const IntFn& intFn, const FloatF
     std::vector<std::vector<SymInt>> elems;
     size_t len = 1;
     bool scalar = true;
-    for (size_t i = 0; i < c.numInputs(); ++i) {
+    for (size_t i = 0; i < arity; ++i) {
         auto e = c.inElements(i);
         const int rank = c.inShape(i).rank();
         if (!e || rank < 0 || rank > 1 || e->empty()) return;
@@ -84,7 +87,7 @@ void addBinary(OpRegistry& r, const char* type, IntFn intFn, FloatFn floatFn,
            [=](ShapeContext& c) {
                const DType t = boolOut ? DType::Bool : firstType(c);
                broadcastRule(c, t);
-               foldValues(c, t, intFn, floatFn, symFn);
+               foldValues(c, 2, t, intFn, floatFn, symFn);
            },
            perOutput(flops)});
 }
@@ -111,7 +114,7 @@ void registerBinary(OpRegistry& r)
               [](const S& v) { return symDiv(v[0], v[1]); }, false, 1);
     addBinary(r, "Mod", [](const I& v) { return floorMod(v[0], v[1]); }, [](const F& v) { return std::fmod(v[0], v[1]); },
               nullptr, false, 1);
-    addBinary(r, "Pow", [](const I& v) { return int64_t(std::pow(double(v[0]), double(v[1]))); },
+    addBinary(r, "Pow", [](const I& v) { return toInt64(std::pow(double(v[0]), double(v[1]))); },
               [](const F& v) { return std::pow(v[0], v[1]); }, nullptr, false, kTranscendental);
     addBinary(r, "Equal", [](const I& v) { return int64_t(v[0] == v[1]); }, [](const F& v) { return double(v[0] == v[1]); },
               [](const S& v) {
@@ -134,7 +137,7 @@ void registerBinary(OpRegistry& r)
     };
     auto fold = [](ShapeContext& c, IntFn i, FloatFn f) {
         broadcastRule(c, firstType(c));
-        foldValues(c, firstType(c), i, f, nullptr);
+        foldValues(c, 0, firstType(c), i, f, nullptr);
     };
     r.add({"Max", [=](ShapeContext& c) {
                fold(c, [](const I& v) { return *std::max_element(v.begin(), v.end()); },
@@ -149,7 +152,7 @@ void registerBinary(OpRegistry& r)
            [](ShapeContext& c) {
                const DType t = firstType(c, 1);
                broadcastRule(c, t);
-               foldValues(c, t, [](const I& v) { return v[0] ? v[1] : v[2]; },
+               foldValues(c, 3, t, [](const I& v) { return v[0] ? v[1] : v[2]; },
                           [](const F& v) { return v[0] != 0 ? v[1] : v[2]; },
                           [](const S& v) {
                               if (!v[0].known) return SymInt::unknown();
@@ -176,7 +179,7 @@ void addFoldingUnary(OpRegistry& r, const char* type, IntFn i, FloatFn f, bool s
            [=](ShapeContext& c) {
                c.setOutType(0, c.inType(0));
                c.setOutShape(0, c.inShape(0));
-               foldValues(c, c.inType(0), i, f,
+               foldValues(c, 1, c.inType(0), i, f,
                           symbolicPassThrough ? std::function<SymInt(const std::vector<SymInt>&)>(
                                                     [](const std::vector<SymInt>& v) { return v[0]; })
                                               : nullptr);
@@ -194,15 +197,15 @@ void registerUnary(OpRegistry& r)
                  "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Softplus", "Softsign", "Elu", "Selu", "Celu",
                  "Gelu", "FastGelu", "QuickGelu", "Mish"}, kTranscendental);
     addUnary(r, {"IsNaN", "IsInf"}, 1, DType::Bool);
-    addFoldingUnary(r, "Neg", [](const I& v) { return -v[0]; }, [](const F& v) { return -v[0]; }, false);
-    addFoldingUnary(r, "Abs", [](const I& v) { return std::abs(v[0]); }, [](const F& v) { return std::fabs(v[0]); }, false);
+    addFoldingUnary(r, "Neg", [](const I& v) { return int64_t(0 - uint64_t(v[0])); }, [](const F& v) { return -v[0]; }, false);
+    addFoldingUnary(r, "Abs", [](const I& v) { return v[0] < 0 ? int64_t(0 - uint64_t(v[0])) : v[0]; }, [](const F& v) { return std::fabs(v[0]); }, false);
     addFoldingUnary(r, "Floor", [](const I& v) { return v[0]; }, [](const F& v) { return std::floor(v[0]); }, true);
     addFoldingUnary(r, "Ceil", [](const I& v) { return v[0]; }, [](const F& v) { return std::ceil(v[0]); }, true);
     r.add({"Not",
            [](ShapeContext& c) {
                c.setOutType(0, DType::Bool);
                c.setOutShape(0, c.inShape(0));
-               foldValues(c, DType::Bool, [](const I& v) { return int64_t(!v[0]); }, nullptr, nullptr);
+               foldValues(c, 1, DType::Bool, [](const I& v) { return int64_t(!v[0]); }, nullptr, nullptr);
            },
            perOutput(1)});
 
@@ -210,7 +213,7 @@ void registerUnary(OpRegistry& r)
     auto passThrough = [](ShapeContext& c, DType t) {
         c.setOutType(0, t);
         c.setOutShape(0, c.inShape(0));
-        foldValues(c, t, [](const I& v) { return v[0]; }, [](const F& v) { return v[0]; },
+        foldValues(c, 1, t, [](const I& v) { return v[0]; }, [](const F& v) { return v[0]; },
                    [](const std::vector<SymInt>& v) { return v[0]; });
     };
     r.add({"Identity", [=](ShapeContext& c) { passThrough(c, c.inType(0)); }, perOutput(0)});

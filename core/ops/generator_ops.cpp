@@ -72,11 +72,12 @@ void constantOfShapeRule(ShapeContext& c)
     for (const SymInt& e : *elems) dims.push_back(e.toDim());
     const Shape out = Shape::ofDims(dims);
     c.setOutShape(0, out);
-    if (!out.isFullyKnown() || out.numElementsOr(1) > kMaxKeptConstElements) return;
+    const std::optional<int64_t> count = knownElements(out);
+    if (!count || *count > kMaxKeptConstElements) return;
     ConstValue v;
     v.dtype = t;
     v.shape = out;
-    const size_t n = size_t(out.numElementsOr(1));
+    const size_t n = size_t(*count);
     if (dtypeIsInteger(t)) v.ints.assign(n, hasValue ? a->tensor.intAt(0) : 0);
     else v.floats.assign(n, hasValue ? a->tensor.floatAt(0) : 0.0);
     c.setOutValue(0, std::move(v));
@@ -92,14 +93,15 @@ void rangeRule(ShapeContext& c)
     if (start && limit && delta && start->size() == 1 && limit->size() == 1 && delta->size() == 1) {
         const double s = start->floatAt(0), l = limit->floatAt(0), d = delta->floatAt(0);
         if (d == 0) return;
-        const int64_t n = std::max<int64_t>(0, int64_t(std::ceil((l - s) / d)));
+        const int64_t n = std::max<int64_t>(0, toInt64(std::ceil((l - s) / d)));
         c.setOutShape(0, Shape::of({n}));
-        if (n > kMaxKeptConstElements) return;
+        const bool ints = dtypeIsInteger(t) && start->isInteger() && delta->isInteger();
+        if (n > kMaxKeptConstElements || (dtypeIsInteger(t) && !ints)) return;
         ConstValue v;
         v.dtype = t;
         v.shape = Shape::of({n});
         for (int64_t i = 0; i < n; ++i) {
-            if (dtypeIsInteger(t)) v.ints.push_back(start->intAt(0) + i * delta->intAt(0));
+            if (ints) v.ints.push_back(int64_t(uint64_t(start->intAt(0)) + uint64_t(i) * uint64_t(delta->intAt(0))));
             else v.floats.push_back(s + double(i) * d);
         }
         c.setOutValue(0, std::move(v));

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 
 namespace tapas {
 namespace {
@@ -109,6 +110,7 @@ void splitRule(ShapeContext& c)
 // clamped ([0,d] for positive steps, [-1,d-1] for negative), INT_MAX meaning "to the end".
 int64_t sliceLength(int64_t d, int64_t start, int64_t end, int64_t step)
 {
+    if (d <= 0) return 0;
     if (start < 0) start += d;
     if (end < 0) end += d;
     if (step > 0) {
@@ -121,50 +123,82 @@ int64_t sliceLength(int64_t d, int64_t start, int64_t end, int64_t step)
     return start > end ? (start - end + (-step) - 1) / (-step) : 0;
 }
 
+std::optional<std::vector<SymInt>> symList(const std::vector<int64_t>& v)
+{
+    std::vector<SymInt> out;
+    for (int64_t x : v) out.push_back(SymInt::of(x));
+    return out;
+}
+
+std::optional<std::vector<int64_t>> numbers(const std::optional<std::vector<SymInt>>& v)
+{
+    if (!v) return std::nullopt;
+    std::vector<int64_t> out;
+    for (const SymInt& s : *v) {
+        if (!s.known) return std::nullopt;
+        out.push_back(s.value);
+    }
+    return out;
+}
+
+// One sliced axis. Numbers follow ONNX exactly. A symbolic end with start 0 and step 1 (x[:seq]
+// on a max-positions buffer) gives the symbol: it assumes the end does not pass the axis, which
+// any working model satisfies; a whole-axis slice keeps a symbolic size.
+Dim slicedDim(const Dim& d, const SymInt& start, const SymInt& end, int64_t step)
+{
+    if (step == 0 || step == INT64_MIN) return Dim::unknown();
+    if (d.isKnown() && start.known && end.known) return Dim::known(sliceLength(d.value, start.value, end.value, step));
+    if (start.known && start.value == 0 && step == 1 && end.isSymbolic()) return end.toDim();
+    if (start.known && end.known && !d.isKnown()) {
+        const bool whole = (start.value == 0 && end.value >= INT_MAX && step == 1)
+                           || (start.value == -1 && end.value <= INT_MIN && step == -1);
+        if (whole) return d;
+    }
+    return Dim::unknown();
+}
+
 void sliceRule(ShapeContext& c)
 {
     c.setOutType(0, c.inType(0));
     const Shape& x = c.inShape(0);
     if (!x.rankKnown) return;
     const bool fromInputs = c.numInputs() > 1; // opset 10+: starts/ends/axes/steps as inputs
-    auto starts = fromInputs ? c.inInts(1) : std::optional(c.node().attrInts("starts"));
-    auto ends = fromInputs ? c.inInts(2) : std::optional(c.node().attrInts("ends"));
+    auto startElems = fromInputs ? c.inElements(1) : symList(c.node().attrInts("starts"));
+    auto endElems = fromInputs ? c.inElements(2) : symList(c.node().attrInts("ends"));
+    auto starts = numbers(startElems), ends = numbers(endElems);
+    const size_t count = startElems ? startElems->size() : endElems ? endElems->size() : 0;
     std::optional<std::vector<int64_t>> axes;
-    if (fromInputs ? c.hasInput(3) : c.node().attr("axes") != nullptr)
+    if (fromInputs ? c.hasInput(3) : c.node().attr("axes") != nullptr) {
         axes = fromInputs ? c.inInts(3) : std::optional(c.node().attrInts("axes"));
-    else if (starts)
-        axes = [&] { std::vector<int64_t> a(starts->size()); for (size_t i = 0; i < a.size(); ++i) a[i] = int64_t(i); return a; }();
+    } else if (startElems || endElems) {
+        axes = std::vector<int64_t>(count);
+        for (size_t i = 0; i < count; ++i) (*axes)[i] = int64_t(i);
+    }
     std::optional<std::vector<int64_t>> steps;
     if (fromInputs && c.hasInput(4)) steps = c.inInts(4);
-    else if (starts) steps = std::vector<int64_t>(starts->size(), 1);
+    else if (axes) steps = std::vector<int64_t>(axes->size(), 1);
 
     Shape out = x;
     if (!axes) {
         c.setOutShape(0, Shape::ofDims(std::vector<Dim>(x.dims.size(), Dim::unknown())));
         return;
     }
-    const bool known = starts && ends && steps && starts->size() == axes->size() && ends->size() == axes->size()
-                       && steps->size() == axes->size();
-    for (size_t i = 0; i < axes->size(); ++i) {
+    const size_t n = axes->size();
+    const bool bounds = startElems && endElems && steps && startElems->size() == n && endElems->size() == n
+                        && steps->size() == n;
+    for (size_t i = 0; i < n; ++i) {
         auto a = normAxis((*axes)[i], x.rank());
         if (!a) return;
         Dim& d = out.dims[size_t(*a)];
-        if (!known || (*steps)[i] == 0) {
-            d = Dim::unknown();
-        } else if (d.isKnown()) {
-            d = Dim::known(sliceLength(d.value, (*starts)[i], (*ends)[i], (*steps)[i]));
-        } else {
-            // Only whole-axis slices (forward or reversed) keep a symbolic size.
-            const bool whole = ((*starts)[i] == 0 && (*ends)[i] >= INT_MAX && (*steps)[i] == 1)
-                               || ((*starts)[i] == -1 && (*ends)[i] <= INT_MIN && (*steps)[i] == -1);
-            if (!whole) d = Dim::unknown();
-        }
+        d = bounds ? slicedDim(d, (*startElems)[i], (*endElems)[i], (*steps)[i]) : Dim::unknown();
     }
     c.setOutShape(0, out);
+    const bool known = bounds && starts && ends;
     // Slicing a shape vector (shape[:2], shape[-1:]) keeps its symbolic elements.
     auto elems = c.inElements(0);
     if (!elems || x.rank() != 1 || !known || axes->size() != 1) return;
     const int64_t len = int64_t(elems->size());
+    if (len == 0 || (*steps)[0] == 0 || (*steps)[0] == INT64_MIN) return;
     int64_t start = (*starts)[0], end = (*ends)[0];
     const int64_t step = (*steps)[0];
     if (start < 0) start += len;
@@ -260,7 +294,7 @@ void oneHotRule(ShapeContext& c)
     if (!axis) return;
     Dim depth = Dim::unknown();
     if (auto e = c.inElements(1); e && e->size() == 1) depth = (*e)[0].toDim();
-    else if (const ConstValue* v = c.inValue(1); v && v->size() == 1) depth = Dim::known(int64_t(v->floatAt(0)));
+    else if (const ConstValue* v = c.inValue(1); v && v->size() == 1) depth = Dim::known(std::max<int64_t>(0, toInt64(v->floatAt(0))));
     Shape out = idx;
     out.dims.insert(out.dims.begin() + *axis, depth);
     c.setOutShape(0, out);

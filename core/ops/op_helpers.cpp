@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cmath>
 #include <set>
 
@@ -98,13 +99,14 @@ std::optional<ConstValue> evalBroadcast(const std::vector<const ConstValue*>& in
     bool anyFloat = false;
     for (const ConstValue* v : in) {
         if (!v || !v->shape.isFullyKnown()) return std::nullopt;
-        if (v->size() != v->shape.numElementsOr(1)) return std::nullopt; // values not kept
+        if (knownElements(v->shape) != v->size()) return std::nullopt; // values not kept
         shapes.push_back(&v->shape);
         anyFloat = anyFloat || !v->isInteger();
     }
     const Shape outShape = broadcastShapes(shapes);
-    if (!outShape.isFullyKnown()) return std::nullopt;
-    const int64_t n = *outShape.numElements();
+    const std::optional<int64_t> count = knownElements(outShape);
+    if (!count) return std::nullopt;
+    const int64_t n = *count;
     if (n > kMaxKeptConstElements) return std::nullopt;
     if (anyFloat ? !floatFn : !intFn) return std::nullopt;
 
@@ -136,7 +138,7 @@ std::optional<ConstValue> evalBroadcast(const std::vector<const ConstValue*>& in
         }
         if (anyFloat) {
             const double v = floatFn(fargs);
-            if (dtypeIsInteger(outType)) r.ints.push_back(std::isfinite(v) ? int64_t(v) : 0);
+            if (dtypeIsInteger(outType)) r.ints.push_back(toInt64(v));
             else r.floats.push_back(v);
         } else {
             const int64_t v = intFn(iargs);
@@ -204,6 +206,31 @@ SymInt symSub(const SymInt& a, const SymInt& b)
     return SymInt::unknown();
 }
 
+int64_t toInt64(double v)
+{
+    if (std::isnan(v)) return 0;
+    if (v >= 9.2e18) return INT64_MAX;
+    if (v <= -9.2e18) return INT64_MIN;
+    return int64_t(v);
+}
+
+std::optional<int64_t> knownElements(const Shape& s)
+{
+    if (!s.isFullyKnown()) return std::nullopt;
+    int64_t n = 1;
+    for (const Dim& d : s.dims)
+        if (__builtin_mul_overflow(n, d.value, &n)) return std::nullopt;
+    return n;
+}
+
+double elementCount(const Shape& s)
+{
+    if (!s.rankKnown) return 1;
+    double n = 1;
+    for (const Dim& d : s.dims) n *= d.isKnown() ? double(d.value) : 1.0;
+    return n;
+}
+
 const Shape& shapeOf(const Graph& g, TensorId t)
 {
     static const Shape kUnknown;
@@ -212,7 +239,7 @@ const Shape& shapeOf(const Graph& g, TensorId t)
 
 double elementsOf(const Graph& g, TensorId t)
 {
-    return t == kNoTensor ? 0.0 : double(g.tensor(t).shape.numElementsOr(1));
+    return t == kNoTensor ? 0.0 : elementCount(g.tensor(t).shape);
 }
 
 double inElems(const Graph& g, const Node& n, size_t i) { return elementsOf(g, n.input(i)); }

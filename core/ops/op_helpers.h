@@ -42,6 +42,14 @@ SymInt symDiv(const SymInt& a, const SymInt& b); // truncating for numbers, exac
 SymInt symAdd(const SymInt& a, const SymInt& b);
 SymInt symSub(const SymInt& a, const SymInt& b);
 
+// double -> int64 without undefined behaviour: NaN gives 0, out-of-range values saturate.
+int64_t toInt64(double v);
+
+// Element counts that cannot overflow on hostile dims: exact when known and representable
+// (else nullopt), or as a double with unknown/symbolic dims counted as 1 (for costs).
+std::optional<int64_t> knownElements(const Shape& s);
+double elementCount(const Shape& s);
+
 // Cost helpers. Unknown/symbolic dims count as 1 element (see tensorBytes).
 const Shape& shapeOf(const Graph& g, TensorId t);
 double elementsOf(const Graph& g, TensorId t); // 0 for an absent tensor

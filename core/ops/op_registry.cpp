@@ -2,6 +2,7 @@
 
 #include "core/ops/dim_expr.h"
 #include "core/ops/op_families.h"
+#include "core/ops/op_helpers.h"
 
 #include <algorithm>
 
@@ -68,7 +69,7 @@ const ConstValue* ShapeContext::inValue(size_t i) const
     if (t == kNoTensor || !g_.tensor(t).value) return nullptr;
     const ConstValue& v = *g_.tensor(t).value;
     // A value whose elements were not kept (too large) is no value for shape arithmetic.
-    if (!v.shape.isFullyKnown() || v.size() != v.shape.numElementsOr(1)) return nullptr;
+    if (ops::knownElements(v.shape) != v.size()) return nullptr;
     return &v;
 }
 
@@ -208,7 +209,7 @@ double tensorBytes(const Graph& g, TensorId t)
     const Tensor& ten = g.tensor(t);
     // An untyped tensor is costed as float32, the common case, rather than as free.
     const int bytes = ten.dtype == DType::Undefined ? 4 : dtypeBytes(ten.dtype);
-    return double(bytes) * double(ten.shape.numElementsOr(1));
+    return double(bytes) * ops::elementCount(ten.shape);
 }
 
 OpCost nodeCost(const Graph& g, const Node& n)

@@ -11,8 +11,11 @@ using namespace ops;
 // out = floor(in * scale), exact for symbolic sizes when the scale is a whole number.
 Dim scaledDim(const Dim& in, double scale)
 {
-    if (in.isKnown()) return Dim::known(int64_t(std::floor(double(in.value) * scale)));
-    if (scale == std::floor(scale) && scale >= 1) return mulDim(in, Dim::known(int64_t(scale)));
+    if (in.isKnown()) {
+        const int64_t out = toInt64(std::floor(double(in.value) * scale));
+        return out >= 0 ? Dim::known(out) : Dim::unknown();
+    }
+    if (scale == std::floor(scale) && scale >= 1 && scale < 1e9) return mulDim(in, Dim::known(int64_t(scale)));
     return Dim::unknown();
 }
 

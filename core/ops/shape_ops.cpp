@@ -49,7 +49,7 @@ void sizeRule(ShapeContext& c)
 void passValue(ShapeContext& c)
 {
     const Shape& out = c.outShape(0);
-    if (const ConstValue* v = c.inValue(0); v && out.isFullyKnown() && out.numElementsOr(1) == v->size()) {
+    if (const ConstValue* v = c.inValue(0); v && knownElements(out) == v->size()) {
         c.setOutValue(0, reshapeValue(*v, out));
         return;
     }
@@ -185,8 +185,9 @@ void expandRule(ShapeContext& c)
     const Shape out = broadcastShapes({&c.inShape(0), &t});
     c.setOutShape(0, out);
     // Fold small known values (masks, position ids) through the broadcast.
-    if (const ConstValue* v = c.inValue(0); v && out.isFullyKnown() && out.numElementsOr(1) <= kMaxKeptConstElements) {
-        ConstValue zeros = makeInts(std::vector<int64_t>(size_t(out.numElementsOr(1)), 0), out);
+    const std::optional<int64_t> count = knownElements(out);
+    if (const ConstValue* v = c.inValue(0); v && count && *count <= kMaxKeptConstElements) {
+        ConstValue zeros = makeInts(std::vector<int64_t>(size_t(*count), 0), out);
         if (auto r = evalBroadcast({v, &zeros}, v->dtype, [](const std::vector<int64_t>& a) { return a[0]; },
                                    [](const std::vector<double>& a) { return a[0]; }))
             c.setOutValue(0, std::move(*r));

@@ -5,8 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 namespace tapas {
 
@@ -40,6 +42,30 @@ std::string padRight(std::string s, size_t width)
 {
     if (s.size() < width) s.append(width - s.size(), ' ');
     return s;
+}
+
+// The dim names inside symbolic dims, which may be expressions the shape pass built
+// ("4*batch", "batch*seq"): those are what --dim binds.
+std::vector<std::string> baseDimNames(const std::vector<std::string>& symbols)
+{
+    std::set<std::string> names;
+    for (const std::string& sym : symbols) {
+        std::string token;
+        auto flush = [&] {
+            const bool number = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+            if (!token.empty() && !number) names.insert(token);
+            token.clear();
+        };
+        for (char c : sym) {
+            if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == ':' ||
+                static_cast<unsigned char>(c) >= 0x80)
+                token += c;
+            else
+                flush();
+        }
+        flush();
+    }
+    return {names.begin(), names.end()};
 }
 
 std::string joined(const std::vector<std::string>& v, const char* sep)
@@ -103,7 +129,7 @@ ModelSummary summarizeModel(const Graph& g)
         if (g.tensors[i].kind == TensorKind::Activation) s.activationBytes += tensorBytes(g, TensorId(i));
     for (TensorId t : g.inputs) s.inputs.push_back(describe(g, t));
     for (TensorId t : g.outputs) s.outputs.push_back(describe(g, t));
-    s.symbolicDims = g.symbolicDims();
+    s.symbolicDims = baseDimNames(g.symbolicDims());
     s.warnings = g.warnings;
     if (!s.symbolicDims.empty()) {
         std::string example;

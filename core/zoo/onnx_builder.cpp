@@ -155,24 +155,23 @@ std::string OnnxBuilder::intInitializer(const std::string& name, const Ints& dim
 
 std::string OnnxBuilder::constInts(const Ints& values, const Ints& dims)
 {
-    const std::string nodeName = freshNodeName("Constant");
-    auto* node = graph_->add_node();
-    const std::string out = tensorName(nodeName + "_output_0");
-    if (!scrub_) node->set_name(nodeName);
-    node->set_op_type("Constant");
-    node->add_output(out);
-    auto* a = node->add_attribute();
-    a->set_name("value");
-    a->set_type(onnx::AttributeProto::TENSOR);
-    auto* t = a->mutable_t();
-    t->set_data_type(onnx::TensorProto::INT64);
-    for (int64_t d : dims) t->add_dims(d);
-    for (int64_t v : values) t->add_int64_data(v);
-    producer_[out] = {graph_->node_size() - 1, 0};
-    return out;
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : dims) t.add_dims(d);
+    for (int64_t v : values) t.add_int64_data(v);
+    return constantNode(std::move(t));
 }
 
 std::string OnnxBuilder::constFloats(const std::vector<float>& values, const Ints& dims)
+{
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t.add_dims(d);
+    for (float v : values) t.add_float_data(v);
+    return constantNode(std::move(t));
+}
+
+std::string OnnxBuilder::constantNode(onnx::TensorProto value)
 {
     const std::string nodeName = freshNodeName("Constant");
     auto* node = graph_->add_node();
@@ -183,10 +182,7 @@ std::string OnnxBuilder::constFloats(const std::vector<float>& values, const Int
     auto* a = node->add_attribute();
     a->set_name("value");
     a->set_type(onnx::AttributeProto::TENSOR);
-    auto* t = a->mutable_t();
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : dims) t->add_dims(d);
-    for (float v : values) t->add_float_data(v);
+    *a->mutable_t() = std::move(value);
     producer_[out] = {graph_->node_size() - 1, 0};
     return out;
 }

@@ -92,6 +92,7 @@ public:
 private:
     std::string freshNodeName(const std::string& opType);
     std::string tensorName(const std::string& wanted);
+    std::string constantNode(onnx::TensorProto value);
 
     onnx::ModelProto model_;
     onnx::GraphProto* graph_;

@@ -25,10 +25,13 @@ struct DecoderLmConfig {
     int64_t layers, hidden, heads, ffn, vocab, positions;
     SeqDims dims;
 };
+// GPT-2 small defaults overridden by the options; positions = max(1024, --seq).
+Result<DecoderLmConfig> decoderLmConfig(const ZooOptions& o);
 using MlpBuilder = std::function<Val(OnnxBuilder&, const Val& x, int64_t layer)>;
 void buildDecoderLm(OnnxBuilder& b, const DecoderLmConfig& c, const MlpBuilder& mlp);
-// The dense GPT-2 MLP: c_fc, Erf GELU, c_proj.
-Val denseMlp(OnnxBuilder& b, const Val& x, int64_t hidden, int64_t ffn);
+// The dense GPT-2 MLP: c_fc, Erf GELU ("act"), c_proj; MoE experts name them fc1/fc2.
+Val denseMlp(OnnxBuilder& b, const Val& x, int64_t hidden, int64_t ffn, const char* up = "c_fc",
+             const char* down = "c_proj");
 
 inline int64_t pick(int64_t value, int64_t fallback) { return value < 0 ? fallback : value; }
 // "" when every named size is >= 1, else a sentence naming the first bad one.

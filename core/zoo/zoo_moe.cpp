@@ -23,19 +23,7 @@ Val moeMlp(OnnxBuilder& b, const Val& x, int64_t hidden, int64_t ffn, int64_t ex
     Val sum;
     for (int64_t e = 0; e < experts; ++e) {
         auto s = b.scope("experts." + std::to_string(e));
-        Val y;
-        {
-            auto s2 = b.scope("fc1");
-            y = linear(b, x, hidden, ffn);
-        }
-        {
-            auto s2 = b.scope("act");
-            y = gelu(b, y);
-        }
-        {
-            auto s2 = b.scope("fc2");
-            y = linear(b, y, ffn, hidden);
-        }
+        const Val y = denseMlp(b, x, hidden, ffn, "fc1", "fc2");
         const Val gate = b.op("Gather", {gates, b.constScalarInt(e)}, {Attr::of("axis", 2)});
         const Val weighted = b.op("Mul", {y, unsqueeze(b, gate, {-1})});
         sum = sum.empty() ? weighted : b.op("Add", {sum, weighted});
@@ -47,17 +35,10 @@ Val moeMlp(OnnxBuilder& b, const Val& x, int64_t hidden, int64_t ffn, int64_t ex
 
 Result<std::string> buildMoe(const ZooOptions& o)
 {
-    DecoderLmConfig c;
-    c.layers = pick(o.layers, 12);
-    c.hidden = pick(o.hidden, 768);
-    c.heads = pick(o.heads, 12);
-    c.ffn = pick(o.ffn, 4 * c.hidden);
-    c.vocab = pick(o.vocab, 50257);
-    c.positions = o.seq > 1024 ? o.seq : 1024;
-    c.dims = {dimOf(o.batch, "batch"), dimOf(o.seq, "seq")};
+    const Result<DecoderLmConfig> config = decoderLmConfig(o);
+    if (!config.ok()) return Result<std::string>::failure(config.error());
+    const DecoderLmConfig& c = *config;
     const int64_t experts = pick(o.experts, 8), topK = pick(o.topK, 2), every = pick(o.moeEvery, 2);
-    if (auto e = checkTransformer(c.layers, c.hidden, c.heads, c.ffn, c.vocab); !e.empty())
-        return Result<std::string>::failure(e);
     if (auto e = requirePositive({{"experts", experts}, {"top-k", topK}, {"moe-every", every}}); !e.empty())
         return Result<std::string>::failure(e);
     if (topK > experts)

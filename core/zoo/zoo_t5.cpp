@@ -105,6 +105,20 @@ Val feedForward(OnnxBuilder& b, const Val& x, const T5Config& c)
     return b.op("Add", {x, y});
 }
 
+// layer.0 of a block: the first block computes the position bias (plus `mask`) that every
+// later block of the stack reuses, as HF's T5Stack passes position_bias along.
+Val selfAttentionLayer(OnnxBuilder& b, const Val& x, int64_t block, bool bidirectional, const Val& mask,
+                       const SeqDims& d, const T5Config& c, Val& bias)
+{
+    auto s = b.scope("layer.0");
+    const Val n = normed(b, x, c.hidden);
+    if (block == 0) {
+        auto s2 = b.scope("SelfAttention");
+        bias = b.op("Add", {positionBias(b, n, n, bidirectional, c.heads), mask});
+    }
+    return b.op("Add", {x, t5Attention(b, "SelfAttention", n, n, d, d, c, bias)});
+}
+
 Val encoder(OnnxBuilder& b, const Val& shared, const Val& ids, const Val& mask, const T5Config& c)
 {
     auto s = b.scope("encoder");
@@ -117,15 +131,7 @@ Val encoder(OnnxBuilder& b, const Val& shared, const Val& ids, const Val& mask, 
     Val bias;
     for (int64_t i = 0; i < c.layers; ++i) {
         auto s2 = b.scope("block." + std::to_string(i));
-        {
-            auto s3 = b.scope("layer.0");
-            const Val n = normed(b, x, c.hidden);
-            if (i == 0) {
-                auto s4 = b.scope("SelfAttention");
-                bias = b.op("Add", {positionBias(b, n, n, true, c.heads), ext});
-            }
-            x = b.op("Add", {x, t5Attention(b, "SelfAttention", n, n, c.enc, c.enc, c, bias)});
-        }
+        x = selfAttentionLayer(b, x, i, true, ext, c.enc, c, bias);
         auto s3 = b.scope("layer.1");
         x = feedForward(b, x, c);
     }
@@ -151,15 +157,7 @@ Val decoder(OnnxBuilder& b, const Val& shared, const Val& ids, const Val& mask, 
     Val bias;
     for (int64_t i = 0; i < c.decoderLayers; ++i) {
         auto s2 = b.scope("block." + std::to_string(i));
-        {
-            auto s3 = b.scope("layer.0");
-            const Val n = normed(b, x, c.hidden);
-            if (i == 0) {
-                auto s4 = b.scope("SelfAttention");
-                bias = b.op("Add", {positionBias(b, n, n, false, c.heads), causal});
-            }
-            x = b.op("Add", {x, t5Attention(b, "SelfAttention", n, n, c.dec, c.dec, c, bias)});
-        }
+        x = selfAttentionLayer(b, x, i, false, causal, c.dec, c, bias);
         {
             auto s3 = b.scope("layer.1");
             const Val n = normed(b, x, c.hidden);

@@ -76,18 +76,18 @@ Val gptBlock(OnnxBuilder& b, const Val& x, const DecoderLmConfig& c, int64_t lay
 
 } // namespace
 
-Val denseMlp(OnnxBuilder& b, const Val& x, int64_t hidden, int64_t ffn)
+Val denseMlp(OnnxBuilder& b, const Val& x, int64_t hidden, int64_t ffn, const char* upName, const char* downName)
 {
     Val up;
     {
-        auto s = b.scope("c_fc");
+        auto s = b.scope(upName);
         up = linear(b, x, hidden, ffn);
     }
     {
         auto s = b.scope("act");
         up = gelu(b, up);
     }
-    auto s = b.scope("c_proj");
+    auto s = b.scope(downName);
     return linear(b, up, ffn, hidden);
 }
 
@@ -135,7 +135,7 @@ void buildDecoderLm(OnnxBuilder& b, const DecoderLmConfig& c, const MlpBuilder& 
     b.output(logits, "logits", kF32, {d.batch, d.seq, Dim::known(c.vocab)});
 }
 
-Result<std::string> buildGpt(const ZooOptions& o)
+Result<DecoderLmConfig> decoderLmConfig(const ZooOptions& o)
 {
     DecoderLmConfig c;
     c.layers = pick(o.layers, 12);
@@ -146,7 +146,15 @@ Result<std::string> buildGpt(const ZooOptions& o)
     c.positions = o.seq > 1024 ? o.seq : 1024;
     c.dims = {dimOf(o.batch, "batch"), dimOf(o.seq, "seq")};
     if (auto e = checkTransformer(c.layers, c.hidden, c.heads, c.ffn, c.vocab); !e.empty())
-        return Result<std::string>::failure(e);
+        return Result<DecoderLmConfig>::failure(e);
+    return c;
+}
+
+Result<std::string> buildGpt(const ZooOptions& o)
+{
+    const Result<DecoderLmConfig> config = decoderLmConfig(o);
+    if (!config.ok()) return Result<std::string>::failure(config.error());
+    const DecoderLmConfig& c = *config;
     OnnxBuilder b("gpt", o.opset, o.scrubNames, "gpt.weights");
     buildDecoderLm(b, c, [&](OnnxBuilder& bb, const Val& x, int64_t) { return denseMlp(bb, x, c.hidden, c.ffn); });
     return b.serialize();

@@ -9,6 +9,7 @@ const std::vector<BenchInfo>& benchmarks()
     // One line per benchmark: adding one touches its own file and this list.
     static const std::vector<BenchInfo> list = {
         importBenchmark(),
+        foldBenchmark(),
     };
     return list;
 }

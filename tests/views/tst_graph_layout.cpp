@@ -175,10 +175,15 @@ private Q_SLOTS:
     {
         auto before = layoutGraph(diamond());
         QVERIFY(before.ok());
-        auto expanded = layoutExpansion(*before, 1, chain(6, 100), {{0, 100, {}}, {105, 3, {}}});
+        // Padding leaves room for the view's frame and caption; the round trip must undo it.
+        LayoutOptions o;
+        o.partPadding = 10;
+        o.partPaddingTop = 24;
+        auto expanded = layoutExpansion(*before, 1, chain(6, 100), {{0, 100, {}}, {105, 3, {}}}, o);
         QVERIFY(expanded.ok());
         const PlacedNode box = *before->find(1);
-        auto collapsed = layoutCollapse(*expanded, {100, 101, 102, 103, 104, 105}, box, {{0, 1, {}}, {1, 3, {}}});
+        QVERIFY(qAbs(expanded->find(100)->rect().top() - (box.rect().top() + 24)) < 0.5);
+        auto collapsed = layoutCollapse(*expanded, {100, 101, 102, 103, 104, 105}, box, {{0, 1, {}}, {1, 3, {}}}, o);
         QVERIFY2(collapsed.ok(), collapsed.error().c_str());
         QVERIFY(!layoutHasOverlap(*collapsed));
         auto b = byId(*before);

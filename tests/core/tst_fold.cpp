@@ -1,0 +1,458 @@
+// Folding: the repeated blocks of zoo models and of the real exported models in shared/models,
+// with exact class counts, and invariance under scrubbed names and shuffled node order.
+#include "core/fold/folded_graph.h"
+#include "core/onnx/onnx_importer.h"
+#include "core/report/fold_report.h"
+#include "core/zoo/zoo.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <set>
+
+using namespace tapas;
+
+namespace {
+
+struct ClassSummary {
+    uint64_t signature;
+    size_t instances;
+    int nodes;
+    bool operator==(const ClassSummary& o) const
+    {
+        return signature == o.signature && instances == o.instances && nodes == o.nodes;
+    }
+};
+
+std::vector<ClassSummary> summary(const FoldedGraph& fg)
+{
+    std::vector<ClassSummary> s;
+    for (const BlockClass& c : fg.classes) s.push_back({c.signature, c.instances.size(), c.nodesPerInstance});
+    return s;
+}
+
+// Instance counts of the classes with at least two instances, in chain order.
+std::vector<int> repeatedCounts(const FoldedGraph& fg)
+{
+    std::vector<int> counts;
+    for (const BlockClass& c : fg.classes)
+        if (c.repeated()) counts.push_back(int(c.instances.size()));
+    return counts;
+}
+
+QString describe(const Graph& g, const FoldedGraph& fg)
+{
+    return QString::fromStdString(foldToText(g, fg));
+}
+
+Graph zoo(const std::string& name, ZooOptions o = {})
+{
+    Result<Graph> g = zooGraph(name, o);
+    if (!g) qFatal("zoo %s: %s", name.c_str(), g.error().c_str());
+    return std::move(g).value();
+}
+
+Graph model(const char* file)
+{
+    Result<Graph> g = importOnnxFile(std::string(TAPAS_MODELS_DIR) + "/" + file);
+    if (!g) qFatal("%s: %s", file, g.error().c_str());
+    return std::move(g).value();
+}
+
+FoldedGraph fold(const Graph& g)
+{
+    Result<FoldedGraph> fg = foldGraph(g);
+    if (!fg) qFatal("fold failed: %s", fg.error().c_str());
+    return std::move(fg).value();
+}
+
+// Every node in exactly one block instance, and position p of every instance of a class is a
+// node of the same op type with the same number of inputs.
+bool checkPartition(const Graph& g, const FoldedGraph& fg, QString* why)
+{
+    std::vector<int> seen(g.nodes.size(), 0);
+    for (const BlockClass& c : fg.classes) {
+        for (size_t i = 0; i < c.instances.size(); ++i) {
+            const BlockInstance& inst = c.instances[i];
+            if (int(inst.nodes.size()) != c.nodesPerInstance) {
+                *why = QStringLiteral("class %1 instance %2 has %3 nodes, not %4")
+                           .arg(c.id).arg(i).arg(inst.nodes.size()).arg(c.nodesPerInstance);
+                return false;
+            }
+            for (size_t p = 0; p < inst.nodes.size(); ++p) {
+                const NodeId v = inst.nodes[p];
+                ++seen[size_t(v)];
+                const NodeBlockRef& r = fg.nodeRef[size_t(v)];
+                if (r.classId != c.id || r.instance != int(i) || r.position != int(p)) {
+                    *why = QStringLiteral("nodeRef of node %1 does not point back to its block").arg(v);
+                    return false;
+                }
+                const Node& a = g.node(c.instances[0].nodes[p]);
+                const Node& b = g.node(v);
+                if (a.opType != b.opType || a.inputs.size() != b.inputs.size()) {
+                    *why = QStringLiteral("class %1 position %2: %3 vs %4")
+                               .arg(c.id).arg(p).arg(QString::fromStdString(a.opType), QString::fromStdString(b.opType));
+                    return false;
+                }
+            }
+        }
+    }
+    for (size_t v = 0; v < seen.size(); ++v) {
+        if (seen[v] != 1) {
+            *why = QStringLiteral("node %1 is in %2 blocks").arg(v).arg(seen[v]);
+            return false;
+        }
+    }
+    return true;
+}
+
+// Node names, scopes and tensor names replaced by meaningless ones.
+Graph scrubbed(Graph g)
+{
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        g.nodes[i].name.clear();
+        g.nodes[i].scope.clear();
+    }
+    for (size_t i = 0; i < g.tensors.size(); ++i) g.tensors[i].name = "t" + std::to_string(i * 7919 % 100003) + "_" + std::to_string(i);
+    g.rebuildLinks();
+    return g;
+}
+
+// The same graph with its nodes in another topological order (randomised Kahn).
+Graph shuffled(Graph g, unsigned seed)
+{
+    const size_t n = g.nodes.size();
+    std::vector<int> indegree(n, 0);
+    for (size_t i = 0; i < n; ++i)
+        for (TensorId t : g.nodes[i].inputs)
+            if (t != kNoTensor && g.tensor(t).producer != kNoNode) ++indegree[i];
+    std::vector<NodeId> ready, order;
+    for (size_t i = 0; i < n; ++i)
+        if (!indegree[i]) ready.push_back(NodeId(i));
+    std::mt19937 rng(seed);
+    while (!ready.empty()) {
+        std::uniform_int_distribution<size_t> pick(0, ready.size() - 1);
+        const size_t k = pick(rng);
+        const NodeId v = ready[k];
+        ready[k] = ready.back();
+        ready.pop_back();
+        order.push_back(v);
+        for (TensorId t : g.nodes[size_t(v)].outputs)
+            if (t != kNoTensor)
+                for (NodeId c : g.tensor(t).consumers)
+                    if (--indegree[size_t(c)] == 0) ready.push_back(c);
+    }
+    if (order.size() != n) qFatal("shuffled: not a DAG");
+    std::vector<Node> nodes;
+    nodes.reserve(n);
+    for (NodeId v : order) nodes.push_back(g.nodes[size_t(v)]);
+    g.nodes = std::move(nodes);
+    g.rebuildLinks();
+    return g;
+}
+
+// A transformer-like stack built with the IR API: an attention mask read by every layer (a
+// broadcast), a residual stream, an embedding before and a head after.
+Graph syntheticStack(int layers)
+{
+    Graph g;
+    g.name = "synthetic";
+    auto act = [&](const std::string& name, Shape s) {
+        Tensor t;
+        t.name = name;
+        t.dtype = DType::Float32;
+        t.shape = std::move(s);
+        return g.addTensor(std::move(t));
+    };
+    auto weight = [&](const std::string& name, Shape s) {
+        Tensor t;
+        t.name = name;
+        t.dtype = DType::Float32;
+        t.shape = std::move(s);
+        t.kind = TensorKind::Weight;
+        return g.addTensor(std::move(t));
+    };
+    auto node = [&](const std::string& name, const std::string& op, std::vector<TensorId> in, std::vector<TensorId> out) {
+        Node n;
+        n.name = name;
+        n.opType = op;
+        n.scope = scopeFromNodeName(name);
+        n.inputs = std::move(in);
+        n.outputs = std::move(out);
+        g.addNode(std::move(n));
+    };
+    const Shape hs = Shape::ofDims({Dim::symbolic("batch"), Dim::known(16), Dim::known(32)});
+    Tensor ids;
+    ids.name = "ids";
+    ids.dtype = DType::Int64;
+    ids.shape = Shape::ofDims({Dim::symbolic("batch"), Dim::known(16)});
+    ids.kind = TensorKind::Input;
+    const TensorId idsT = g.addTensor(ids);
+    Tensor mask = ids;
+    mask.name = "mask";
+    mask.dtype = DType::Float32;
+    const TensorId maskT = g.addTensor(mask);
+    g.inputs = {idsT, maskT};
+    TensorId h = act("emb", hs);
+    node("/emb/Gather", "Gather", {weight("wte", Shape::of({100, 32})), idsT}, {h});
+    const TensorId m = act("mask_scaled", mask.shape);
+    node("/mask/Mul", "Mul", {maskT, weight("neg", Shape::of({1}))}, {m});
+    for (int l = 0; l < layers; ++l) {
+        const std::string p = "/layer." + std::to_string(l) + "/";
+        const TensorId q = act(p + "q", hs), s = act(p + "s", hs), a = act(p + "a", hs), o = act(p + "o", hs);
+        const TensorId r1 = act(p + "r1", hs), f = act(p + "f", hs), fr = act(p + "fr", hs), f2 = act(p + "f2", hs), r2 = act(p + "r2", hs);
+        node(p + "attn/MatMul", "MatMul", {h, weight(p + "wq", Shape::of({32, 32}))}, {q});
+        node(p + "attn/Add", "Add", {q, m}, {s});
+        node(p + "attn/Softmax", "Softmax", {s}, {a});
+        node(p + "attn/MatMul_1", "MatMul", {a, weight(p + "wo", Shape::of({32, 32}))}, {o});
+        node(p + "Add", "Add", {h, o}, {r1});
+        node(p + "mlp/MatMul", "MatMul", {r1, weight(p + "w1", Shape::of({32, 32}))}, {f});
+        node(p + "mlp/Relu", "Relu", {f}, {fr});
+        node(p + "mlp/MatMul_1", "MatMul", {fr, weight(p + "w2", Shape::of({32, 32}))}, {f2});
+        node(p + "Add_1", "Add", {r1, f2}, {r2});
+        h = r2;
+    }
+    const TensorId logits = act("logits", Shape::ofDims({Dim::symbolic("batch"), Dim::known(16), Dim::known(100)}));
+    node("/head/MatMul", "MatMul", {h, weight("head", Shape::of({32, 100}))}, {logits});
+    g.outputs = {logits};
+    return g;
+}
+
+} // namespace
+
+class TstFold : public QObject {
+    Q_OBJECT
+
+private slots:
+    void fold_synthetic_stack_with_broadcast_mask_is_one_class()
+    {
+        const Graph g = syntheticStack(6);
+        const FoldedGraph fg = fold(g);
+        QString why;
+        QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
+        QCOMPARE(repeatedCounts(fg), std::vector<int>{6});
+        const BlockClass* layer = nullptr;
+        for (const BlockClass& c : fg.classes)
+            if (c.repeated()) layer = &c;
+        QCOMPARE(layer->nodesPerInstance, 9);
+        QCOMPARE(layer->paramsPerInstance, int64_t(4 * 32 * 32));
+        QCOMPARE(QString::fromStdString(layer->scope), QStringLiteral("/layer.0"));
+        // The mask is read by every layer: it crosses every layer's boundary.
+        const TensorId mask = g.findTensor("mask_scaled");
+        for (const BlockInstance& inst : layer->instances)
+            QVERIFY(std::find(inst.inputs.begin(), inst.inputs.end(), mask) != inst.inputs.end());
+        QCOMPARE(fg.coverage, 54.0 / double(g.nodes.size()));
+    }
+
+    void fold_rejects_a_cycle_with_the_node_named()
+    {
+        Graph g = syntheticStack(2);
+        // Feed the head's output back into the first layer.
+        g.nodes[2].inputs[0] = g.findTensor("logits");
+        g.rebuildLinks();
+        const Result<FoldedGraph> fg = foldGraph(g);
+        QVERIFY(!fg.ok());
+        QVERIFY2(fg.error().find("cycle") != std::string::npos, fg.error().c_str());
+        QVERIFY2(fg.error().find("'/") != std::string::npos, fg.error().c_str());
+    }
+
+    void fold_gpt_12_layers_into_one_class_of_12()
+    {
+        ZooOptions o;
+        o.layers = 12;
+        const Graph g = zoo("gpt", o);
+        const FoldedGraph fg = fold(g);
+        QString why;
+        QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
+        QVERIFY2(repeatedCounts(fg) == std::vector<int>{12}, qPrintable(describe(g, fg)));
+        QVERIFY2(fg.coverage > 0.9, qPrintable(describe(g, fg)));
+    }
+
+    void fold_bert_12_layers_into_one_class_of_12()
+    {
+        ZooOptions o;
+        o.layers = 12;
+        const Graph g = zoo("bert", o);
+        const FoldedGraph fg = fold(g);
+        QString why;
+        QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
+        QVERIFY2(repeatedCounts(fg) == std::vector<int>{12}, qPrintable(describe(g, fg)));
+    }
+
+    void fold_vit_into_one_class_of_12()
+    {
+        const Graph g = zoo("vit");
+        const FoldedGraph fg = fold(g);
+        QString why;
+        QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
+        QVERIFY2(repeatedCounts(fg) == std::vector<int>{12}, qPrintable(describe(g, fg)));
+    }
+
+    void fold_finds_encoder_and_decoder_classes()
+    {
+        ZooOptions o;
+        o.layers = 6;
+        o.decoderLayers = 6;
+        const Graph g = zoo("t5", o);
+        const FoldedGraph fg = fold(g);
+        QString why;
+        QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
+        QVERIFY2(repeatedCounts(fg) == (std::vector<int>{6, 6}), qPrintable(describe(g, fg)));
+        // The decoder layer has the cross attention: more nodes than an encoder layer.
+        std::vector<const BlockClass*> rep;
+        for (const BlockClass& c : fg.classes)
+            if (c.repeated()) rep.push_back(&c);
+        QVERIFY(rep[1]->nodesPerInstance > rep[0]->nodesPerInstance);
+    }
+
+    void fold_t5_with_fewer_decoder_layers_keeps_both_stacks()
+    {
+        ZooOptions o;
+        o.layers = 8;
+        o.decoderLayers = 3;
+        const Graph g = zoo("t5", o);
+        const FoldedGraph fg = fold(g);
+        QVERIFY2(repeatedCounts(fg) == (std::vector<int>{8, 3}), qPrintable(describe(g, fg)));
+    }
+
+    void fold_resnet50_stages_into_bottleneck_classes()
+    {
+        const Graph g = zoo("resnet50");
+        const FoldedGraph fg = fold(g);
+        QString why;
+        QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
+        QVERIFY2(repeatedCounts(fg) == (std::vector<int>{2, 3, 5, 2}), qPrintable(describe(g, fg)));
+        // Stem, four down-sampling blocks (each its own shape) and the head: singletons.
+        QVERIFY2(fg.classes.size() == 4 + 4 + 2, qPrintable(describe(g, fg)));
+    }
+
+    void fold_moe_alternating_with_dense_into_two_classes()
+    {
+        ZooOptions o;
+        o.layers = 8;
+        o.moeEvery = 2;
+        const Graph g = zoo("moe", o);
+        const FoldedGraph fg = fold(g);
+        QString why;
+        QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
+        QVERIFY2(repeatedCounts(fg) == (std::vector<int>{4, 4}), qPrintable(describe(g, fg)));
+    }
+
+    void fold_bert_mini_4l_into_4_encoder_layers()
+    {
+        const Graph g = model("bert_mini_4l.onnx");
+        const FoldedGraph fg = fold(g);
+        QString why;
+        QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
+        QVERIFY2(repeatedCounts(fg) == std::vector<int>{4}, qPrintable(describe(g, fg)));
+    }
+
+    void fold_resnet18_stage1_into_two_identical_blocks()
+    {
+        const Graph g = model("resnet18.onnx");
+        const FoldedGraph fg = fold(g);
+        QString why;
+        QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
+        QVERIFY2(repeatedCounts(fg) == std::vector<int>{2}, qPrintable(describe(g, fg)));
+    }
+
+    void fold_mobilenet_v2_stages_after_their_first_block()
+    {
+        const Graph g = model("mobilenet_v2.onnx");
+        const FoldedGraph fg = fold(g);
+        QString why;
+        QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
+        // Channels 32, 64, 96, 160: 2, 3, 2, 2 identical residual blocks; the single residual
+        // block of the 24-channel stage has no twin.
+        QVERIFY2(repeatedCounts(fg) == (std::vector<int>{2, 3, 2, 2}), qPrintable(describe(g, fg)));
+    }
+
+    void fold_ch_ppocr_classifier()
+    {
+        const Graph g = model("ch_ppocr_mobile_v2.0_cls_infer.onnx");
+        const FoldedGraph fg = fold(g);
+        QString why;
+        QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
+        qInfo("%s", qPrintable(describe(g, fg)));
+    }
+
+    void fold_invariant_under_scrubbed_names_and_shuffled_order_data()
+    {
+        QTest::addColumn<QString>("which");
+        QTest::newRow("gpt") << "gpt";
+        QTest::newRow("t5") << "t5";
+        QTest::newRow("resnet50") << "resnet50";
+        QTest::newRow("bert_mini_4l") << "bert_mini_4l";
+        QTest::newRow("synthetic") << "synthetic";
+    }
+
+    void fold_invariant_under_scrubbed_names_and_shuffled_order()
+    {
+        QFETCH(QString, which);
+        Graph g;
+        if (which == "bert_mini_4l") g = model("bert_mini_4l.onnx");
+        else if (which == "synthetic") g = syntheticStack(5);
+        else g = zoo(which.toStdString());
+        const FoldedGraph base = fold(g);
+        QVERIFY(base.repeatedClassCount() >= 1);
+
+        const Graph s = scrubbed(g);
+        const FoldedGraph fs = fold(s);
+        QVERIFY2(summary(fs) == summary(base), qPrintable(describe(s, fs) + "\nvs\n" + describe(g, base)));
+        for (const BlockClass& c : fs.classes) QVERIFY(c.scope.empty());
+
+        bool moved = false;
+        for (unsigned seed : {1u, 2u, 3u}) {
+            const Graph sh = shuffled(s, seed);
+            for (size_t i = 0; i < sh.nodes.size() && !moved; ++i) moved = sh.nodes[i].outputs != s.nodes[i].outputs;
+            const FoldedGraph f = fold(sh);
+            QVERIFY2(summary(f) == summary(base), qPrintable(describe(sh, f) + "\nvs\n" + describe(g, base)));
+            QCOMPARE(f.coverage, base.coverage);
+        }
+        QVERIFY(moved); // the shuffles really changed the order
+    }
+
+    void fold_zoo_zoo_gpt_scrubbed_by_the_zoo_folds_the_same()
+    {
+        ZooOptions o;
+        const FoldedGraph named = fold(zoo("gpt", o));
+        o.scrubNames = true;
+        const FoldedGraph plain = fold(zoo("gpt", o));
+        QVERIFY(summary(named) == summary(plain));
+    }
+
+    void fold_json_lists_every_class_with_counts()
+    {
+        const Graph g = syntheticStack(3);
+        const FoldedGraph fg = fold(g);
+        const nlohmann::json j = foldToJson(g, fg);
+        QVERIFY(j.contains("coverage"));
+        QCOMPARE(j["classes"].size(), fg.classes.size());
+        size_t nodes = 0;
+        for (const auto& c : j["classes"]) {
+            for (const char* key : {"id", "instances", "nodes_per_instance", "params_per_instance", "scope"})
+                QVERIFY2(c.contains(key), key);
+            nodes += c["instances"].get<size_t>() * c["nodes_per_instance"].get<size_t>();
+        }
+        QCOMPARE(nodes, g.nodes.size()); // singletons are listed too
+    }
+
+    // Scaling figures come from `tapas bench fold`; this guards against a quadratic step, with
+    // room for a machine busy with other work.
+    void fold_gpt_192_layers_in_well_under_two_seconds()
+    {
+        ZooOptions o;
+        o.layers = 192;
+        const Graph large = zoo("gpt", o);
+        const auto t0 = std::chrono::steady_clock::now();
+        const FoldedGraph fl = fold(large);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        QCOMPARE(repeatedCounts(fl), std::vector<int>{192});
+        QVERIFY2(seconds < 2.0, qPrintable(QStringLiteral("192 layers (%1 nodes) took %2 s").arg(large.nodes.size()).arg(seconds)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstFold)
+#include "tst_fold.moc"

@@ -1,0 +1,99 @@
+#include "views/graph/edge_item.h"
+
+#include <QLineF>
+#include <QPainter>
+#include <QPainterPathStroker>
+#include <QStyleOptionGraphicsItem>
+
+namespace tapas {
+
+namespace {
+
+QPainterPath splinePath(const RoutedEdge& r)
+{
+    QPainterPath p;
+    if (r.points.empty()) return p;
+    p.moveTo(r.points[0].x, r.points[0].y);
+    for (size_t i = 1; i + 2 < r.points.size(); i += 3)
+        p.cubicTo(r.points[i].x, r.points[i].y, r.points[i + 1].x, r.points[i + 1].y, r.points[i + 2].x,
+                  r.points[i + 2].y);
+    return p;
+}
+
+QPolygonF arrowHead(QPointF from, QPointF tip)
+{
+    QLineF line(tip, from);
+    if (line.length() < 0.1) return {};
+    line.setLength(8);
+    QLineF left = line, right = line;
+    left.setAngle(line.angle() + 24);
+    right.setAngle(line.angle() - 24);
+    left.setLength(9);
+    right.setLength(9);
+    return QPolygonF({tip, left.p2(), right.p2()});
+}
+
+} // namespace
+
+EdgeItem::EdgeItem(const RoutedEdge& route, const VisualEdge& edge, QGraphicsItem* parent)
+    : QGraphicsPathItem(parent), edge_(edge)
+{
+    QPainterPath path = splinePath(route);
+    if (route.hasArrow && !route.points.empty()) {
+        const QPointF end(route.points.back().x, route.points.back().y);
+        const QPointF tip(route.arrowTip.x, route.arrowTip.y);
+        path.lineTo(tip);
+        arrow_ = arrowHead(end, tip);
+    } else if (route.points.size() >= 2) {
+        const auto& a = route.points[route.points.size() - 2];
+        const auto& b = route.points.back();
+        arrow_ = arrowHead(QPointF(a.x, a.y), QPointF(b.x, b.y));
+    }
+    setPath(path);
+    setToolTip(edge_.tooltip);
+    setAcceptHoverEvents(true);
+    setFlag(ItemIsSelectable);
+    setZValue(1);
+}
+
+QRectF EdgeItem::boundingRect() const
+{
+    return QGraphicsPathItem::boundingRect().united(arrow_.boundingRect()).adjusted(-6, -6, 6, 6);
+}
+
+QPainterPath EdgeItem::shape() const
+{
+    // A 1-px line is impossible to hover; give the pointer a 10-px wide lane.
+    QPainterPathStroker stroker;
+    stroker.setWidth(10);
+    return stroker.createStroke(path());
+}
+
+void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
+{
+    const bool strong = hovered_ || (option->state & QStyle::State_Selected);
+    const QColor color = strong ? QColor(0x1F, 0x4E, 0xB4) : QColor(0x80, 0x80, 0x80);
+    painter->setRenderHint(QPainter::Antialiasing);
+    painter->setPen(QPen(color, strong ? 2.4 : 1.1));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawPath(path());
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(color);
+    painter->drawPolygon(arrow_);
+}
+
+void EdgeItem::hoverEnterEvent(QGraphicsSceneHoverEvent* event)
+{
+    hovered_ = true;
+    update();
+    QGraphicsPathItem::hoverEnterEvent(event);
+}
+
+void EdgeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent* event)
+{
+    hovered_ = false;
+    update();
+    QGraphicsPathItem::hoverLeaveEvent(event);
+}
+
+} // namespace tapas

@@ -1,0 +1,33 @@
+#pragma once
+// An edge of the graph scene: dot's spline with an arrow head; hovering shows the tensors it
+// carries (name, dtype, shape) and thickens it so the user sees which line the tip is about.
+#include "core/layout/graph_layout.h"
+#include "views/graph/graph_presentation.h"
+
+#include <QGraphicsPathItem>
+
+namespace tapas {
+
+class EdgeItem : public QGraphicsPathItem {
+public:
+    enum { Type = UserType + 3 };
+    EdgeItem(const RoutedEdge& route, const VisualEdge& edge, QGraphicsItem* parent = nullptr);
+
+    int type() const override { return Type; }
+    QPainterPath shape() const override;
+    QRectF boundingRect() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+    const VisualEdge& visual() const { return edge_; }
+    bool isHovered() const { return hovered_; }
+
+protected:
+    void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
+    void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
+
+private:
+    VisualEdge edge_;
+    QPolygonF arrow_;
+    bool hovered_ = false;
+};
+
+} // namespace tapas

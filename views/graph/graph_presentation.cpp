@@ -1,0 +1,309 @@
+#include "views/graph/graph_presentation.h"
+
+#include "views/number_text.h"
+
+#include <QCoreApplication>
+#include <QFontMetricsF>
+
+#include <algorithm>
+#include <map>
+
+namespace tapas {
+
+namespace {
+
+QString tr(const char* s)
+{
+    return QCoreApplication::translate("tapas::GraphPresentation", s);
+}
+
+constexpr double kOpHeight = 40;
+constexpr double kBlockHeight = 52;
+constexpr double kMaxWidth = 300;
+constexpr int kMaxTooltipTensors = 6;
+
+QString tensorText(const Graph& g, TensorId t)
+{
+    const Tensor& tensor = g.tensor(t);
+    return QStringLiteral("%1: %2 %3")
+        .arg(QString::fromStdString(tensor.name), QString::fromUtf8(dtypeName(tensor.dtype).data()),
+             QString::fromStdString(tensor.shape.toString()));
+}
+
+// The shape a box shows: the first output's, the one a reader follows down the graph.
+QString keyShape(const Graph& g, const Node& n)
+{
+    for (TensorId t : n.outputs)
+        if (t != kNoTensor) return QString::fromStdString(g.tensor(t).shape.toString());
+    return {};
+}
+
+double textWidth(const QFont& font, const QString& s)
+{
+    return QFontMetricsF(font).horizontalAdvance(s);
+}
+
+QString elided(const QFont& font, const QString& s, double width)
+{
+    return QFontMetricsF(font).elidedText(s, Qt::ElideMiddle, width);
+}
+
+} // namespace
+
+QFont GraphPresentation::titleFont(const QFont& base)
+{
+    QFont f = base;
+    f.setPixelSize(12); // scene units are points: sizes must not follow the screen's DPI
+    f.setBold(true);
+    return f;
+}
+
+QFont GraphPresentation::detailFont(const QFont& base)
+{
+    QFont f = base;
+    f.setPixelSize(10);
+    return f;
+}
+
+bool GraphPresentation::isDrawn(const Node& n)
+{
+    return !(n.opType == "Constant" && n.domain.empty());
+}
+
+int GraphPresentation::expandedItemCount(const Graph& graph)
+{
+    int n = int(graph.inputs.size() + graph.outputs.size());
+    for (const Node& node : graph.nodes) n += isDrawn(node) ? 1 : 0;
+    return n;
+}
+
+GraphPresentation::GraphPresentation(const Graph& graph, const FoldedGraph* folded, const ExpandedSet& expanded,
+                                     const QFont& font)
+    : nodeCount_(int(graph.nodes.size())), expanded_(expanded)
+{
+    // A fold that does not match the graph (stale, or from another model) is ignored rather
+    // than trusted with out-of-range ids.
+    if (folded && folded->nodeRef.size() != graph.nodes.size()) folded = nullptr;
+    if (folded) {
+        style_ = BlockStyle(*folded);
+        for (const BlockClass& c : folded->classes) {
+            instanceBase_.push_back(instanceCount_);
+            instanceCount_ += int(c.instances.size());
+        }
+    }
+    nodeItem_.assign(graph.nodes.size(), -1);
+    buildOps(graph, folded, font);
+    if (folded) buildBlocks(graph, *folded, font);
+    buildTerminals(graph, font);
+    buildEdges(graph);
+}
+
+void GraphPresentation::addItem(VisualItem item)
+{
+    byId_[item.id] = items_.size();
+    items_.push_back(std::move(item));
+}
+
+int GraphPresentation::instanceIndex(InstanceKey k) const
+{
+    if (k.classId < 0 || size_t(k.classId) >= instanceBase_.size()) return -1;
+    return instanceBase_[size_t(k.classId)] + k.instance;
+}
+
+int GraphPresentation::blockItemId(InstanceKey k) const
+{
+    const int i = instanceIndex(k);
+    return i < 0 ? -1 : nodeCount_ + i;
+}
+
+void GraphPresentation::buildOps(const Graph& g, const FoldedGraph* folded, const QFont& font)
+{
+    const QFont tf = titleFont(font), df = detailFont(font);
+    for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
+        const Node& n = g.node(id);
+        if (!isDrawn(n)) continue;
+        VisualItem it;
+        it.kind = VisualItem::Kind::Op;
+        it.id = id;
+        it.node = id;
+        it.border = BlockStyle::neutralColor();
+        it.fill = BlockStyle::neutralFill();
+        if (folded) {
+            const NodeBlockRef& ref = folded->nodeRef[size_t(id)];
+            it.classId = ref.classId;
+            it.instance = ref.instance;
+            if (style_.repeated(ref.classId)) {
+                if (!isExpanded({ref.classId, ref.instance})) continue; // drawn inside its block's box
+                it.inExpandedInstance = true;
+                it.border = style_.color(ref.classId);
+                it.fill = style_.fill(ref.classId);
+            }
+        }
+        it.title = QString::fromStdString(n.opType);
+        it.detail = keyShape(g, n);
+        const double w = std::max(textWidth(tf, it.title), textWidth(df, it.detail)) + 24;
+        it.width = std::clamp(w, 84.0, kMaxWidth);
+        it.detail = elided(df, it.detail, it.width - 16);
+        it.height = kOpHeight;
+        QStringList tip{QStringLiteral("%1  %2").arg(it.title, QString::fromStdString(n.name))};
+        if (!n.scope.empty()) tip << tr("scope %1").arg(QString::fromStdString(n.scope));
+        for (TensorId t : n.outputs)
+            if (t != kNoTensor) tip << tr("out  %1").arg(tensorText(g, t));
+        it.tooltip = tip.join(QLatin1Char('\n'));
+        nodeItem_[size_t(id)] = it.id;
+        addItem(std::move(it));
+    }
+}
+
+void GraphPresentation::buildBlocks(const Graph& g, const FoldedGraph& folded, const QFont& font)
+{
+    const QFont tf = titleFont(font), df = detailFont(font);
+    for (const BlockClass& c : folded.classes) {
+        if (!c.repeated()) continue;
+        const int count = int(c.instances.size());
+        for (int i = 0; i < count; ++i) {
+            const InstanceKey key{c.id, i};
+            if (isExpanded(key)) continue;
+            VisualItem it;
+            it.kind = VisualItem::Kind::Block;
+            it.id = blockItemId(key);
+            it.classId = c.id;
+            it.instance = i;
+            it.border = style_.color(c.id);
+            it.fill = style_.fill(c.id);
+            it.title = tr("%1 · %2/%3").arg(style_.name(c.id)).arg(i + 1).arg(count);
+            it.detail = tr("%1 ops · %2 params")
+                            .arg(c.nodesPerInstance)
+                            .arg(shortCount(double(c.paramsPerInstance)));
+            // Room for the +/− control at the right.
+            const double w = std::max(textWidth(tf, it.title), textWidth(df, it.detail)) + 48;
+            it.width = std::clamp(w, 170.0, kMaxWidth);
+            it.height = kBlockHeight;
+            QStringList tip{tr("%1, instance %2 of %3 (×%3)").arg(style_.name(c.id)).arg(i + 1).arg(count),
+                            tr("%1 ops, %2 parameters per instance")
+                                .arg(c.nodesPerInstance)
+                                .arg(groupedCount(c.paramsPerInstance))};
+            if (!c.scope.empty()) tip << tr("scope %1").arg(QString::fromStdString(c.scope));
+            tip << tr("Double-click or press + to expand");
+            it.tooltip = tip.join(QLatin1Char('\n'));
+            for (NodeId n : c.instances[size_t(i)].nodes)
+                if (n >= 0 && size_t(n) < nodeItem_.size() && isDrawn(g.node(n))) nodeItem_[size_t(n)] = it.id;
+            addItem(std::move(it));
+        }
+    }
+}
+
+void GraphPresentation::buildTerminals(const Graph& g, const QFont& font)
+{
+    const QFont tf = titleFont(font), df = detailFont(font);
+    int next = nodeCount_ + instanceCount_;
+    auto add = [&](TensorId t, VisualItem::Kind kind) {
+        VisualItem it;
+        it.kind = kind;
+        it.id = next++;
+        it.tensor = t;
+        it.border = QColor(0x55, 0x55, 0x55);
+        it.fill = Qt::white;
+        it.title = QString::fromStdString(g.tensor(t).name);
+        it.detail = QString::fromStdString(g.tensor(t).shape.toString());
+        const double w = std::max(textWidth(tf, it.title), textWidth(df, it.detail)) + 32;
+        it.width = std::clamp(w, 84.0, kMaxWidth);
+        it.title = elided(tf, it.title, it.width - 20);
+        it.detail = elided(df, it.detail, it.width - 20);
+        it.height = kOpHeight;
+        it.tooltip = (kind == VisualItem::Kind::Input ? tr("graph input  %1") : tr("graph output  %1"))
+                         .arg(tensorText(g, t));
+        addItem(std::move(it));
+    };
+    for (TensorId t : g.inputs) add(t, VisualItem::Kind::Input);
+    for (TensorId t : g.outputs) add(t, VisualItem::Kind::Output);
+}
+
+void GraphPresentation::buildEdges(const Graph& g)
+{
+    std::unordered_map<TensorId, int> inputItem;
+    std::unordered_map<TensorId, std::vector<int>> outputItems;
+    for (const VisualItem& it : items_) {
+        if (it.kind == VisualItem::Kind::Input) inputItem[it.tensor] = it.id;
+        if (it.kind == VisualItem::Kind::Output) outputItems[it.tensor].push_back(it.id);
+    }
+    std::map<std::pair<int, int>, std::vector<TensorId>> flows;
+    auto sourceOf = [&](TensorId t) {
+        const Tensor& tensor = g.tensor(t);
+        if (tensor.producer != kNoNode) return itemOfNode(tensor.producer);
+        auto it = inputItem.find(t);
+        return it == inputItem.end() ? -1 : it->second; // weights are part of their consumer's box
+    };
+    auto addFlow = [&](int src, int dst, TensorId t) {
+        if (src < 0 || dst < 0 || src == dst) return;
+        auto& ts = flows[{src, dst}];
+        if (std::find(ts.begin(), ts.end(), t) == ts.end()) ts.push_back(t);
+    };
+    for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
+        const int dst = itemOfNode(id);
+        for (TensorId t : g.node(id).inputs)
+            if (t != kNoTensor) addFlow(sourceOf(t), dst, t);
+    }
+    for (const auto& [t, items] : outputItems)
+        for (int dst : items) addFlow(sourceOf(t), dst, t);
+
+    edges_.reserve(flows.size());
+    for (auto& [key, tensors] : flows) {
+        VisualEdge e{key.first, key.second, std::move(tensors), {}};
+        QStringList tip;
+        for (size_t i = 0; i < e.tensors.size() && int(i) < kMaxTooltipTensors; ++i) tip << tensorText(g, e.tensors[i]);
+        if (int(e.tensors.size()) > kMaxTooltipTensors)
+            tip << tr("… and %1 more").arg(int(e.tensors.size()) - kMaxTooltipTensors);
+        e.tooltip = tip.join(QLatin1Char('\n'));
+        edges_.push_back(std::move(e));
+    }
+}
+
+const VisualItem* GraphPresentation::item(int id) const
+{
+    auto it = byId_.find(id);
+    return it == byId_.end() ? nullptr : &items_[it->second];
+}
+
+int GraphPresentation::itemOfNode(NodeId n) const
+{
+    return n >= 0 && size_t(n) < nodeItem_.size() ? nodeItem_[size_t(n)] : -1;
+}
+
+LayoutGraph GraphPresentation::layoutGraph() const
+{
+    LayoutGraph lg;
+    lg.nodes.reserve(items_.size());
+    for (const VisualItem& it : items_) {
+        const int cluster = it.inExpandedInstance ? instanceIndex({it.classId, it.instance}) : -1;
+        lg.nodes.push_back({it.id, it.width, it.height, cluster});
+    }
+    lg.edges.reserve(edges_.size());
+    for (const VisualEdge& e : edges_) lg.edges.push_back({e.src, e.dst, {}});
+    return lg;
+}
+
+LayoutDelta GraphPresentation::delta(const GraphPresentation& collapsed, const GraphPresentation& expanded,
+                                     InstanceKey k)
+{
+    LayoutDelta d;
+    d.boxId = collapsed.blockItemId(k);
+    d.cluster = expanded.instanceIndex(k);
+    std::set<int> members;
+    for (const VisualItem& it : expanded.items_) {
+        if (!it.inExpandedInstance || it.classId != k.classId || it.instance != k.instance) continue;
+        members.insert(it.id);
+        d.memberIds.push_back(it.id);
+        d.part.nodes.push_back({it.id, it.width, it.height, d.cluster});
+    }
+    for (const VisualEdge& e : expanded.edges_) {
+        const bool in = members.count(e.src) > 0, out = members.count(e.dst) > 0;
+        if (in && out) d.part.edges.push_back({e.src, e.dst, {}});
+        else if (in || out) d.boundary.push_back({e.src, e.dst, {}});
+    }
+    for (const VisualEdge& e : collapsed.edges_)
+        if (e.src == d.boxId || e.dst == d.boxId) d.boxBoundary.push_back({e.src, e.dst, {}});
+    return d;
+}
+
+} // namespace tapas

@@ -1,0 +1,400 @@
+#include "views/graph/graph_view.h"
+
+#include "views/graph/graph_scene.h"
+#include "views/graph/graph_search.h"
+#include "views/graph/layout_job.h"
+#include "views/number_text.h"
+
+#include <QFileInfo>
+#include <QGraphicsItem>
+#include <QImage>
+#include <QKeyEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QSvgGenerator>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tapas {
+
+namespace {
+constexpr double kMinZoom = 0.02;
+constexpr double kMaxZoom = 6.0;
+constexpr double kStep = 1.2;
+// Exported PNGs stay within what image viewers and QImage handle comfortably.
+constexpr double kMaxExportSide = 16000;
+constexpr double kMaxExportPixels = 120e6;
+} // namespace
+
+GraphView::GraphView(QWidget* parent)
+    : QGraphicsView(parent), scene_(new GraphScene(this)), job_(new LayoutJob(this)), search_(new GraphSearch(this))
+{
+    setScene(scene_);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+    setBackgroundBrush(QColor(0xFC, 0xFC, 0xFC));
+    setFocusPolicy(Qt::StrongFocus);
+
+    connect(scene_, &GraphScene::expandRequested, this, [this](int c, int i) { expand({c, i}); });
+    connect(scene_, &GraphScene::collapseRequested, this, [this](int c, int i) { collapse({c, i}); });
+    connect(scene_, &GraphScene::graphSelectionChanged, this, &GraphView::selectionChanged);
+    connect(job_, &LayoutJob::finished, this, &GraphView::applyLayout);
+    connect(job_, &LayoutJob::failed, this, &GraphView::onLayoutFailed);
+    connect(job_, &LayoutJob::cancelled, this, &GraphView::onLayoutCancelled);
+    connect(search_, &GraphSearch::currentChanged, this, [this](NodeId n, int, int) { focusNode(n); });
+}
+
+GraphView::~GraphView() = default;
+
+LayoutOptions GraphView::layoutOptions() const
+{
+    LayoutOptions o;
+    o.nodeSep = 22;
+    o.rankSep = 34;
+    o.partPadding = GraphScene::kFramePadding;
+    o.partPaddingTop = GraphScene::kFramePaddingTop;
+    return o;
+}
+
+void GraphView::clearModel()
+{
+    job_->cancel();
+    queue_.clear();
+    pending_.reset();
+    focusAfterLayout_ = kNoNode;
+    graph_.reset();
+    folded_.reset();
+    presentation_ = GraphPresentation();
+    layout_ = GraphLayout();
+    scene_->clearContent();
+    search_->setGraph(nullptr);
+    updateBusy();
+}
+
+void GraphView::setModel(std::shared_ptr<const Graph> graph, std::shared_ptr<const FoldedGraph> folded)
+{
+    clearModel();
+    if (!graph) return;
+    graph_ = std::move(graph);
+    folded_ = std::move(folded);
+    search_->setGraph(graph_);
+
+    const int repeated = folded_ ? int(std::count_if(folded_->classes.begin(), folded_->classes.end(),
+                                                     [](const BlockClass& c) { return c.repeated(); }))
+                                 : 0;
+    const int full = GraphPresentation::expandedItemCount(*graph_);
+    GraphPresentation p(*graph_, folded_.get(), {}, font());
+    if (repeated > 0 && full > itemLimit_) {
+        Q_EMIT notice(tr("This model has %1 nodes, too many to draw expanded. It opens folded into %2 boxes; "
+                         "expand blocks one at a time.")
+                          .arg(groupedCount(full))
+                          .arg(groupedCount(int64_t(p.items().size()))));
+    } else if (repeated == 0 && full > itemLimit_) {
+        Q_EMIT notice(tr("This model has %1 nodes and no repeated blocks: every node is drawn, and the "
+                         "layout may take a while.")
+                          .arg(groupedCount(full)));
+    } else if (repeated == 0) {
+        Q_EMIT notice(tr("No repeated blocks were found: every node is drawn as unique."));
+    }
+    pending_ = std::move(p);
+    pendingIsFull_ = true;
+    const LayoutGraph lg = pending_->layoutGraph();
+    const LayoutOptions options = layoutOptions();
+    job_->start([lg, options](const Progress& progress) { return layoutGraph(lg, options, progress); },
+                tr("Laying out %1 boxes").arg(groupedCount(int64_t(lg.nodes.size()))));
+    updateBusy();
+}
+
+void GraphView::expand(InstanceKey key)
+{
+    enqueue({true, key});
+}
+
+void GraphView::collapse(InstanceKey key)
+{
+    enqueue({false, key});
+}
+
+void GraphView::enqueue(Operation op)
+{
+    if (!graph_) return;
+    queue_.push_back(op);
+    pump();
+}
+
+void GraphView::pump()
+{
+    while (!job_->isRunning() && !queue_.empty()) {
+        const Operation op = queue_.front();
+        queue_.pop_front();
+        if (op.expand) startExpand(op.key);
+        else runCollapse(op.key);
+    }
+    updateBusy();
+}
+
+void GraphView::startExpand(InstanceKey key)
+{
+    if (!folded_ || presentation_.isExpanded(key) || presentation_.blockItemId(key) < 0) return;
+    if (!presentation_.item(presentation_.blockItemId(key))) return; // not a drawn block box
+    ExpandedSet expanded = presentation_.expanded();
+    expanded.insert(key);
+    GraphPresentation next(*graph_, folded_.get(), expanded, font());
+    if (int(next.items().size()) > itemLimit_) {
+        Q_EMIT notice(tr("Expanding %1 would draw %2 boxes, more than the limit of %3. Collapse other blocks first.")
+                          .arg(presentation_.item(presentation_.blockItemId(key))->title)
+                          .arg(groupedCount(int64_t(next.items().size())))
+                          .arg(groupedCount(itemLimit_)));
+        if (focusAfterLayout_ != kNoNode) focusAfterLayout_ = kNoNode;
+        return;
+    }
+    const LayoutDelta delta = GraphPresentation::delta(presentation_, next, key);
+    pending_ = std::move(next);
+    pendingIsFull_ = false;
+    const GraphLayout previous = layout_;
+    const LayoutOptions options = layoutOptions();
+    job_->start(
+        [previous, delta, options](const Progress& progress) {
+            return layoutExpansion(previous, delta.boxId, delta.part, delta.boundary, options, progress, delta.cluster);
+        },
+        tr("Expanding a block (%1 boxes)").arg(delta.part.nodes.size()));
+}
+
+void GraphView::runCollapse(InstanceKey key)
+{
+    if (!presentation_.isExpanded(key)) return;
+    ExpandedSet expanded = presentation_.expanded();
+    expanded.erase(key);
+    GraphPresentation next(*graph_, folded_.get(), expanded, font());
+    const LayoutDelta delta = GraphPresentation::delta(next, presentation_, key);
+    const VisualItem* box = next.item(delta.boxId);
+    if (!box) return;
+    // Pure geometry on the current picture: fast enough for the GUI thread, no dot run.
+    auto collapsed = layoutCollapse(layout_, delta.memberIds, PlacedNode{box->id, 0, 0, box->width, box->height, -1},
+                                    delta.boxBoundary, layoutOptions());
+    if (!collapsed) {
+        Q_EMIT notice(tr("Could not collapse the block: %1").arg(QString::fromStdString(collapsed.error())));
+        return;
+    }
+    pending_ = std::move(next);
+    pendingIsFull_ = false;
+    applyLayout(*collapsed);
+}
+
+void GraphView::applyLayout(const GraphLayout& layout)
+{
+    if (!pending_) return;
+    const bool first = pendingIsFull_;
+    const QPointF centre = mapToScene(viewport()->rect().center());
+    presentation_ = std::move(*pending_);
+    pending_.reset();
+    layout_ = layout;
+    scene_->setContent(presentation_, layout_);
+    if (first) fitToWindow();
+    else centerOn(centre);
+    Q_EMIT layoutApplied();
+    if (focusAfterLayout_ != kNoNode) {
+        const NodeId n = focusAfterLayout_;
+        focusAfterLayout_ = kNoNode;
+        focusNode(n);
+    }
+    pump();
+}
+
+void GraphView::onLayoutFailed(const QString& error)
+{
+    pending_.reset();
+    focusAfterLayout_ = kNoNode;
+    Q_EMIT notice(tr("The graph layout failed: %1").arg(error));
+    pump();
+}
+
+void GraphView::onLayoutCancelled()
+{
+    pending_.reset();
+    queue_.clear();
+    focusAfterLayout_ = kNoNode;
+    Q_EMIT notice(tr("Graph layout cancelled."));
+    updateBusy();
+}
+
+void GraphView::cancelLayout()
+{
+    job_->cancel();
+}
+
+bool GraphView::isBusy() const
+{
+    return job_->isRunning() || !queue_.empty();
+}
+
+void GraphView::updateBusy()
+{
+    const bool busy = isBusy();
+    if (busy == busy_) return;
+    busy_ = busy;
+    Q_EMIT busyChanged(busy);
+}
+
+void GraphView::focusNode(NodeId node)
+{
+    if (!graph_) return;
+    if (job_->isRunning() || !queue_.empty()) {
+        focusAfterLayout_ = node; // the picture is about to change; look once it has
+        return;
+    }
+    const int id = presentation_.itemOfNode(node);
+    const VisualItem* item = presentation_.item(id);
+    if (!item) return;
+    if (item->kind == VisualItem::Kind::Block) {
+        focusAfterLayout_ = node;
+        expand({item->classId, item->instance});
+        return;
+    }
+    centreAndSelect(id);
+}
+
+void GraphView::centreAndSelect(int itemId)
+{
+    QGraphicsItem* item = scene_->itemForId(itemId);
+    if (!item) return;
+    scene_->clearSelection();
+    item->setSelected(true);
+    scene_->setHitItem(itemId);
+    // A hit is only found if it can be read: zoom in from an overview first.
+    if (zoom() < 0.8) {
+        const ViewportAnchor anchor = transformationAnchor();
+        setTransformationAnchor(QGraphicsView::NoAnchor);
+        setTransform(QTransform::fromScale(1.0, 1.0));
+        setTransformationAnchor(anchor);
+    }
+    centerOn(item);
+}
+
+double GraphView::zoom() const
+{
+    return transform().m11();
+}
+
+void GraphView::scaleBy(double factor)
+{
+    const double target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
+    if (zoom() > 0) factor = target / zoom();
+    scale(factor, factor);
+}
+
+void GraphView::zoomIn()
+{
+    scaleBy(kStep);
+}
+
+void GraphView::zoomOut()
+{
+    scaleBy(1 / kStep);
+}
+
+void GraphView::resetZoom()
+{
+    setTransform(QTransform());
+}
+
+void GraphView::fitToWindow()
+{
+    const QRectF r = scene_->itemsBoundingRect();
+    if (r.isEmpty()) return;
+    fitInView(r.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+    // A tall model fits as a sliver of unreadable boxes; never shrink below the minimum zoom,
+    // and never blow a three-box model up past 1:1.
+    if (zoom() > 1.0) resetZoom();
+    if (zoom() < kMinZoom) setTransform(QTransform::fromScale(kMinZoom, kMinZoom));
+    centerOn(r.center());
+}
+
+void GraphView::wheelEvent(QWheelEvent* event)
+{
+    const int delta = event->angleDelta().y();
+    if (delta == 0) return QGraphicsView::wheelEvent(event);
+    scaleBy(std::pow(kStep, delta / 120.0));
+    event->accept();
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event)
+{
+    switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomIn();
+        return;
+    case Qt::Key_Minus:
+        zoomOut();
+        return;
+    case Qt::Key_0:
+        fitToWindow();
+        return;
+    default:
+        QGraphicsView::keyPressEvent(event);
+    }
+}
+
+bool GraphView::exportPng(const QString& path, QString* error, double scale) const
+{
+    const QRectF source = scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+    if (scene_->items().isEmpty() || source.isEmpty()) {
+        if (error) *error = tr("There is no graph to export to %1.").arg(path);
+        return false;
+    }
+    double s = scale;
+    s = std::min(s, kMaxExportSide / std::max(source.width(), source.height()));
+    s = std::min(s, std::sqrt(kMaxExportPixels / (source.width() * source.height())));
+    const QSize size(std::max(1, int(std::ceil(source.width() * s))), std::max(1, int(std::ceil(source.height() * s))));
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    if (image.isNull()) {
+        if (error) *error = tr("Not enough memory for a %1×%2 image for %3.").arg(size.width()).arg(size.height()).arg(path);
+        return false;
+    }
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    scene_->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), source);
+    painter.end();
+    if (!image.save(path, "PNG")) {
+        if (error) *error = tr("Could not write the PNG file %1.").arg(path);
+        return false;
+    }
+    return true;
+}
+
+bool GraphView::exportSvg(const QString& path, QString* error) const
+{
+    const QRectF source = scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+    if (scene_->items().isEmpty() || source.isEmpty()) {
+        if (error) *error = tr("There is no graph to export to %1.").arg(path);
+        return false;
+    }
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(source.size().toSize());
+    svg.setViewBox(QRectF(QPointF(0, 0), source.size()));
+    svg.setTitle(graph_ ? QString::fromStdString(graph_->name) : tr("Graph"));
+    svg.setDescription(tr("Graph exported by Tapas Studio"));
+    QPainter painter;
+    if (!painter.begin(&svg)) {
+        if (error) *error = tr("Could not write the SVG file %1.").arg(path);
+        return false;
+    }
+    painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    scene_->render(&painter, QRectF(QPointF(0, 0), source.size()), source);
+    painter.end();
+    if (QFileInfo(path).size() <= 0) {
+        if (error) *error = tr("Could not write the SVG file %1.").arg(path);
+        return false;
+    }
+    return true;
+}
+
+} // namespace tapas

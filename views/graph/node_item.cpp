@@ -1,0 +1,86 @@
+#include "views/graph/node_item.h"
+
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+namespace tapas {
+
+NodeItem::NodeItem(const VisualItem& item, QGraphicsItem* parent) : QGraphicsItem(parent), item_(item)
+{
+    setFlag(ItemIsSelectable);
+    setAcceptHoverEvents(true);
+    setToolTip(item_.tooltip);
+    setZValue(2);
+}
+
+QRectF NodeItem::box() const
+{
+    return {-item_.width / 2, -item_.height / 2, item_.width, item_.height};
+}
+
+QRectF NodeItem::boundingRect() const
+{
+    return box().adjusted(-3, -3, 3, 3); // the selection outline is drawn outside the box
+}
+
+QPainterPath NodeItem::shape() const
+{
+    QPainterPath p;
+    p.addRect(box());
+    return p;
+}
+
+void NodeItem::setHit(bool hit)
+{
+    if (hit_ == hit) return;
+    hit_ = hit;
+    update();
+}
+
+void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
+{
+    const bool terminal = item_.kind != VisualItem::Kind::Op;
+    const QRectF r = box();
+    const double radius = terminal ? r.height() / 2 : 5;
+    painter->setRenderHint(QPainter::Antialiasing);
+    QColor fill = item_.fill;
+    if (hovered_) fill = fill.darker(106);
+    const bool selected = option->state & QStyle::State_Selected;
+    QPen pen(selected || hit_ ? QColor(0x1F, 0x4E, 0xB4) : item_.border, selected || hit_ ? 2.6 : 1.2);
+    painter->setPen(pen);
+    painter->setBrush(fill);
+    painter->drawRoundedRect(r, radius, radius);
+
+    // Level of detail: when zoomed far out the text would be an unreadable smear; skip it.
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    if (lod < 0.35) return;
+    const QFont base = painter->font();
+    painter->setPen(QColor(0x20, 0x20, 0x20));
+    painter->setFont(GraphPresentation::titleFont(base));
+    const QRectF top(r.left() + 6, r.top() + 3, r.width() - 12, r.height() / 2 - 1);
+    const QRectF bottom(r.left() + 6, r.center().y() + 1, r.width() - 12, r.height() / 2 - 4);
+    if (item_.detail.isEmpty()) {
+        painter->drawText(r, Qt::AlignCenter, item_.title);
+        return;
+    }
+    painter->drawText(top, Qt::AlignHCenter | Qt::AlignBottom, item_.title);
+    painter->setFont(GraphPresentation::detailFont(base));
+    painter->setPen(QColor(0x50, 0x50, 0x50));
+    painter->drawText(bottom, Qt::AlignHCenter | Qt::AlignTop, item_.detail);
+}
+
+void NodeItem::hoverEnterEvent(QGraphicsSceneHoverEvent* event)
+{
+    hovered_ = true;
+    update();
+    QGraphicsItem::hoverEnterEvent(event);
+}
+
+void NodeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent* event)
+{
+    hovered_ = false;
+    update();
+    QGraphicsItem::hoverLeaveEvent(event);
+}
+
+} // namespace tapas

@@ -1,0 +1,34 @@
+#pragma once
+// One op box (or a graph input/output pill) in the graph scene: op type in bold, its key
+// output shape underneath, tooltip with name, scope and every output.
+#include "views/graph/graph_presentation.h"
+
+#include <QGraphicsItem>
+
+namespace tapas {
+
+class NodeItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 1 };
+    explicit NodeItem(const VisualItem& item, QGraphicsItem* parent = nullptr);
+
+    int type() const override { return Type; }
+    QRectF boundingRect() const override;
+    QPainterPath shape() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+    const VisualItem& visual() const { return item_; }
+    // Highlighted as a search hit (drawn with a thick outline even when not selected).
+    void setHit(bool hit);
+
+protected:
+    void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
+    void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
+
+private:
+    QRectF box() const;
+    VisualItem item_;
+    bool hovered_ = false;
+    bool hit_ = false;
+};
+
+} // namespace tapas
