@@ -275,7 +275,7 @@ bool MainWindow::openSampleModel()
         log_->warning(tr("This build embeds no sample model (%1).").arg(kSampleModel));
         return false;
     }
-    loader_->loadBytes(f.readAll(), QFileInfo(kSampleModel).fileName(), sessionDims_);
+    loader_->loadBytes(f.readAll(), kSampleModel, sessionDims_);
     return true;
 }
 

@@ -81,9 +81,9 @@ void ModelLoader::loadFile(const QString& path, const DimBindings& dims)
     request({path, QFileInfo(path).fileName(), {}, dims});
 }
 
-void ModelLoader::loadBytes(const QByteArray& bytes, const QString& displayName, const DimBindings& dims)
+void ModelLoader::loadBytes(const QByteArray& bytes, const QString& sourcePath, const DimBindings& dims)
 {
-    request({displayName, displayName, bytes, dims});
+    request({sourcePath, QFileInfo(sourcePath).fileName(), bytes, dims});
 }
 
 void ModelLoader::cancel()

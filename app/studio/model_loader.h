@@ -30,8 +30,9 @@ public:
     ~ModelLoader() override;
 
     void loadFile(const QString& path, const DimBindings& dims = {});
-    // For models that are not files (the bundled sample in the resources).
-    void loadBytes(const QByteArray& bytes, const QString& displayName, const DimBindings& dims = {});
+    // For models that are not files: the bundled sample, whose `sourcePath` is its resource path
+    // (":/models/sample_gpt.onnx"); messages name it by its file name.
+    void loadBytes(const QByteArray& bytes, const QString& sourcePath, const DimBindings& dims = {});
     bool isBusy() const { return running_.has_value(); }
     QString currentPath() const;
 

@@ -14,7 +14,10 @@ const QString kKey = QStringLiteral("recentFiles");
 
 RecentFiles::RecentFiles(QObject* parent) : QObject(parent)
 {
-    files_ = QSettings().value(kKey).toStringList();
+    // An absent key reads as one empty string, not an empty list: drop blanks so a first start
+    // is recognised as one.
+    files_ = QSettings().value(kKey, QStringList()).toStringList();
+    files_.removeAll(QString());
     while (files_.size() > kMaxEntries) files_.removeLast();
 }
 

@@ -3,11 +3,13 @@
 // (and inside) layers. The fold then looks for repeats in the sequence of segment signatures.
 //
 // How the cuts are found (and why this way):
-// 1. Shape arithmetic and constants are *meta* nodes: Shape/Size and everything computed only
-//    from weights, constants and shapes (Constant, Range, the causal-mask Slice, position ids).
+// 1. Shape arithmetic and constants are *meta* nodes (metaNodes in structural_hash.h): Shape,
+//    Size and everything computed only from weights, constants and shapes (Constant, Range,
+//    the causal-mask Slice, position ids).
 //    They say nothing about data flow, and a mask or sequence length computed once and read by
 //    every layer would otherwise connect every layer to every other. Meta nodes join the
-//    segment of their consumers afterwards, or a shared segment when several segments read them.
+//    segment of their consumers afterwards, or a shared segment when several segments read them
+//    (and so does Identity(initializer), the exporter's alias for merged equal weights).
 // 2. Over the remaining data nodes, a post-dominator tree with a virtual sink (graph outputs and
 //    ends). The *spine* is the post-dominator chain of one entry node: every node on it is a cut
 //    of everything before it. A spine node closes a segment; a node joins the segment of the

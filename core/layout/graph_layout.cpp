@@ -113,6 +113,8 @@ Result<GraphLayout> layoutGraph(const LayoutGraph& graph, const LayoutOptions& o
     Agsym_t* heightSym = agattr(g, AGNODE, cstr("height"), cstr("0.5"));
 
     std::unordered_map<int, Agraph_t*> clusters;
+    Agraph_t* top = nullptr;
+    Agraph_t* bottom = nullptr;
     std::vector<Agnode_t*> nodes(graph.nodes.size(), nullptr);
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const LayoutNode& n = graph.nodes[i];
@@ -125,6 +127,14 @@ Result<GraphLayout> layoutGraph(const LayoutGraph& graph, const LayoutOptions& o
                 sub = agsubg(g, cstr(("cluster_" + std::to_string(n.cluster)).c_str()), 1);
                 const double margin = std::max({8.0, options.partPadding, options.partPaddingTop});
                 agsafeset(sub, cstr("margin"), cstr(std::to_string(int(margin)).c_str()), cstr("8"));
+            }
+            agsubnode(sub, an, 1);
+        }
+        if (n.rank != RankHint::Free) {
+            Agraph_t*& sub = n.rank == RankHint::Top ? top : bottom;
+            if (!sub) {
+                sub = agsubg(g, cstr(n.rank == RankHint::Top ? "tapas_top" : "tapas_bottom"), 1);
+                agsafeset(sub, cstr("rank"), cstr(n.rank == RankHint::Top ? "source" : "sink"), cstr(""));
             }
             agsubnode(sub, an, 1);
         }

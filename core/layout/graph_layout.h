@@ -11,16 +11,21 @@
 #include "core/util/progress.h"
 #include "core/util/result.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace tapas {
+
+// Pins a node to the first or last rank of its layout (dot's rank=source / rank=sink).
+enum class RankHint : int8_t { Free, Top, Bottom };
 
 struct LayoutNode {
     int id = 0;          // caller's id, unique within one LayoutGraph
     double width = 72;   // points
     double height = 36;  // points
     int cluster = -1;    // >= 0: kept together (dot cluster) with the nodes of the same value
+    RankHint rank = RankHint::Free;
 };
 
 struct LayoutEdge {
@@ -99,8 +104,9 @@ Result<GraphLayout> layoutGraph(const LayoutGraph& graph, const LayoutOptions& o
 // right of / left of / below the box moves outwards by exactly the extra width / height the
 // part needs, so no two boxes overlap and every other node keeps its order with its
 // neighbours. Edges between the part and the rest (`boundary`, in either direction) are routed
-// anew; `previous` edges touching `collapsedId` are dropped; the rest are stretched with their
-// nodes. `part` nodes all get cluster = `cluster` when it is >= 0.
+// by dot inside the part (from a port on its top or bottom row, so they go around the part's
+// boxes, never through them) and joined to the outside node; `previous` edges touching
+// `collapsedId` are dropped; the rest are stretched with their nodes. `part` nodes all get cluster = `cluster` when it is >= 0.
 Result<GraphLayout> layoutExpansion(const GraphLayout& previous, int collapsedId,
                                     const LayoutGraph& part, const std::vector<LayoutEdge>& boundary,
                                     const LayoutOptions& options = {}, const Progress& progress = {},

@@ -142,12 +142,20 @@ void describeConstant(const onnx::NodeProto& node, Tensor& t)
     }
 }
 
+// "unk__12": a name an earlier run of ONNX's inference invented and saved into value_info.
+bool isInferredSymbol(const std::string& p)
+{
+    return p.size() > 5 && p.compare(0, 5, "unk__") == 0 &&
+           p.find_first_not_of("0123456789", 5) == std::string::npos;
+}
+
 void scanSymbols(const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos, std::set<std::string>& out)
 {
     for (const auto& vi : infos) {
         if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) continue;
         for (const auto& d : vi.type().tensor_type().shape().dim())
-            if (d.has_dim_param() && !d.dim_param().empty()) out.insert(d.dim_param());
+            if (d.has_dim_param() && !d.dim_param().empty() && !isInferredSymbol(d.dim_param()))
+                out.insert(d.dim_param());
     }
 }
 

@@ -3,6 +3,8 @@
 #include "core/ops/op_families.h"
 #include "core/ops/op_helpers.h"
 
+#include <algorithm>
+
 namespace tapas {
 namespace {
 using namespace ops;
@@ -36,8 +38,15 @@ std::optional<Window> windowOf(const Node& n, size_t spatial, const Shape* weigh
     if (w.strides.size() != spatial || w.dilations.size() != spatial || w.pads.size() != 2 * spatial
         || w.outputPadding.size() != spatial)
         return std::nullopt;
-    for (int64_t s : w.strides)
-        if (s <= 0) return std::nullopt;
+    // Hostile files: every window parameter positive (pads non-negative) and below 2^31, so the
+    // size arithmetic below cannot overflow.
+    constexpr int64_t kMax = int64_t(1) << 31;
+    auto inRange = [&](const std::vector<int64_t>& v, int64_t lo) {
+        return std::all_of(v.begin(), v.end(), [&](int64_t x) { return x >= lo && x < kMax; });
+    };
+    if (!inRange(w.kernel, 1) || !inRange(w.strides, 1) || !inRange(w.dilations, 1) || !inRange(w.pads, 0)
+        || !inRange(w.outputPadding, 0))
+        return std::nullopt;
     w.autoPad = n.attrString("auto_pad", "NOTSET");
     w.ceilMode = n.attrInt("ceil_mode", 0) != 0;
     return w;
@@ -58,6 +67,7 @@ Dim windowOut(const Dim& in, const Window& w, size_t i)
         if (s == 1 && (same || (!valid && padB + padE == eff - 1) || (valid && eff == 1))) return in;
         return Dim::unknown();
     }
+    if (in.value >= (int64_t(1) << 60)) return Dim::unknown();
     const int64_t x = in.value;
     if (same) return Dim::known(ceilDiv(x, s));
     if (valid) return Dim::known(std::max<int64_t>(0, floorDiv(x - eff, s) + 1));
@@ -108,7 +118,7 @@ void convTransposeRule(ShapeContext& c)
     if (x.rank() < 3) return;
     const size_t spatial = x.dims.size() - 2;
     const int64_t group = c.node().attrInt("group", 1);
-    const Dim cout = wt.rank() == int(spatial) + 2 ? mulDim(wt.dims[1], Dim::known(group)) : Dim::unknown();
+    const Dim cout = wt.rank() == int(spatial) + 2 ? mulDim(wt.dims[1], dimOf(group)) : Dim::unknown();
     Shape out = Shape::ofDims({x.dims[0], cout});
     std::vector<int64_t> explicitOut = c.node().attrInts("output_shape");
     if (explicitOut.size() == spatial + 2) explicitOut.erase(explicitOut.begin(), explicitOut.begin() + 2);
@@ -116,15 +126,16 @@ void convTransposeRule(ShapeContext& c)
     for (size_t i = 0; i < spatial; ++i) {
         const Dim& in = x.dims[i + 2];
         if (explicitOut.size() == spatial) {
-            out.dims.push_back(Dim::known(explicitOut[i]));
-        } else if (!w || !in.isKnown()) {
+            out.dims.push_back(dimOf(explicitOut[i]));
+        } else if (!w || !in.isKnown() || in.value >= (int64_t(1) << 31)) {
             out.dims.push_back(Dim::unknown());
         } else if (w->autoPad == "SAME_UPPER" || w->autoPad == "SAME_LOWER") {
             out.dims.push_back(Dim::known(in.value * w->strides[i]));
         } else {
             const int64_t eff = (w->kernel[i] - 1) * w->dilations[i] + 1;
             const int64_t pads = w->autoPad == "VALID" ? 0 : w->pads[i] + w->pads[i + spatial];
-            out.dims.push_back(Dim::known(w->strides[i] * (in.value - 1) + w->outputPadding[i] + eff - pads));
+            const int64_t size = w->strides[i] * (in.value - 1) + w->outputPadding[i] + eff - pads;
+            out.dims.push_back(size >= 0 ? Dim::known(size) : Dim::unknown());
         }
     }
     c.setOutShape(0, out);

@@ -124,7 +124,10 @@ DType attrDType(const Node& n, DType fallback)
 void randomRule(ShapeContext& c)
 {
     c.setOutType(0, attrDType(c.node(), DType::Float32));
-    if (c.node().attr("shape")) c.setOutShape(0, Shape::of(c.node().attrInts("shape")));
+    if (!c.node().attr("shape")) return;
+    Shape s = Shape::ofDims({});
+    for (int64_t d : c.node().attrInts("shape")) s.dims.push_back(dimOf(d));
+    c.setOutShape(0, s);
 }
 
 void likeRule(ShapeContext& c)

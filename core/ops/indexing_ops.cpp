@@ -79,7 +79,7 @@ void splitRule(ShapeContext& c)
     std::vector<Dim> parts;
     auto sizes = intsFromInputOrAttr(c, 1, "split");
     if (sizes && sizes->size() == n) {
-        for (int64_t s : *sizes) parts.push_back(Dim::known(s));
+        for (int64_t s : *sizes) parts.push_back(dimOf(s));
     } else if (c.hasInput(1) || (c.node().attr("split") && !sizes)) {
         parts.assign(n, Dim::unknown());
     } else if (d.isKnown()) {
@@ -250,7 +250,7 @@ void gatherNDRule(ShapeContext& c)
     if (!data.rankKnown || idx.rank() < 1 || !idx.dims.back().isKnown()) return;
     const int64_t batch = c.node().attrInt("batch_dims", 0);
     const int64_t last = idx.dims.back().value;
-    if (batch + last > data.rank()) return;
+    if (batch < 0 || last < 0 || batch > data.rank() || last > data.rank() - batch) return;
     Shape out = Shape::ofDims({idx.dims.begin(), idx.dims.end() - 1});
     out.dims.insert(out.dims.end(), data.dims.begin() + batch + last, data.dims.end());
     c.setOutShape(0, out);
@@ -280,7 +280,10 @@ void padRule(ShapeContext& c)
     Shape out = x;
     for (size_t i = 0; i < axes.size(); ++i) {
         Dim& d = out.dims[size_t(axes[i])];
-        d = pads && pads->size() == 2 * axes.size() ? addDim(d, (*pads)[i] + (*pads)[i + axes.size()]) : Dim::unknown();
+        int64_t total = 0;
+        const bool ok = pads && pads->size() == 2 * axes.size()
+                        && !__builtin_add_overflow((*pads)[i], (*pads)[i + axes.size()], &total);
+        d = ok ? addDim(d, total) : Dim::unknown();
     }
     c.setOutShape(0, out);
 }

@@ -117,6 +117,10 @@ std::optional<ConstValue> evalBroadcast(const std::vector<const ConstValue*>& in
         std::vector<int64_t> st(rank, 0);
         int64_t s = 1;
         const size_t off = rank - v->shape.dims.size();
+        for (size_t i = 0; i < v->shape.dims.size(); ++i) {
+            const int64_t d = v->shape.dims[i].value;
+            if (d != 1 && d != outShape.dims[off + i].value) return std::nullopt; // not broadcastable
+        }
         for (size_t i = v->shape.dims.size(); i-- > 0;) {
             if (v->shape.dims[i].value != 1) st[off + i] = s;
             s *= v->shape.dims[i].value;

@@ -42,6 +42,9 @@ SymInt symDiv(const SymInt& a, const SymInt& b); // truncating for numbers, exac
 SymInt symAdd(const SymInt& a, const SymInt& b);
 SymInt symSub(const SymInt& a, const SymInt& b);
 
+// A dim from a number a file wrote: negative ones are invalid and become unknown.
+inline Dim dimOf(int64_t v) { return v >= 0 ? Dim::known(v) : Dim::unknown(); }
+
 // double -> int64 without undefined behaviour: NaN gives 0, out-of-range values saturate.
 int64_t toInt64(double v);
 

@@ -75,7 +75,7 @@ void topKRule(ShapeContext& c)
     if (c.hasInput(1)) {
         if (auto e = c.inElements(1); e && e->size() == 1) k = (*e)[0].toDim();
     } else if (c.node().attr("k")) {
-        k = Dim::known(c.node().attrInt("k", 0));
+        k = dimOf(c.node().attrInt("k", 0));
     }
     Shape out = x;
     out.dims[size_t(*axis)] = k;

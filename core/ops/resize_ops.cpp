@@ -83,7 +83,7 @@ void depthToSpaceRule(ShapeContext& c)
     c.setOutType(0, c.inType(0));
     const Shape& x = c.inShape(0);
     const int64_t b = c.node().attrInt("blocksize", 0);
-    if (x.rank() != 4 || b <= 0) return;
+    if (x.rank() != 4 || b <= 0 || b >= (int64_t(1) << 31)) return;
     const Dim bb = Dim::known(b);
     if (c.node().opType == "DepthToSpace")
         c.setOutShape(0, Shape::ofDims({x.dims[0], divDim(x.dims[1], Dim::known(b * b)), mulDim(x.dims[2], bb), mulDim(x.dims[3], bb)}));

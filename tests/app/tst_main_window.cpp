@@ -113,6 +113,21 @@ private Q_SLOTS:
         QSettings().clear();
     }
 
+    void first_start_opens_the_bundled_sample_model()
+    {
+        QVERIFY(RecentFiles().isEmpty());
+        QVERIFY(QFile::exists(QStringLiteral(":/models/sample_gpt.onnx")));
+        QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+        window_->openStartupModel();
+        QVERIFY(loaded.wait(kLoadTimeoutMs));
+        QCOMPARE(window_->document()->displayName(), QStringLiteral("sample_gpt.onnx"));
+        QCOMPARE(window_->windowTitle(), QStringLiteral("sample_gpt.onnx — Tapas Studio"));
+        QVERIFY(window_->document()->summary().nodes > 0);
+        QVERIFY(opCount(QStringLiteral("MatMul")) > 0);
+        // A resource is not a file: it must not enter the recent files.
+        QVERIFY(RecentFiles().isEmpty());
+    }
+
     void opening_resnet18_shows_parameter_count_and_conv_histogram()
     {
         QVERIFY(load(model("resnet18.onnx")));

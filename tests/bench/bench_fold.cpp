@@ -8,6 +8,7 @@
 #include "core/onnx/onnx_importer.h"
 #include "core/zoo/zoo.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +25,15 @@ namespace {
 double secondsSince(std::chrono::steady_clock::time_point t0)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// CPU time of this thread: folding is single-threaded, and on a shared machine the wall clock
+// also counts the time other processes held the core.
+double threadCpuSeconds()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
 int run(const std::vector<std::string>& args)
@@ -51,9 +61,10 @@ int run(const std::vector<std::string>& args)
     const fs::path dir = fs::temp_directory_path() / ("tapas-bench-fold-" + std::to_string(::getpid()));
     fs::create_directories(dir);
 
-    std::printf("Fold benchmark: zoo GPT (hidden 768), fold time best of %d, each size in its own process\n\n", repeats);
-    std::printf("%7s %8s %10s %10s %14s %9s %14s %10s\n", "layers", "nodes", "import", "fold", "fold per node",
-                "classes", "largest class", "ratio");
+    std::printf("Fold benchmark: zoo GPT (hidden 768), fold time best of %d, each size in its own process\n", repeats);
+    std::printf("(fold = CPU time of the folding thread; wall = elapsed, which includes waiting for a busy core)\n\n");
+    std::printf("%7s %8s %10s %10s %10s %14s %9s %14s %10s\n", "layers", "nodes", "import", "fold", "wall",
+                "fold per node", "classes", "largest class", "ratio");
     double base = 0;
     int failures = 0;
     for (int64_t n : layers) {
@@ -71,20 +82,22 @@ int run(const std::vector<std::string>& args)
                 Result<Graph> g = importOnnxFile(path);
                 if (!g) return g.error();
                 const double importSeconds = secondsSince(t0);
-                double best = 1e30;
+                double best = 1e30, bestWall = 1e30;
                 size_t classes = 0, largest = 0;
                 for (int r = 0; r < repeats; ++r) {
                     t0 = std::chrono::steady_clock::now();
+                    const double c0 = threadCpuSeconds();
                     Result<FoldedGraph> fg = foldGraph(*g);
-                    best = std::min(best, secondsSince(t0));
+                    best = std::min(best, threadCpuSeconds() - c0);
+                    bestWall = std::min(bestWall, secondsSince(t0));
                     if (!fg) return fg.error();
                     classes = fg->classes.size();
                     largest = 0;
                     for (const BlockClass& c : fg->classes) largest = std::max(largest, c.instances.size());
                 }
                 char buf[160];
-                std::snprintf(buf, sizeof buf, "%zu %.6f %.6f %zu %zu", g->nodes.size(), importSeconds, best, classes,
-                              largest);
+                std::snprintf(buf, sizeof buf, "%zu %.6f %.6f %.6f %zu %zu", g->nodes.size(), importSeconds, best,
+                              bestWall, classes, largest);
                 detail = buf;
                 return {};
             },
@@ -95,17 +108,17 @@ int run(const std::vector<std::string>& args)
             continue;
         }
         size_t nodes = 0, classes = 0, largest = 0;
-        double importSeconds = 0, foldSeconds = 0;
-        if (std::sscanf(m.detail.c_str(), "%zu %lf %lf %zu %zu", &nodes, &importSeconds, &foldSeconds, &classes,
-                        &largest) != 5) {
+        double importSeconds = 0, foldSeconds = 0, wallSeconds = 0;
+        if (std::sscanf(m.detail.c_str(), "%zu %lf %lf %lf %zu %zu", &nodes, &importSeconds, &foldSeconds,
+                        &wallSeconds, &classes, &largest) != 6) {
             std::printf("%7lld failed: unreadable measurement '%s'\n", static_cast<long long>(n), m.detail.c_str());
             ++failures;
             continue;
         }
         if (base == 0) base = foldSeconds;
-        std::printf("%7lld %8zu %8.3f s %8.4f s %11.2f us %9zu %13zux %9.2fx\n", static_cast<long long>(n), nodes,
-                    importSeconds, foldSeconds, foldSeconds / double(nodes) * 1e6, classes, largest,
-                    foldSeconds / base);
+        std::printf("%7lld %8zu %8.3f s %8.4f s %8.4f s %11.2f us %9zu %13zux %9.2fx\n", static_cast<long long>(n),
+                    nodes, importSeconds, foldSeconds, wallSeconds, foldSeconds / double(nodes) * 1e6, classes,
+                    largest, foldSeconds / base);
     }
     std::error_code ec;
     fs::remove_all(dir, ec);

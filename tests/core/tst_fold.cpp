@@ -267,6 +267,9 @@ private slots:
         QString why;
         QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
         QVERIFY2(repeatedCounts(fg) == std::vector<int>{12}, qPrintable(describe(g, fg)));
+        // Embedding, the layer, final LayerNorm with the (tied) LM head.
+        QVERIFY2(fg.classes.size() == 3, qPrintable(describe(g, fg)));
+        QCOMPARE(QString::fromStdString(fg.classes[1].scope), QStringLiteral("/transformer/h.0"));
         QVERIFY2(fg.coverage > 0.9, qPrintable(describe(g, fg)));
     }
 
@@ -279,6 +282,9 @@ private slots:
         QString why;
         QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
         QVERIFY2(repeatedCounts(fg) == std::vector<int>{12}, qPrintable(describe(g, fg)));
+        // Shared mask arithmetic, embeddings, the layer, the pooler.
+        QVERIFY2(fg.classes.size() == 4, qPrintable(describe(g, fg)));
+        QCOMPARE(QString::fromStdString(fg.classes[2].scope), QStringLiteral("/encoder/layer.0"));
     }
 
     void fold_vit_into_one_class_of_12()
@@ -288,6 +294,7 @@ private slots:
         QString why;
         QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
         QVERIFY2(repeatedCounts(fg) == std::vector<int>{12}, qPrintable(describe(g, fg)));
+        QVERIFY2(fg.classes.size() == 3, qPrintable(describe(g, fg)));
     }
 
     void fold_finds_encoder_and_decoder_classes()
@@ -305,6 +312,11 @@ private slots:
         for (const BlockClass& c : fg.classes)
             if (c.repeated()) rep.push_back(&c);
         QVERIFY(rep[1]->nodesPerInstance > rep[0]->nodesPerInstance);
+        QCOMPARE(QString::fromStdString(rep[0]->scope), QStringLiteral("/encoder/block.0"));
+        QCOMPARE(QString::fromStdString(rep[1]->scope), QStringLiteral("/decoder/block.0"));
+        // Besides the two stacks: mask and position-bias arithmetic of each side, the two
+        // embeddings and the two final norms (the decoder's with the LM head).
+        QVERIFY2(fg.classes.size() == 8, qPrintable(describe(g, fg)));
     }
 
     void fold_t5_with_fewer_decoder_layers_keeps_both_stacks()
@@ -338,6 +350,12 @@ private slots:
         QString why;
         QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
         QVERIFY2(repeatedCounts(fg) == (std::vector<int>{4, 4}), qPrintable(describe(g, fg)));
+        QVERIFY2(fg.classes.size() == 4, qPrintable(describe(g, fg)));
+        // Dense layer first (h.0), then the MoE layer (h.1), alternating along the chain.
+        QCOMPARE(QString::fromStdString(fg.classes[1].scope), QStringLiteral("/transformer/h.0"));
+        QCOMPARE(QString::fromStdString(fg.classes[2].scope), QStringLiteral("/transformer/h.1"));
+        QVERIFY(fg.classes[2].nodesPerInstance > fg.classes[1].nodesPerInstance);
+        for (size_t b = 1; b + 1 < fg.chain.size(); ++b) QVERIFY(fg.chain[b].classId != fg.chain[b + 1].classId);
     }
 
     void fold_bert_mini_4l_into_4_encoder_layers()
@@ -347,6 +365,10 @@ private slots:
         QString why;
         QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
         QVERIFY2(repeatedCounts(fg) == std::vector<int>{4}, qPrintable(describe(g, fg)));
+        // Embedding, the encoder layer, the head.
+        QVERIFY2(fg.classes.size() == 3, qPrintable(describe(g, fg)));
+        QCOMPARE(QString::fromStdString(fg.classes[1].scope), QStringLiteral("/enc/layers.0"));
+        QCOMPARE(fg.classes[1].nodesPerInstance, 130);
     }
 
     void fold_resnet18_stage1_into_two_identical_blocks()
@@ -356,6 +378,12 @@ private slots:
         QString why;
         QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
         QVERIFY2(repeatedCounts(fg) == std::vector<int>{2}, qPrintable(describe(g, fg)));
+        // Identity-aliased weights, stem, layer1 x2, then down-sampling and plain blocks of
+        // stages 2-4 (all different shapes), head.
+        QVERIFY2(fg.classes.size() == 10, qPrintable(describe(g, fg)));
+        QCOMPARE(QString::fromStdString(fg.classes[2].scope), QStringLiteral("/layer1/layer1.0"));
+        QCOMPARE(QString::fromStdString(fg.classes[3].scope), QStringLiteral("/layer2/layer2.0"));
+        QCOMPARE(QString::fromStdString(fg.classes[4].scope), QStringLiteral("/layer2/layer2.1"));
     }
 
     void fold_mobilenet_v2_stages_after_their_first_block()
@@ -367,6 +395,10 @@ private slots:
         // Channels 32, 64, 96, 160: 2, 3, 2, 2 identical residual blocks; the single residual
         // block of the 24-channel stage has no twin.
         QVERIFY2(repeatedCounts(fg) == (std::vector<int>{2, 3, 2, 2}), qPrintable(describe(g, fg)));
+        // Identity-aliased weights; stem with block 1; the first block of each stage and the
+        // 24-channel residual block on their own; the last block; the head.
+        QVERIFY2(fg.classes.size() == 14, qPrintable(describe(g, fg)));
+        QCOMPARE(QString::fromStdString(fg.classes[5].scope), QStringLiteral("/features/features.5"));
     }
 
     void fold_ch_ppocr_classifier()
@@ -375,7 +407,13 @@ private slots:
         const FoldedGraph fg = fold(g);
         QString why;
         QVERIFY2(checkPartition(g, fg, &why), qPrintable(why));
-        qInfo("%s", qPrintable(describe(g, fg)));
+        // MobileNetV3-small x0.35: after channel rounding, blocks 5-6 (expansion 88) and
+        // blocks 10-11 (expansion 200) are identical residual SE blocks; blocks 7 and 8 have
+        // other expansions. Paddle2ONNX writes no name scopes.
+        QVERIFY2(repeatedCounts(fg) == (std::vector<int>{2, 2}), qPrintable(describe(g, fg)));
+        QVERIFY2(fg.classes.size() == 10, qPrintable(describe(g, fg)));
+        for (const BlockClass& c : fg.classes)
+            if (c.repeated()) QCOMPARE(c.nodesPerInstance, 44);
     }
 
     void fold_invariant_under_scrubbed_names_and_shuffled_order_data()
