@@ -17,7 +17,8 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
-#include <QStringListModel>
+#include <QStandardItemModel>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -62,7 +63,7 @@ ModelSummaryView::ModelSummaryView(QWidget* parent)
     : QWidget(parent), stack_(new QStackedWidget(this)), placeholder_(new QLabel(this)),
       title_(new QLabel(this)), path_(new QLabel(this)), ops_(new OpHistogramModel(this)),
       opsSorted_(new QSortFilterProxyModel(this)), inputs_(new TensorListModel(this)),
-      outputs_(new TensorListModel(this)), warnings_(new QStringListModel(this))
+      outputs_(new TensorListModel(this)), warnings_(new QStandardItemModel(this))
 {
     placeholder_->setAlignment(Qt::AlignCenter);
     placeholder_->setWordWrap(true);
@@ -90,6 +91,9 @@ ModelSummaryView::ModelSummaryView(QWidget* parent)
     tensors->addWidget(outputsBox_);
     tensors->addWidget(buildWarningsBox());
     tensors->setChildrenCollapsible(false);
+    tensors->setStretchFactor(0, 1);
+    tensors->setStretchFactor(1, 1);
+    tensors->setStretchFactor(2, 2); // warnings wrap over several lines; inputs are usually few
 
     auto* tables = new QSplitter(Qt::Horizontal);
     tables->addWidget(buildOpsBox());
@@ -197,22 +201,36 @@ QGroupBox* ModelSummaryView::buildWarningsBox()
     warningsView_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     warningsView_->setWordWrap(true);
     warningsView_->setAlternatingRowColors(true);
+    warningsView_->setSpacing(1);
+    warningsView_->setIconSize(QSize(16, 16));
     warningsView_->setObjectName(QStringLiteral("warningsList"));
+    noWarnings_ = new QLabel;
+    noWarnings_->setAlignment(Qt::AlignCenter);
+    makeQuiet(noWarnings_);
     auto* l = new QVBoxLayout(warningsBox_);
     l->addWidget(warningsView_);
+    l->addWidget(noWarnings_);
     return warningsBox_;
 }
 
-void ModelSummaryView::setSummary(const ModelSummary& summary)
+void ModelSummaryView::setSummary(const ModelSummary& summary, const QString& location)
 {
     summary_ = summary;
+    location_ = location;
     hasSummary_ = true;
     ops_->setHistogram(summary.ops);
     inputs_->setTensors(summary.inputs);
     outputs_->setTensors(summary.outputs);
-    QStringList w;
-    for (const std::string& s : summary.warnings) w << QString::fromStdString(s);
-    warnings_->setStringList(w);
+    warnings_->clear();
+    const QIcon icon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
+    for (const std::string& s : summary.warnings) {
+        auto* item = new QStandardItem(icon, QString::fromStdString(s));
+        item->setEditable(false);
+        item->setToolTip(item->text());
+        warnings_->appendRow(item);
+    }
+    warningsView_->setVisible(!summary.warnings.empty());
+    noWarnings_->setVisible(summary.warnings.empty());
     fillFigures(summary_);
     updateGroupTitles();
     stack_->setCurrentIndex(1);
@@ -225,7 +243,8 @@ void ModelSummaryView::clear()
     ops_->clear();
     inputs_->clear();
     outputs_->clear();
-    warnings_->setStringList({});
+    warnings_->clear();
+    location_.clear();
     stack_->setCurrentIndex(0);
 }
 
@@ -236,14 +255,16 @@ QString ModelSummaryView::figureText(Figure f) const
 
 QStringList ModelSummaryView::warnings() const
 {
-    return warnings_->stringList();
+    QStringList out;
+    for (int r = 0; r < warnings_->rowCount(); ++r) out << warnings_->item(r)->text();
+    return out;
 }
 
 void ModelSummaryView::fillFigures(const ModelSummary& s)
 {
     const QFileInfo file(QString::fromStdString(s.file));
     title_->setText(file.fileName().isEmpty() ? tr("Untitled model") : file.fileName());
-    path_->setText(QDir::toNativeSeparators(file.filePath()));
+    path_->setText(location_.isEmpty() ? QDir::toNativeSeparators(file.filePath()) : location_);
 
     figure(Figure::Nodes).value->setText(groupedCount(s.nodes));
     figure(Figure::Parameters).value->setText(countWithShortForm(s.params));
@@ -274,6 +295,7 @@ void ModelSummaryView::retranslateUi()
 {
     placeholder_->setText(tr("No model is open.\n\nOpen an ONNX model with File ▸ Open, "
                              "or drop a .onnx file on this window."));
+    noWarnings_->setText(tr("No warnings."));
     figure(Figure::Nodes).caption->setText(tr("Nodes"));
     figure(Figure::Parameters).caption->setText(tr("Parameters"));
     figure(Figure::ParameterBytes).caption->setText(tr("Parameter memory"));

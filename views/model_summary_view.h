@@ -13,7 +13,7 @@ class QLabel;
 class QListView;
 class QSortFilterProxyModel;
 class QStackedWidget;
-class QStringListModel;
+class QStandardItemModel;
 class QTableView;
 
 namespace tapas {
@@ -29,7 +29,8 @@ public:
 
     explicit ModelSummaryView(QWidget* parent = nullptr);
 
-    void setSummary(const ModelSummary& summary);
+    // `location` is shown under the title; empty: the summary's file.
+    void setSummary(const ModelSummary& summary, const QString& location = {});
     void clear();
     bool hasSummary() const { return hasSummary_; }
 
@@ -69,13 +70,15 @@ private:
     QTableView* opTable_ = nullptr;
     TensorListModel* inputs_;
     TensorListModel* outputs_;
-    QStringListModel* warnings_;
+    QStandardItemModel* warnings_;
     QGroupBox* opsBox_ = nullptr;
     QGroupBox* inputsBox_ = nullptr;
     QGroupBox* outputsBox_ = nullptr;
     QGroupBox* warningsBox_ = nullptr;
     QListView* warningsView_ = nullptr;
+    QLabel* noWarnings_ = nullptr;
     ModelSummary summary_;
+    QString location_;
     bool hasSummary_ = false;
 };
 

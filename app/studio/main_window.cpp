@@ -247,6 +247,7 @@ void MainWindow::retranslateUi()
     logDock_->setWindowTitle(tr("Log"));
     cancelButton_->setText(tr("Cancel"));
     cancelButton_->setToolTip(tr("Stop loading and keep the current model"));
+    if (!document_->isEmpty()) onDocumentChanged(); // the summary's location line is ours to translate
     updateTitle();
 }
 
@@ -359,8 +360,10 @@ void MainWindow::onDocumentChanged()
 {
     if (document_->isEmpty())
         summary_->clear();
+    else if (document_->path().startsWith(QLatin1Char(':')))
+        summary_->setSummary(document_->summary(), tr("Sample model bundled with Tapas Studio"));
     else
-        summary_->setSummary(document_->summary());
+        summary_->setSummary(document_->summary(), QDir::toNativeSeparators(document_->path()));
     reloadAction_->setEnabled(!document_->isEmpty() && !document_->path().startsWith(QLatin1Char(':')));
     updateTitle();
 }

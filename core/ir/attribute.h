@@ -23,9 +23,17 @@ struct ConstValue {
     int64_t size() const { return int64_t(dtypeIsInteger(dtype) ? ints.size() : floats.size()); }
     bool isInteger() const { return dtypeIsInteger(dtype); }
     // Scalar or 1-element value as int/double (first element).
-    int64_t intAt(size_t i) const { return isInteger() ? ints[i] : int64_t(floats[i]); }
+    int64_t intAt(size_t i) const { return isInteger() ? ints[i] : saturatingInt(floats[i]); }
     double floatAt(size_t i) const { return isInteger() ? double(ints[i]) : floats[i]; }
     std::string toString(size_t maxElements = 8) const;
+    // float -> int64 without undefined behaviour for NaN or out-of-range values.
+    static int64_t saturatingInt(double v)
+    {
+        if (!(v == v)) return 0;
+        if (v >= 9.2e18) return INT64_MAX;
+        if (v <= -9.2e18) return INT64_MIN;
+        return int64_t(v);
+    }
 };
 
 struct Attribute {

@@ -1,5 +1,7 @@
 #include "core/ir/shape.h"
 
+#include <cstdint>
+
 namespace tapas {
 
 std::string Dim::toString() const
@@ -34,15 +36,18 @@ std::optional<int64_t> Shape::numElements() const
 {
     if (!isFullyKnown()) return std::nullopt;
     int64_t n = 1;
-    for (const Dim& d : dims) n *= d.value;
+    for (const Dim& d : dims)
+        if (__builtin_mul_overflow(n, d.value, &n)) return std::nullopt; // hostile file: no count
     return n;
 }
 
 int64_t Shape::numElementsOr(int64_t fallback) const
 {
     if (!rankKnown) return fallback;
+    // Saturates instead of overflowing: a hostile file may declare absurd dims.
     int64_t n = 1;
-    for (const Dim& d : dims) n *= d.isKnown() ? d.value : fallback;
+    for (const Dim& d : dims)
+        if (__builtin_mul_overflow(n, d.isKnown() ? d.value : fallback, &n)) return INT64_MAX;
     return n;
 }
 

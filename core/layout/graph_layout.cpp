@@ -113,8 +113,8 @@ Result<GraphLayout> layoutGraph(const LayoutGraph& graph, const LayoutOptions& o
     Agsym_t* heightSym = agattr(g, AGNODE, cstr("height"), cstr("0.5"));
 
     std::unordered_map<int, Agraph_t*> clusters;
-    Agraph_t* top = nullptr;
-    Agraph_t* bottom = nullptr;
+    Agraph_t* topRank = nullptr;
+    Agraph_t* bottomRank = nullptr;
     std::vector<Agnode_t*> nodes(graph.nodes.size(), nullptr);
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const LayoutNode& n = graph.nodes[i];
@@ -131,7 +131,7 @@ Result<GraphLayout> layoutGraph(const LayoutGraph& graph, const LayoutOptions& o
             agsubnode(sub, an, 1);
         }
         if (n.rank != RankHint::Free) {
-            Agraph_t*& sub = n.rank == RankHint::Top ? top : bottom;
+            Agraph_t*& sub = n.rank == RankHint::Top ? topRank : bottomRank;
             if (!sub) {
                 sub = agsubg(g, cstr(n.rank == RankHint::Top ? "tapas_top" : "tapas_bottom"), 1);
                 agsafeset(sub, cstr("rank"), cstr(n.rank == RankHint::Top ? "source" : "sink"), cstr(""));

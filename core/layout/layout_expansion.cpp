@@ -44,14 +44,38 @@ Status addBoundaryEdges(GraphLayout& layout, const std::vector<LayoutEdge>& boun
     return Status::success();
 }
 
-// `layout` with `stretch` applied to every node and every edge point.
-GraphLayout stretched(const GraphLayout& layout, const Stretch& stretch)
+// Moves an edge with the stretch. Its two ends follow their nodes exactly (a node that
+// straddles the pivot's edge does not move while a point beside it would); the points in
+// between follow the pointwise stretch, which keeps them out of the grown area.
+void moveEdge(RoutedEdge& e, const Stretch& stretch, LayoutPoint srcShift, LayoutPoint dstShift)
 {
-    GraphLayout out = layout;
-    for (PlacedNode& n : out.nodes) stretch.apply(n);
-    for (RoutedEdge& e : out.edges) {
-        for (LayoutPoint& p : e.points) p = stretch.apply(p);
-        if (e.hasArrow) e.arrowTip = stretch.apply(e.arrowTip);
+    const size_t n = e.points.size();
+    for (size_t i = 0; i < n; ++i) {
+        if (i <= 1) e.points[i] = {e.points[i].x + srcShift.x, e.points[i].y + srcShift.y};
+        else if (i + 2 >= n) e.points[i] = {e.points[i].x + dstShift.x, e.points[i].y + dstShift.y};
+        else e.points[i] = stretch.apply(e.points[i]);
+    }
+    if (e.hasArrow) e.arrowTip = {e.arrowTip.x + dstShift.x, e.arrowTip.y + dstShift.y};
+}
+
+// `layout`'s nodes moved by `stretch` (all but `skip`), and its edges whose ends both remain.
+GraphLayout stretched(const GraphLayout& layout, const Stretch& stretch, const std::unordered_set<int>& skip = {})
+{
+    GraphLayout out;
+    std::unordered_map<int, LayoutPoint> shift;
+    for (PlacedNode n : layout.nodes) {
+        if (skip.count(n.id)) continue;
+        const PlacedNode before = n;
+        stretch.apply(n);
+        shift[n.id] = {n.x - before.x, n.y - before.y};
+        out.nodes.push_back(n);
+    }
+    for (const RoutedEdge& e : layout.edges) {
+        auto s = shift.find(e.src), d = shift.find(e.dst);
+        if (s == shift.end() || d == shift.end()) continue;
+        RoutedEdge moved = e;
+        moveEdge(moved, stretch, s->second, d->second);
+        out.edges.push_back(std::move(moved));
     }
     return out;
 }
@@ -142,51 +166,116 @@ Result<GraphLayout> layoutExpansion(const GraphLayout& previous, int collapsedId
     if (part.nodes.empty())
         return Result<GraphLayout>::failure("graph layout: cannot expand node " + std::to_string(collapsedId) +
                                             " into nothing");
-    for (const LayoutNode& n : part.nodes)
+    std::unordered_set<int> members;
+    int nextId = collapsedId;
+    for (const LayoutNode& n : part.nodes) {
         if (n.id != collapsedId && previous.find(n.id))
             return Result<GraphLayout>::failure("graph layout: expanded node id " + std::to_string(n.id) +
                                                 " is already in the layout");
+        members.insert(n.id);
+        nextId = std::max(nextId, n.id);
+    }
+    for (const PlacedNode& n : previous.nodes) nextId = std::max(nextId, n.id);
+    for (const LayoutEdge& e : boundary) {
+        const bool srcIn = members.count(e.src) > 0, dstIn = members.count(e.dst) > 0;
+        const int outside = srcIn ? e.dst : e.src;
+        if (srcIn == dstIn || outside == collapsedId || !previous.find(outside))
+            return Result<GraphLayout>::failure("graph layout: boundary edge " + std::to_string(e.src) + " -> " +
+                                                std::to_string(e.dst) + " does not join the part to the layout");
+    }
+
+    // Each outside node gets a port on the part's top row (it feeds the part) or bottom row
+    // (it is fed), so dot routes boundary edges around the part's boxes like any other edge.
     LayoutGraph sub = part;
     if (cluster >= 0)
         for (LayoutNode& n : sub.nodes) n.cluster = cluster;
+    std::unordered_map<int, int> inPort, outPort; // outside node -> port id
+    std::vector<size_t> subEdgeOf(boundary.size());
+    for (size_t i = 0; i < boundary.size(); ++i) {
+        const LayoutEdge& e = boundary[i];
+        const bool feeds = members.count(e.dst) > 0;
+        auto& ports = feeds ? inPort : outPort;
+        const int outside = feeds ? e.src : e.dst;
+        auto [it, added] = ports.emplace(outside, 0);
+        if (added) {
+            it->second = ++nextId;
+            sub.nodes.push_back({it->second, 2, 2, -1, feeds ? RankHint::Top : RankHint::Bottom});
+        }
+        subEdgeOf[i] = sub.edges.size();
+        sub.edges.push_back(feeds ? LayoutEdge{it->second, e.dst, e.label} : LayoutEdge{e.src, it->second, e.label});
+    }
     Result<GraphLayout> inner = layoutGraph(sub, options, progress);
     if (!inner) return inner;
 
+    std::vector<PlacedNode> partNodes;
+    for (const PlacedNode& n : inner->nodes)
+        if (members.count(n.id)) partNodes.push_back(n);
     const LayoutRect c = box->rect();
-    const LayoutRect partBox = padded(nodesBounds(inner->nodes), options);
+    const LayoutRect partBox = padded(nodesBounds(partNodes), options);
     const double grownWidth = std::max(partBox.width, c.width);
     const double grownHeight = std::max(partBox.height, c.height);
     const Stretch stretch{c, (grownWidth - c.width) / 2, grownHeight - c.height};
 
-    GraphLayout out;
-    out.nodes.reserve(previous.nodes.size() + inner->nodes.size());
-    for (PlacedNode n : previous.nodes) {
-        if (n.id == collapsedId) continue;
-        stretch.apply(n);
-        out.nodes.push_back(n);
-    }
-    for (const RoutedEdge& e : previous.edges) {
-        if (e.src == collapsedId || e.dst == collapsedId) continue;
-        RoutedEdge moved = e;
-        for (LayoutPoint& p : moved.points) p = stretch.apply(p);
-        if (moved.hasArrow) moved.arrowTip = stretch.apply(moved.arrowTip);
-        out.edges.push_back(std::move(moved));
-    }
+    GraphLayout out = stretched(previous, stretch, {collapsedId});
     // The part hangs from the box's top edge, centred where the box was.
     const double dx = (box->x - partBox.width / 2) - partBox.x;
     const double dy = c.top() - partBox.y;
-    for (PlacedNode n : inner->nodes) {
+    auto shifted = [&](LayoutPoint p) { return LayoutPoint{p.x + dx, p.y + dy}; };
+    for (PlacedNode n : partNodes) {
         n.x += dx;
         n.y += dy;
         out.nodes.push_back(n);
     }
-    for (RoutedEdge e : inner->edges) {
-        for (LayoutPoint& p : e.points) p.x += dx, p.y += dy;
-        e.arrowTip.x += dx;
-        e.arrowTip.y += dy;
+    for (size_t i = 0; i < part.edges.size(); ++i) {
+        RoutedEdge e = inner->edges[i];
+        for (LayoutPoint& p : e.points) p = shifted(p);
+        e.arrowTip = shifted(e.arrowTip);
         out.edges.push_back(std::move(e));
     }
-    if (Status s = addBoundaryEdges(out, boundary); !s) return Result<GraphLayout>::failure(s.error);
+    // A boundary edge: a connector between the outside node and the port, then dot's route.
+    for (size_t i = 0; i < boundary.size(); ++i) {
+        const LayoutEdge& b = boundary[i];
+        RoutedEdge routed = inner->edges[subEdgeOf[i]];
+        for (LayoutPoint& p : routed.points) p = shifted(p);
+        routed.arrowTip = shifted(routed.arrowTip);
+        routed.src = b.src;
+        routed.dst = b.dst;
+        const bool feeds = members.count(b.dst) > 0;
+        const PlacedNode* outside = out.find(feeds ? b.src : b.dst);
+        if (routed.points.size() < 4) {
+            routed = routeConnector(*outside, *out.find(feeds ? b.dst : b.src), b.label);
+            if (!feeds) std::swap(routed.src, routed.dst);
+            out.edges.push_back(std::move(routed));
+            continue;
+        }
+        RoutedEdge result;
+        result.src = b.src;
+        result.dst = b.dst;
+        result.label = b.label;
+        if (feeds) {
+            const LayoutPoint port = routed.points.front();
+            const PlacedNode portNode{-1, port.x, port.y + 0.01, 0.02, 0.02, -1};
+            RoutedEdge lead = routeConnector(*outside, portNode, b.label);
+            lead.points.back() = port; // ends exactly where dot's route starts, with no arrow
+            result.points = lead.points;
+            result.points.insert(result.points.end(), routed.points.begin() + 1, routed.points.end());
+            result.hasArrow = routed.hasArrow;
+            result.arrowTip = routed.arrowTip;
+        } else {
+            const LayoutPoint port = routed.hasArrow ? routed.arrowTip : routed.points.back();
+            const PlacedNode portNode{-1, port.x, port.y - 0.01, 0.02, 0.02, -1};
+            RoutedEdge tail = routeConnector(portNode, *outside, b.label);
+            result.points = routed.points;
+            result.points.push_back(port); // a straight cubic over the arrow's old place
+            result.points.push_back(port);
+            result.points.push_back(port);
+            tail.points.front() = port;
+            result.points.insert(result.points.end(), tail.points.begin() + 1, tail.points.end());
+            result.hasArrow = true;
+            result.arrowTip = tail.arrowTip;
+        }
+        out.edges.push_back(std::move(result));
+    }
     out.bounds = computeBounds(out);
     return out;
 }
@@ -205,9 +294,6 @@ Result<GraphLayout> layoutCollapse(const GraphLayout& current, const std::vector
     if (rest.find(box.id))
         return Result<GraphLayout>::failure("graph layout: collapsed node id " + std::to_string(box.id) +
                                             " is already in the layout");
-    for (const RoutedEdge& e : current.edges)
-        if (!members.count(e.src) && !members.count(e.dst)) rest.edges.push_back(e);
-
     const LayoutRect area = padded(nodesBounds(inside), options);
     PlacedNode placed = box;
     placed.x = area.x + area.width / 2;
@@ -216,23 +302,13 @@ Result<GraphLayout> layoutCollapse(const GraphLayout& current, const std::vector
     // Close the gap the members leave, on both axes if that is safe, else on one, else none.
     const double shrinkX = -std::max(0.0, area.width - box.width) / 2;
     const double shrinkY = -std::max(0.0, area.height - box.height);
-    const Stretch candidates[] = {{area, shrinkX, shrinkY}, {area, 0, shrinkY}, {area, shrinkX, 0}};
+    const Stretch candidates[] = {{area, shrinkX, shrinkY}, {area, 0, shrinkY}, {area, shrinkX, 0}, {area, 0, 0}};
     GraphLayout out;
-    bool done = false;
     for (const Stretch& s : candidates) {
-        GraphLayout trial = stretched(rest, s);
-        PlacedNode movedBox = placed;
+        out = stretched(current, s, members);
         // The box itself sits inside the area, which the stretch leaves in place.
-        trial.nodes.push_back(movedBox);
-        if (!layoutHasOverlap(trial)) {
-            out = std::move(trial);
-            done = true;
-            break;
-        }
-    }
-    if (!done) {
-        out = std::move(rest);
         out.nodes.push_back(placed);
+        if (!layoutHasOverlap(out)) break;
     }
     if (Status s = addBoundaryEdges(out, boundary); !s) return Result<GraphLayout>::failure(s.error);
     out.bounds = computeBounds(out);

@@ -4,6 +4,8 @@
 #include "views/graph/edge_item.h"
 #include "views/graph/node_item.h"
 
+#include <QFontMetricsF>
+
 #include <map>
 
 namespace tapas {
@@ -57,7 +59,11 @@ void GraphScene::setContent(const GraphPresentation& presentation, const GraphLa
                                     .arg(presentation.style().name(key.classId))
                                     .arg(key.instance + 1)
                                     .arg(presentation.style().instanceCount(key.classId));
-        auto* frame = new InstanceFrameItem(key, caption, presentation.style().color(key.classId), r);
+        // Wide enough for its caption: the layout reserved at least the collapsed box's width.
+        QRectF framed = r;
+        const double minWidth = QFontMetricsF(GraphPresentation::titleFont(font())).horizontalAdvance(caption) + 48;
+        if (framed.width() < minWidth) framed.adjust(-(minWidth - framed.width()) / 2, 0, (minWidth - framed.width()) / 2, 0);
+        auto* frame = new InstanceFrameItem(key, caption, presentation.style().color(key.classId), framed);
         addItem(frame);
         frames_[key] = frame;
     }
