@@ -221,7 +221,7 @@
             <translation type="unfinished" />
         </message>
         <message>
-            <location line="+7" />
+            <location line="+8" />
             <source>Tapas Studio</source>
             <translation type="unfinished" />
         </message>
@@ -285,8 +285,13 @@
             <source>Loading cancelled</source>
             <translation type="unfinished" />
         </message>
+        <message>
+            <location line="+8" />
+            <source>Sample model bundled with Tapas Studio</source>
+            <translation type="unfinished" />
+        </message>
         <message numerus="yes">
-            <location line="+36" />
+            <location line="+30" />
             <source>%n file(s) dropped; opening the first, %1.</source>
             <translation>
                 <numerusform>%n file dropped; opening it, %1.</numerusform>
@@ -307,7 +312,7 @@
     <context>
         <name>tapas::ModelSummaryView</name>
         <message>
-            <location filename="../views/model_summary_view.cpp" line="+233" />
+            <location filename="../views/model_summary_view.cpp" line="+280" />
             <source>Untitled model</source>
             <translation type="unfinished" />
         </message>
@@ -341,6 +346,11 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         </message>
         <message>
             <location line="+2" />
+            <source>No warnings.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <location line="+1" />
             <source>Nodes</source>
             <translation type="unfinished" />
         </message>
@@ -437,7 +447,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <context>
         <name>tapas::RecentFiles</name>
         <message>
-            <location filename="../app/studio/recent_files.cpp" line="+64" />
+            <location filename="../app/studio/recent_files.cpp" line="+67" />
             <source>Clear Recent Files</source>
             <translation type="unfinished" />
         </message>

@@ -220,7 +220,7 @@
             <translation>停止加载并保留当前模型</translation>
         </message>
         <message>
-            <location line="+7" />
+            <location line="+8" />
             <source>Tapas Studio</source>
             <translation>Tapas Studio</translation>
         </message>
@@ -284,8 +284,13 @@
             <source>Loading cancelled</source>
             <translation>已取消加载</translation>
         </message>
+        <message>
+            <location line="+8" />
+            <source>Sample model bundled with Tapas Studio</source>
+            <translation>Tapas Studio 自带的示例模型</translation>
+        </message>
         <message numerus="yes">
-            <location line="+36" />
+            <location line="+30" />
             <source>%n file(s) dropped; opening the first, %1.</source>
             <translation>
                 <numerusform>拖入了 %n 个文件；正在打开第一个：%1。</numerusform>
@@ -305,7 +310,7 @@
     <context>
         <name>tapas::ModelSummaryView</name>
         <message>
-            <location filename="../views/model_summary_view.cpp" line="+233" />
+            <location filename="../views/model_summary_view.cpp" line="+280" />
             <source>Untitled model</source>
             <translation>未命名模型</translation>
         </message>
@@ -341,6 +346,11 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         </message>
         <message>
             <location line="+2" />
+            <source>No warnings.</source>
+            <translation>没有警告。</translation>
+        </message>
+        <message>
+            <location line="+1" />
             <source>Nodes</source>
             <translation>节点</translation>
         </message>
@@ -436,7 +446,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <context>
         <name>tapas::RecentFiles</name>
         <message>
-            <location filename="../app/studio/recent_files.cpp" line="+64" />
+            <location filename="../app/studio/recent_files.cpp" line="+67" />
             <source>Clear Recent Files</source>
             <translation>清空最近文件</translation>
         </message>

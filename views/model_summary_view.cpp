@@ -4,8 +4,8 @@
 #include "views/op_histogram_model.h"
 #include "views/tensor_list_model.h"
 
-#include <QEvent>
 #include <QDir>
+#include <QEvent>
 #include <QFileInfo>
 #include <QFrame>
 #include <QGridLayout>
@@ -21,6 +21,8 @@
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace tapas {
 
@@ -83,17 +85,13 @@ ModelSummaryView::ModelSummaryView(QWidget* parent)
     header->addWidget(path_);
 
     auto* tensors = new QSplitter(Qt::Vertical);
-    QTableView* inputsTable = nullptr;
-    QTableView* outputsTable = nullptr;
-    inputsBox_ = buildTensorBox(inputs_, &inputsTable);
-    outputsBox_ = buildTensorBox(outputs_, &outputsTable);
+    inputsBox_ = buildTensorBox(inputs_, &inputsTable_);
+    outputsBox_ = buildTensorBox(outputs_, &outputsTable_);
     tensors->addWidget(inputsBox_);
     tensors->addWidget(outputsBox_);
     tensors->addWidget(buildWarningsBox());
     tensors->setChildrenCollapsible(false);
-    tensors->setStretchFactor(0, 1);
-    tensors->setStretchFactor(1, 1);
-    tensors->setStretchFactor(2, 2); // warnings wrap over several lines; inputs are usually few
+
 
     auto* tables = new QSplitter(Qt::Horizontal);
     tables->addWidget(buildOpsBox());
@@ -229,6 +227,7 @@ void ModelSummaryView::setSummary(const ModelSummary& summary, const QString& lo
         item->setToolTip(item->text());
         warnings_->appendRow(item);
     }
+    fitTensorTables();
     warningsView_->setVisible(!summary.warnings.empty());
     noWarnings_->setVisible(summary.warnings.empty());
     fillFigures(summary_);
@@ -246,6 +245,21 @@ void ModelSummaryView::clear()
     warnings_->clear();
     location_.clear();
     stack_->setCurrentIndex(0);
+}
+
+// Inputs and outputs are usually one or two rows: the tables hug them (up to a few rows, then
+// scroll) and leave the height to the warnings, which wrap over several lines.
+void ModelSummaryView::fitTensorTables()
+{
+    constexpr int kMaxVisibleRows = 6;
+    for (QTableView* t : {inputsTable_, outputsTable_}) {
+        const int rows = std::clamp(t->model()->rowCount(), 1, kMaxVisibleRows);
+        const int height = t->horizontalHeader()->sizeHint().height()
+            + rows * t->verticalHeader()->defaultSectionSize() + 2 * t->frameWidth() + 2;
+        t->setMaximumHeight(height);
+        t->setMinimumHeight(std::min(height, t->horizontalHeader()->sizeHint().height()
+                                                 + 2 * t->verticalHeader()->defaultSectionSize()));
+    }
 }
 
 QString ModelSummaryView::figureText(Figure f) const

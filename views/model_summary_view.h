@@ -56,6 +56,7 @@ private:
     QGroupBox* buildTensorBox(TensorListModel* model, QTableView** view);
     QGroupBox* buildWarningsBox();
     void fillFigures(const ModelSummary& s);
+    void fitTensorTables();
     void retranslateUi();
     void updateGroupTitles();
     FigureWidgets& figure(Figure f) { return figures_[size_t(f)]; }
@@ -68,6 +69,8 @@ private:
     OpHistogramModel* ops_;
     QSortFilterProxyModel* opsSorted_;
     QTableView* opTable_ = nullptr;
+    QTableView* inputsTable_ = nullptr;
+    QTableView* outputsTable_ = nullptr;
     TensorListModel* inputs_;
     TensorListModel* outputs_;
     QStandardItemModel* warnings_;

@@ -202,7 +202,7 @@ void MainWindow::restoreWindowState()
         QSize size(1280, 820);
         if (const QScreen* s = screen()) size = size.boundedTo(s->availableSize() * 0.9);
         resize(size);
-        resizeDocks({logDock_}, {170}, Qt::Vertical);
+        resizeDocks({logDock_}, {130}, Qt::Vertical);
     }
     restoreState(settings.value(kStateKey).toByteArray(), kStateVersion);
 }

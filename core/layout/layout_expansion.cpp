@@ -186,9 +186,14 @@ Result<GraphLayout> layoutExpansion(const GraphLayout& previous, int collapsedId
 
     // Each outside node gets a port on the part's top row (it feeds the part) or bottom row
     // (it is fed), so dot routes boundary edges around the part's boxes like any other edge.
+    // The part is laid out alone, so it needs no dot cluster (a cluster would also let dot
+    // rank the ports far from it); `cluster` is only recorded on the placed nodes.
     LayoutGraph sub = part;
-    if (cluster >= 0)
-        for (LayoutNode& n : sub.nodes) n.cluster = cluster;
+    std::unordered_map<int, int> partCluster;
+    for (LayoutNode& n : sub.nodes) {
+        partCluster[n.id] = n.cluster;
+        n.cluster = -1;
+    }
     std::unordered_map<int, int> inPort, outPort; // outside node -> port id
     std::vector<size_t> subEdgeOf(boundary.size());
     for (size_t i = 0; i < boundary.size(); ++i) {
@@ -224,6 +229,7 @@ Result<GraphLayout> layoutExpansion(const GraphLayout& previous, int collapsedId
     for (PlacedNode n : partNodes) {
         n.x += dx;
         n.y += dy;
+        n.cluster = cluster >= 0 ? cluster : partCluster[n.id];
         out.nodes.push_back(n);
     }
     for (size_t i = 0; i < part.edges.size(); ++i) {

@@ -19,11 +19,29 @@ void typeFromProto(const onnx::TypeProto& tp, const std::set<std::string>& fileS
     Shape s;
     s.rankKnown = true;
     for (const auto& d : tt->shape().dim()) {
-        if (d.has_dim_value() && d.dim_value() >= 0) s.dims.push_back(Dim::known(d.dim_value()));
+        if (d.has_dim_value() && d.dim_value() >= 0 && d.dim_value() <= kMaxPlausibleDim)
+            s.dims.push_back(Dim::known(d.dim_value()));
         else if (d.has_dim_param() && fileSymbols.count(d.dim_param())) s.dims.push_back(Dim::symbolic(d.dim_param()));
         else s.dims.push_back(Dim::unknown());
     }
+    // A product no real activation reaches means a corrupt file: keep the rank, not the dims.
+    int64_t elements = 1;
+    for (const Dim& d : s.dims) {
+        if (!d.isKnown() || d.value == 0) continue;
+        if (elements > kMaxPlausibleElements / d.value) {
+            for (Dim& x : s.dims) x = Dim::unknown();
+            break;
+        }
+        elements *= d.value;
+    }
     shape = std::move(s);
+}
+
+Shape dimsShape(const google::protobuf::RepeatedField<int64_t>& dims)
+{
+    std::vector<Dim> out;
+    for (int64_t d : dims) out.push_back(d >= 0 && d <= kMaxPlausibleDim ? Dim::known(d) : Dim::unknown());
+    return Shape::ofDims(std::move(out));
 }
 
 Attribute::Kind kindOf(const AttributeProto& a)
@@ -108,8 +126,7 @@ void describeConstant(const onnx::NodeProto& node, Tensor& t)
         }
         if (a.name() == "sparse_value" && a.has_sparse_tensor()) {
             t.dtype = dtypeFromOnnx(a.sparse_tensor().values().data_type());
-            std::vector<int64_t> dims(a.sparse_tensor().dims().begin(), a.sparse_tensor().dims().end());
-            t.shape = Shape::of(dims);
+            t.shape = dimsShape(a.sparse_tensor().dims());
             return;
         }
         if (a.name() == "value_float") {
@@ -287,8 +304,7 @@ Graph convertModel(const onnx::ModelProto& model, const DropReport& drops,
         t.name = sparse.values().name();
         t.kind = TensorKind::Weight;
         t.dtype = dtypeFromOnnx(sparse.values().data_type());
-        std::vector<int64_t> dims(sparse.dims().begin(), sparse.dims().end());
-        t.shape = Shape::of(dims);
+        t.shape = dimsShape(sparse.dims());
         g.addTensor(std::move(t));
     }
 

@@ -9,6 +9,7 @@
 #include "core/onnx/onnx_importer.h"
 
 #include "core/onnx/onnx_convert.h"
+#include "core/onnx/onnx_infer.h"
 #include "core/onnx/onnx_load.h"
 #include "core/onnx/onnx_tensors.h"
 #include "core/onnx/onnx_topo.h"
@@ -17,7 +18,6 @@
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <filesystem>
 #include <map>
@@ -106,6 +106,9 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     auto cancelled = [&] { return progress.cancelled(); };
     std::vector<std::string> warnings;
 
+    if (std::string bad = findImplausibleStoredTensor(model.graph()); !bad.empty())
+        return Result<Graph>::failure(name + ": " + bad + "; the file is corrupt");
+
     progress(0.3, "dropping weight data");
     const DropReport drops = dropLargeTensorData(model, baseDir);
     warnMissingExternalData(drops, name, warnings);
@@ -133,16 +136,7 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     if (cancelled()) return Result<Graph>::failure("cancelled");
 
     progress(0.4, "shape inference");
-    try {
-        onnx::ShapeInferenceOptions inferOptions{/*check_type=*/false, /*error_mode=*/0,
-                                                 /*enable_data_propagation=*/true};
-        onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inferOptions);
-    } catch (const std::exception& e) {
-        warnings.push_back("ONNX shape inference stopped early: " + oneLine(e.what()) +
-                           "; the remaining shapes come from Tapas's own shape pass");
-    } catch (...) {
-        warnings.push_back("ONNX shape inference stopped early; the remaining shapes come from Tapas's own shape pass");
-    }
+    for (std::string& w : runShapeInference(model)) warnings.push_back(std::move(w));
     if (cancelled()) return Result<Graph>::failure("cancelled");
 
     if (options.runChecker) {

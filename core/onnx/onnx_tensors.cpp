@@ -195,7 +195,7 @@ Shape tensorShape(const onnx::TensorProto& t)
 {
     std::vector<Dim> dims;
     dims.reserve(size_t(t.dims_size()));
-    for (int64_t d : t.dims()) dims.push_back(d >= 0 ? Dim::known(d) : Dim::unknown());
+    for (int64_t d : t.dims()) dims.push_back(d >= 0 && d <= kMaxPlausibleDim ? Dim::known(d) : Dim::unknown());
     return Shape::ofDims(std::move(dims));
 }
 
@@ -217,6 +217,30 @@ std::optional<ConstValue> tensorValue(const onnx::TensorProto& t)
     }
     if (!appendTyped(t, dt, n, v)) return std::nullopt;
     return v;
+}
+
+std::string findImplausibleStoredTensor(const onnx::GraphProto& g)
+{
+    auto check = [](const onnx::TensorProto& t, const std::string& what) -> std::string {
+        std::string dims;
+        bool bad = false;
+        for (int64_t d : t.dims()) {
+            dims += (dims.empty() ? "" : ",") + std::to_string(d);
+            bad = bad || d < 0 || d > kMaxPlausibleDim;
+        }
+        const int64_t n = tensorElements(t);
+        if (!bad && n >= 0 && n <= kMaxPlausibleElements) return {};
+        return what + " has dims [" + dims + "], which no real tensor has";
+    };
+    for (const auto& t : g.initializer())
+        if (std::string e = check(t, "initializer '" + t.name() + "'"); !e.empty()) return e;
+    for (const auto& n : g.node()) {
+        if (n.op_type() != "Constant") continue;
+        for (const auto& a : n.attribute())
+            if (a.has_t())
+                if (std::string e = check(a.t(), "the value of Constant node '" + n.name() + "'"); !e.empty()) return e;
+    }
+    return {};
 }
 
 DropReport dropLargeTensorData(onnx::ModelProto& model, const std::string& baseDir)

@@ -12,6 +12,11 @@
 
 namespace tapas::onnximport {
 
+// No real tensor comes near these; a file that claims more is corrupt (or hostile), and letting
+// such numbers in would overflow every size computation downstream.
+inline constexpr int64_t kMaxPlausibleDim = int64_t(1) << 40;
+inline constexpr int64_t kMaxPlausibleElements = int64_t(1) << 44;
+
 // Product of the dims, or -1 when a dim is negative or the product overflows.
 int64_t tensorElements(const onnx::TensorProto& t);
 // Dims as a Shape (a negative dim becomes an unknown dim).
@@ -19,6 +24,10 @@ Shape tensorShape(const onnx::TensorProto& t);
 // The value of a small numeric tensor whose data is in the file; nullopt otherwise (large,
 // external, string, complex, or data that does not match the dims).
 std::optional<ConstValue> tensorValue(const onnx::TensorProto& t);
+
+// The first stored tensor of the main graph (initializer or Constant value) whose dims are
+// negative or implausibly large, described for an error message; "" when all are fine.
+std::string findImplausibleStoredTensor(const onnx::GraphProto& g);
 
 struct ExternalRef {
     std::string location; // as written in the model, relative to the model's directory

@@ -164,6 +164,23 @@ inline onnx::ModelProto unknownOpModel()
     return m;
 }
 
+// X -> com.acme::Foo -> Shape at opset 15: the Shape reads a tensor no one can type. ONNX 1.12's
+// data propagation dereferences that missing type (a segfault in libonnx), so the importer must
+// not hand it such a graph with data propagation on.
+inline onnx::ModelProto unknownOpIntoShapeModel()
+{
+    onnx::ModelProto m = makeModel(15);
+    auto* acme = m.add_opset_import();
+    acme->set_domain("com.acme");
+    acme->set_version(1);
+    auto* g = m.mutable_graph();
+    addInput(g, "X", {1, 8});
+    addNode(g, "Foo", {"X"}, {"F"}, "/x/Foo", "com.acme");
+    addNode(g, "Shape", {"F"}, {"S"}, "/x/Shape");
+    addOutput(g, "S", {2}, onnx::TensorProto::INT64);
+    return m;
+}
+
 // Add reads the output of Relu, which reads the output of Add: a cycle.
 inline onnx::ModelProto cycleModel()
 {

@@ -58,6 +58,7 @@ private slots:
     void bad_input_cycle_names_file_and_node();
     void bad_input_unknown_op_is_kept_with_warning();
     void bad_input_dangling_tensor_is_a_warning_naming_node();
+    void bad_input_unknown_op_feeding_shape_does_not_crash_onnx_inference();
     void bad_input_absent_external_data_is_a_warning_naming_the_file();
     void bad_input_present_external_data_gives_no_warning();
     void bad_input_hostile_tensor_dims_do_not_crash();
@@ -173,6 +174,18 @@ void TstBadInput::bad_input_dangling_tensor_is_a_warning_naming_node()
     bool warned = false;
     for (const std::string& w : r->warnings)
         warned = warned || (w.find("/layer/MatMul") != std::string::npos && w.find("W_missing") != std::string::npos);
+    QVERIFY(warned);
+}
+
+void TstBadInput::bad_input_unknown_op_feeding_shape_does_not_crash_onnx_inference()
+{
+    // Found by the fuzz target: this graph segfaults ONNX 1.12's InferShapes when data
+    // propagation is on. Reaching the assertions at all is the test.
+    const Result<Graph> r = importOnnxBytes(models::serialize(models::unknownOpIntoShapeModel()), "shape.onnx", "");
+    QVERIFY2(r.ok(), r.error().c_str());
+    QCOMPARE(int(r->nodes.size()), 2);
+    bool warned = false;
+    for (const std::string& w : r->warnings) warned = warned || w.find("/x/Foo") != std::string::npos;
     QVERIFY(warned);
 }
 

@@ -59,6 +59,7 @@ int main(int argc, char** argv)
         {"unsorted", models::unsortedModel()},
         {"external", models::externalDataModel("weights.bin")},
         {"shape_chain", shapeChainModel()},
+        {"unknown_into_shape", models::unknownOpIntoShapeModel()},
     };
     bool ok = true;
     for (const auto& [name, model] : seeds) {

@@ -43,6 +43,32 @@ int order(double a, double b)
     return a < b - 0.5 ? -1 : (a > b + 0.5 ? 1 : 0);
 }
 
+// Points along every cubic segment of an edge (ends excluded).
+std::vector<LayoutPoint> samples(const RoutedEdge& e)
+{
+    std::vector<LayoutPoint> out;
+    for (size_t i = 0; i + 3 < e.points.size(); i += 3)
+        for (double t = 0.05; t < 1.0; t += 0.05) {
+            const double u = 1 - t;
+            const auto& p = e.points;
+            out.push_back({u * u * u * p[i].x + 3 * u * u * t * p[i + 1].x + 3 * u * t * t * p[i + 2].x + t * t * t * p[i + 3].x,
+                           u * u * u * p[i].y + 3 * u * u * t * p[i + 1].y + 3 * u * t * t * p[i + 2].y + t * t * t * p[i + 3].y});
+        }
+    return out;
+}
+
+// Whether an edge runs through a box other than its own two ends.
+bool crossesABox(const GraphLayout& l, const RoutedEdge& e)
+{
+    for (const LayoutPoint& p : samples(e))
+        for (const PlacedNode& n : l.nodes) {
+            if (n.id == e.src || n.id == e.dst) continue;
+            const LayoutRect r = n.rect();
+            if (p.x > r.left() + 1 && p.x < r.right() - 1 && p.y > r.top() + 1 && p.y < r.bottom() - 1) return true;
+        }
+    return false;
+}
+
 } // namespace
 
 class TstGraphLayout : public QObject {
@@ -169,6 +195,36 @@ private Q_SLOTS:
         QCOMPARE(boundaryEdges, 2);
         QCOMPARE(after->edges.size(), size_t(3 + 5 + 2)); // kept + inside the part + boundary
         QVERIFY(after->bounds.height > before->bounds.height);
+    }
+
+    void boundary_edges_go_around_the_expanded_part_not_through_it()
+    {
+        auto before = layoutGraph(diamond());
+        QVERIFY(before.ok());
+        // A residual connection: node 0 feeds the first AND the last node of a 6-node chain,
+        // and the chain's middle feeds node 3 below. A straight connector would cut through
+        // four boxes; dot's route from the part's top port goes around them.
+        LayoutGraph part = chain(6, 100);
+        std::vector<LayoutEdge> boundary = {{0, 100, {}}, {0, 105, {}}, {102, 3, {}}, {105, 3, {}}};
+        auto after = layoutExpansion(*before, 1, part, boundary);
+        QVERIFY2(after.ok(), after.error().c_str());
+        QVERIFY(!layoutHasOverlap(*after));
+        int checked = 0;
+        for (const RoutedEdge& e : after->edges) {
+            QVERIFY2(!crossesABox(*after, e), qPrintable(QStringLiteral("%1 -> %2").arg(e.src).arg(e.dst)));
+            QCOMPARE(e.points.size() % 3, size_t(1));
+            ++checked;
+        }
+        QCOMPARE(checked, 3 + 5 + 4);
+        // Each boundary edge starts at its source box and ends at its target box.
+        for (const RoutedEdge& e : after->edges) {
+            const PlacedNode* s = after->find(e.src);
+            const PlacedNode* d = after->find(e.dst);
+            QVERIFY(s && d);
+            QVERIFY(qAbs(e.points.front().y - s->rect().bottom()) < 2);
+            const LayoutPoint end = e.hasArrow ? e.arrowTip : e.points.back();
+            QVERIFY(qAbs(end.y - d->rect().top()) < 2);
+        }
     }
 
     void collapse_restores_the_box_and_closes_the_gap()

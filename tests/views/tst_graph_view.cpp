@@ -400,6 +400,14 @@ private Q_SLOTS:
         QVERIFY(waitIdle(view, 60000));
         QVERIFY(view.isExpanded({classId, 0}));
         QVERIFY(!layoutHasOverlap(view.currentLayout()));
+        // Every edge stays within the picture's boxes' extent (a boundary edge once looped far
+        // above the graph when dot ranked its port outside the part).
+        const GraphLayout& l = view.currentLayout();
+        double top = 1e18, bottom = -1e18;
+        for (const PlacedNode& n : l.nodes) top = std::min(top, n.rect().top()), bottom = std::max(bottom, n.rect().bottom());
+        for (const RoutedEdge& e : l.edges)
+            for (const LayoutPoint& p : e.points)
+                QVERIFY2(p.y > top - 60 && p.y < bottom + 60, qPrintable(QStringLiteral("edge %1 -> %2").arg(e.src).arg(e.dst)));
         if (qEnvironmentVariableIsSet("TAPAS_GRAPH_SCREENSHOT")) {
             view.fitToWindow();
             QString path = qEnvironmentVariable("TAPAS_GRAPH_SCREENSHOT");

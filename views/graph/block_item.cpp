@@ -4,8 +4,11 @@
 
 #include <QCoreApplication>
 #include <QGraphicsSceneMouseEvent>
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
 
 namespace tapas {
 
@@ -137,7 +140,7 @@ InstanceFrameItem::InstanceFrameItem(InstanceKey key, const QString& caption, co
 {
     setFlag(ItemIsSelectable);
     setToolTip(QCoreApplication::translate("tapas::InstanceFrameItem", "%1 (expanded)\nDouble-click the caption or press − to collapse").arg(caption));
-    setZValue(0);
+    setZValue(3);
 }
 
 QRectF InstanceFrameItem::boundingRect() const
@@ -160,18 +163,23 @@ QRectF InstanceFrameItem::controlRect() const
 
 void InstanceFrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
+    // Drawn above the edges (the wash behind everything is a separate item), so the caption
+    // chip stays readable where an edge enters the frame.
     painter->setRenderHint(QPainter::Antialiasing);
     const bool selected = option->state & QStyle::State_Selected;
-    QColor wash = color_;
-    wash.setAlpha(22);
-    painter->setBrush(wash);
+    painter->setBrush(Qt::NoBrush);
     painter->setPen(QPen(selected ? QColor(0x1F, 0x4E, 0xB4) : color_, selected ? 2.4 : 1.4, Qt::DashLine));
     painter->drawRoundedRect(rect_, 9, 9);
     const QFont base = painter->font();
-    painter->setFont(GraphPresentation::titleFont(base));
+    const QFont font = GraphPresentation::titleFont(base);
+    painter->setFont(font);
+    const double textWidth = QFontMetricsF(font).horizontalAdvance(caption_);
+    const QRectF chip(rect_.left() + 6, rect_.top() + 3, std::min(textWidth + 10, rect_.width() - 34), kCaptionHeight - 6);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(QColor(0xFC, 0xFC, 0xFC));
+    painter->drawRoundedRect(chip, 4, 4);
     painter->setPen(color_.darker(170));
-    painter->drawText(QRectF(rect_.left() + 10, rect_.top() + 2, rect_.width() - 40, kCaptionHeight - 2),
-                      Qt::AlignLeft | Qt::AlignVCenter, caption_);
+    painter->drawText(chip.adjusted(5, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter, caption_);
     drawControl(painter, controlRect(), color_, false);
 }
 

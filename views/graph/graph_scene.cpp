@@ -5,6 +5,7 @@
 #include "views/graph/node_item.h"
 
 #include <QFontMetricsF>
+#include <QGraphicsPathItem>
 
 #include <map>
 
@@ -65,6 +66,12 @@ void GraphScene::setContent(const GraphPresentation& presentation, const GraphLa
         if (framed.width() < minWidth) framed.adjust(-(minWidth - framed.width()) / 2, 0, (minWidth - framed.width()) / 2, 0);
         auto* frame = new InstanceFrameItem(key, caption, presentation.style().color(key.classId), framed);
         addItem(frame);
+        QColor washColor = presentation.style().color(key.classId);
+        washColor.setAlpha(24);
+        QPainterPath washPath;
+        washPath.addRoundedRect(framed, 9, 9);
+        auto* wash = addPath(washPath, Qt::NoPen, washColor);
+        wash->setZValue(-1);
         frames_[key] = frame;
     }
 

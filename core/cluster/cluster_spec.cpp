@@ -1,0 +1,198 @@
+#include "core/cluster/cluster_spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace tapas {
+
+namespace {
+
+using nlohmann::json;
+
+std::string fieldError(const std::string& origin, const std::string& field, const std::string& what)
+{
+    return "cluster '" + origin + "': field '" + field + "' " + what;
+}
+
+// Reads a positive number at obj[key]; `path` is the dotted name used in messages.
+bool readPositive(const json& obj, const char* key, const std::string& path, const std::string& origin,
+                  double& out, std::string& err, bool allowZero = false)
+{
+    if (!obj.contains(key)) {
+        err = fieldError(origin, path, "is missing");
+        return false;
+    }
+    const json& v = obj.at(key);
+    if (!v.is_number()) {
+        err = fieldError(origin, path, "must be a number");
+        return false;
+    }
+    out = v.get<double>();
+    if (out < 0 || (!allowZero && out == 0)) {
+        err = fieldError(origin, path, allowZero ? "must not be negative" : "must be positive");
+        return false;
+    }
+    return true;
+}
+
+bool readPositiveInt(const json& obj, const char* key, const std::string& origin, int& out, std::string& err)
+{
+    if (!obj.contains(key)) {
+        err = fieldError(origin, key, "is missing");
+        return false;
+    }
+    const json& v = obj.at(key);
+    if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > 1000000) {
+        err = fieldError(origin, key, "must be a positive integer");
+        return false;
+    }
+    out = int(v.get<int64_t>());
+    return true;
+}
+
+bool readLink(const json& obj, const char* key, const std::string& origin, LinkSpec& out, std::string& err)
+{
+    if (!obj.contains(key) || !obj.at(key).is_object()) {
+        err = fieldError(origin, key, "must be an object with 'bandwidth' and 'latency'");
+        return false;
+    }
+    const json& l = obj.at(key);
+    return readPositive(l, "bandwidth", std::string(key) + ".bandwidth", origin, out.bandwidth, err) &&
+           readPositive(l, "latency", std::string(key) + ".latency", origin, out.latency, err, true);
+}
+
+} // namespace
+
+double ClusterSpec::peakFlops(const std::string& dtype) const
+{
+    if (dtype == "fp16") return peakFp16;
+    if (dtype == "bf16") return peakBf16;
+    return peakFp32;
+}
+
+Result<ClusterSpec> parseClusterSpec(const std::string& jsonText, const std::string& origin)
+{
+    json j = json::parse(jsonText, nullptr, false);
+    if (j.is_discarded()) return Result<ClusterSpec>::failure("cluster '" + origin + "': not valid JSON");
+    if (!j.is_object()) return Result<ClusterSpec>::failure("cluster '" + origin + "': top level must be a JSON object");
+    ClusterSpec c;
+    std::string err;
+    c.name = j.value("name", std::string());
+    c.device = j.value("device", std::string());
+    if (!readPositiveInt(j, "nodes", origin, c.nodes, err) ||
+        !readPositiveInt(j, "devices_per_node", origin, c.devicesPerNode, err))
+        return Result<ClusterSpec>::failure(err);
+    if (!j.contains("peak_flops") || !j.at("peak_flops").is_object())
+        return Result<ClusterSpec>::failure(fieldError(origin, "peak_flops", "must be an object with 'fp32', 'fp16' and 'bf16'"));
+    const json& pf = j.at("peak_flops");
+    if (!readPositive(pf, "fp32", "peak_flops.fp32", origin, c.peakFp32, err) ||
+        !readPositive(pf, "fp16", "peak_flops.fp16", origin, c.peakFp16, err) ||
+        !readPositive(pf, "bf16", "peak_flops.bf16", origin, c.peakBf16, err) ||
+        !readPositive(j, "memory_bytes", "memory_bytes", origin, c.memoryBytes, err) ||
+        !readLink(j, "intra_node", origin, c.intraNode, err) || !readLink(j, "inter_node", origin, c.interNode, err) ||
+        !readPositive(j, "efficiency", "efficiency", origin, c.efficiency, err))
+        return Result<ClusterSpec>::failure(err);
+    if (c.efficiency > 1) return Result<ClusterSpec>::failure(fieldError(origin, "efficiency", "must be in (0, 1]"));
+    if (c.name.empty()) c.name = origin;
+    return c;
+}
+
+Result<ClusterSpec> loadClusterSpecFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Result<ClusterSpec>::failure("cluster '" + path + "': cannot open the file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parseClusterSpec(ss.str(), path);
+}
+
+Result<ClusterSpec> loadClusterSpec(const std::string& presetOrPath, const std::string& presetDir)
+{
+    const bool looksLikePath = presetOrPath.find('/') != std::string::npos ||
+                               (presetOrPath.size() > 5 && presetOrPath.ends_with(".json"));
+    if (looksLikePath) return loadClusterSpecFile(presetOrPath);
+    if (!presetDir.empty()) {
+        const std::string p = presetDir + "/" + presetOrPath + ".json";
+        if (std::ifstream(p).good()) return loadClusterSpecFile(p);
+    }
+    std::string names;
+    for (const auto& [name, text] : builtinClusterPresets()) {
+        if (name == presetOrPath) return parseClusterSpec(text, name);
+        names += (names.empty() ? "" : ", ") + name;
+    }
+    return Result<ClusterSpec>::failure("cluster '" + presetOrPath + "': no such preset or file (presets: " + names + ")");
+}
+
+std::string clusterSpecToJson(const ClusterSpec& c)
+{
+    json j;
+    j["name"] = c.name;
+    j["device"] = c.device;
+    j["nodes"] = c.nodes;
+    j["devices_per_node"] = c.devicesPerNode;
+    j["peak_flops"] = {{"fp32", c.peakFp32}, {"fp16", c.peakFp16}, {"bf16", c.peakBf16}};
+    j["memory_bytes"] = c.memoryBytes;
+    j["intra_node"] = {{"bandwidth", c.intraNode.bandwidth}, {"latency", c.intraNode.latency}};
+    j["inter_node"] = {{"bandwidth", c.interNode.bandwidth}, {"latency", c.interNode.latency}};
+    j["efficiency"] = c.efficiency;
+    return j.dump(2);
+}
+
+std::string DeviceMesh::toString() const { return std::to_string(dp) + "x" + std::to_string(tp); }
+
+Result<DeviceMesh> parseMesh(const std::string& text)
+{
+    const size_t x = text.find_first_of("xX");
+    auto bad = [&] {
+        return Result<DeviceMesh>::failure("mesh '" + text + "': expected DPxTP with positive integers, e.g. 2x4");
+    };
+    if (x == std::string::npos || x == 0 || x + 1 >= text.size()) return bad();
+    DeviceMesh m;
+    try {
+        size_t a = 0, b = 0;
+        m.dp = std::stoi(text.substr(0, x), &a);
+        m.tp = std::stoi(text.substr(x + 1), &b);
+        if (a != x || b != text.size() - x - 1) return bad();
+    } catch (...) {
+        return bad();
+    }
+    if (m.dp <= 0 || m.tp <= 0) return bad();
+    return m;
+}
+
+Status validateMesh(const ClusterSpec& c, const DeviceMesh& m, bool allowTpAcrossNodes)
+{
+    if (m.dp <= 0 || m.tp <= 0) return Status::failure("mesh " + m.toString() + ": both degrees must be positive");
+    if (m.size() != c.deviceCount())
+        return Status::failure("mesh " + m.toString() + " has " + std::to_string(m.size()) + " devices but cluster '" +
+                               c.name + "' has " + std::to_string(c.deviceCount()) + " (" + std::to_string(c.nodes) +
+                               " x " + std::to_string(c.devicesPerNode) + ")");
+    if (!allowTpAcrossNodes && (m.tp > c.devicesPerNode || c.devicesPerNode % m.tp != 0))
+        return Status::failure("mesh " + m.toString() + ": tensor-parallel degree " + std::to_string(m.tp) +
+                               " does not fit inside a node of " + std::to_string(c.devicesPerNode) + " devices");
+    return Status::success();
+}
+
+std::vector<DeviceMesh> enumerateMeshes(const ClusterSpec& c, bool allowTpAcrossNodes)
+{
+    std::vector<DeviceMesh> out;
+    const int n = c.deviceCount();
+    for (int tp = 1; tp <= n; ++tp) {
+        if (n % tp) continue;
+        DeviceMesh m{n / tp, tp};
+        if (validateMesh(c, m, allowTpAcrossNodes)) out.push_back(m);
+    }
+    return out;
+}
+
+LinkSpec axisLink(const ClusterSpec& c, const DeviceMesh& m, MeshAxis axis)
+{
+    // tp groups are consecutive devices; a dp group strides by tp, so it leaves the node as soon
+    // as dp * tp exceeds a node.
+    const int span = axis == MeshAxis::Tp ? m.tp : m.dp * m.tp;
+    return span <= c.devicesPerNode ? c.intraNode : c.interNode;
+}
+
+} // namespace tapas

@@ -1,0 +1,66 @@
+#pragma once
+// A cluster the search plans for (DESIGN.md, "ClusterSpec"): nodes x devices per node, what one
+// device computes and holds, and the links between devices. Read from JSON; presets ship in
+// resources/clusters/ and are compiled in so the core needs no resource files at run time.
+#include "core/util/result.h"
+
+#include <string>
+#include <vector>
+
+namespace tapas {
+
+struct LinkSpec {
+    double bandwidth = 0; // bytes/s per device, one direction
+    double latency = 0;   // seconds per message (the alpha of the alpha-beta model)
+};
+
+struct ClusterSpec {
+    std::string name;
+    std::string device;     // "A100-80G", informative
+    int nodes = 1;
+    int devicesPerNode = 1;
+    double peakFp32 = 0;    // FLOP/s per device
+    double peakFp16 = 0;
+    double peakBf16 = 0;
+    double memoryBytes = 0; // per device
+    LinkSpec intraNode;
+    LinkSpec interNode;
+    double efficiency = 1;  // fraction of peak reached by real kernels, in (0,1]
+
+    int deviceCount() const { return nodes * devicesPerNode; }
+    // Peak for "fp32" | "fp16" | "bf16" (fp32 for anything else).
+    double peakFlops(const std::string& dtype) const;
+};
+
+// `origin` names the file (or preset) in error messages: "cluster 'x.json': field ... ".
+Result<ClusterSpec> parseClusterSpec(const std::string& jsonText, const std::string& origin);
+Result<ClusterSpec> loadClusterSpecFile(const std::string& path);
+// A preset name ("a100x8") or a path to a JSON file. Presets are looked up in `presetDir`
+// first (when non-empty), then in the compiled-in copies.
+Result<ClusterSpec> loadClusterSpec(const std::string& presetOrPath, const std::string& presetDir = {});
+std::string clusterSpecToJson(const ClusterSpec& c); // pretty-printed, parseable again
+
+// The compiled-in presets (name, JSON text), the same text as resources/clusters/<name>.json.
+const std::vector<std::pair<std::string, std::string>>& builtinClusterPresets();
+
+// A device mesh dp x tp: tp devices share every tensor-parallel collective, dp groups of them
+// replicate the model and average gradients. Devices are numbered node-major, tp fastest.
+struct DeviceMesh {
+    int dp = 1;
+    int tp = 1;
+    int size() const { return dp * tp; }
+    std::string toString() const; // "2x4"
+    bool operator==(const DeviceMesh& o) const { return dp == o.dp && tp == o.tp; }
+};
+
+Result<DeviceMesh> parseMesh(const std::string& text); // "2x4" -> dp 2, tp 4
+// Checks the mesh covers the cluster and (unless allowed) keeps tp inside one node.
+Status validateMesh(const ClusterSpec& c, const DeviceMesh& m, bool allowTpAcrossNodes = false);
+// Every valid dp x tp factorisation, tp ascending.
+std::vector<DeviceMesh> enumerateMeshes(const ClusterSpec& c, bool allowTpAcrossNodes = false);
+
+enum class MeshAxis { Dp, Tp };
+// The link a collective over that mesh axis runs on: intra-node while the group fits in a node.
+LinkSpec axisLink(const ClusterSpec& c, const DeviceMesh& m, MeshAxis axis);
+
+} // namespace tapas

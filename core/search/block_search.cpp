@@ -1,0 +1,226 @@
+#include "core/search/block_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <unordered_map>
+
+namespace tapas {
+
+namespace {
+
+using Live = std::vector<std::pair<TensorId, TensorLayout>>;
+
+struct ClassScope {
+    Scope scope;
+    std::vector<int> order; // scope index -> canonical position
+    std::unordered_map<std::string, int> keyIndex;
+    std::vector<std::vector<ScopeResult>> results;
+};
+
+struct GState {
+    Live live;
+    CostTerms cost;
+    int trace = -1;
+};
+
+struct GTrace {
+    int parent;
+    int keyId;
+    int result;
+};
+
+std::string layoutKey(const std::vector<TensorLayout>& ls)
+{
+    std::string k;
+    for (const TensorLayout& l : ls) {
+        k.push_back(char(l.kind));
+        k.push_back(char(l.dim));
+    }
+    return k;
+}
+
+std::string liveKey(const Live& live)
+{
+    std::string k;
+    for (const auto& [t, l] : live) {
+        k.append(reinterpret_cast<const char*>(&t), sizeof t);
+        k.push_back(char(l.kind));
+        k.push_back(char(l.dim));
+    }
+    return k;
+}
+
+TensorLayout lookup(const Live& live, TensorId t)
+{
+    for (const auto& e : live)
+        if (e.first == t) return e.second;
+    return {};
+}
+
+} // namespace
+
+FoldedGraph singleBlockFold(const Graph& g)
+{
+    FoldedGraph f;
+    BlockClass c;
+    BlockInstance inst;
+    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) inst.nodes.push_back(n);
+    inst.outputs = g.outputs;
+    c.nodesPerInstance = int(inst.nodes.size());
+    c.instances.push_back(std::move(inst));
+    f.classes.push_back(std::move(c));
+    f.nodeRef.resize(g.nodes.size());
+    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) f.nodeRef[size_t(n)] = {0, 0, int(n)};
+    f.chain.push_back({0, 0});
+    return f;
+}
+
+BlockSearchOutput searchBlocks(StrategyTable& table, const FoldedGraph& folded, const DpConfig& config,
+                               double memoryLimit, int keep, const Progress& progress)
+{
+    const Graph& g = table.model().graph();
+    BlockSearchOutput out;
+    std::vector<ClassScope> classes(folded.classes.size());
+    for (size_t c = 0; c < folded.classes.size(); ++c) {
+        const BlockInstance& first = folded.classes[c].instances.front();
+        ClassScope& cs = classes[c];
+        cs.order.resize(first.nodes.size());
+        std::iota(cs.order.begin(), cs.order.end(), 0);
+        std::sort(cs.order.begin(), cs.order.end(), [&](int a, int b) { return first.nodes[size_t(a)] < first.nodes[size_t(b)]; });
+        for (int p : cs.order) cs.scope.nodes.push_back(first.nodes[size_t(p)]);
+        cs.scope.inputs = first.inputs;
+        cs.scope.outputs = first.outputs;
+    }
+    // The last chain block reading each crossing tensor; graph outputs stay to the end.
+    std::unordered_map<TensorId, int> lastBlock;
+    for (int b = 0; b < int(folded.chain.size()); ++b) {
+        const BlockRef& r = folded.chain[size_t(b)];
+        for (TensorId t : folded.classes[size_t(r.classId)].instances[size_t(r.instance)].inputs) lastBlock[t] = b;
+    }
+    for (TensorId t : g.outputs) lastBlock[t] = int(folded.chain.size());
+
+    std::vector<GTrace> traces;
+    std::vector<GState> states(1);
+    for (int b = 0; b < int(folded.chain.size()); ++b) {
+        if (progress.cancelled()) {
+            out.cancelled = true;
+            return out;
+        }
+        progress(double(b) / double(folded.chain.size()), "stitching blocks");
+        const BlockRef& ref = folded.chain[size_t(b)];
+        ClassScope& cs = classes[size_t(ref.classId)];
+        const BlockInstance& inst = folded.classes[size_t(ref.classId)].instances[size_t(ref.instance)];
+        std::unordered_map<std::string, std::vector<GState>> next;
+        for (const GState& st : states) {
+            std::vector<TensorLayout> in;
+            for (TensorId t : inst.inputs) in.push_back(lookup(st.live, t));
+            const std::string key = layoutKey(in);
+            auto [it, fresh] = cs.keyIndex.try_emplace(key, int(cs.results.size()));
+            if (fresh) {
+                cs.results.push_back(runScopeDp(table, cs.scope, in, config, progress));
+                ++out.scopeSearches;
+                if (progress.cancelled()) {
+                    out.cancelled = true;
+                    return out;
+                }
+            }
+            const std::vector<ScopeResult>& results = cs.results[size_t(it->second)];
+            for (int ri = 0; ri < int(results.size()); ++ri) {
+                const ScopeResult& r = results[size_t(ri)];
+                GState ns;
+                ns.cost = st.cost;
+                ns.cost += r.cost;
+                for (const auto& e : st.live)
+                    if (lastBlock[e.first] > b) ns.live.push_back(e);
+                for (size_t o = 0; o < inst.outputs.size(); ++o) {
+                    const TensorId t = inst.outputs[o];
+                    auto lb = lastBlock.find(t);
+                    if (tracksLayout(g, t) && lb != lastBlock.end() && lb->second > b)
+                        ns.live.emplace_back(t, r.outputLayouts[o]);
+                }
+                std::sort(ns.live.begin(), ns.live.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+                ns.trace = int(traces.size());
+                traces.push_back({st.trace, it->second, ri});
+                next[liveKey(ns.live)].push_back(std::move(ns));
+            }
+        }
+        states.clear();
+        for (auto& [k, group] : next) {
+            keepPareto(group, size_t(config.perState), [](const GState& s) -> const CostTerms& { return s.cost; });
+            for (GState& s : group) states.push_back(std::move(s));
+        }
+        if (int(states.size()) > config.beam) {
+            std::sort(states.begin(), states.end(), [](const GState& x, const GState& y) { return x.cost.memory() < y.cost.memory(); });
+            const long lean = std::max(1, config.beam / 8);
+            std::partial_sort(states.begin() + lean, states.begin() + config.beam, states.end(),
+                              [](const GState& x, const GState& y) { return x.cost.time() < y.cost.time(); });
+            states.resize(size_t(config.beam));
+        }
+    }
+    // Graph outputs left partial are reduced at the end.
+    for (GState& st : states)
+        for (const auto& [t, l] : st.live)
+            if (l.kind == TensorLayout::P) st.cost += table.model().reshardCost(t, l, TensorLayout::replicated());
+    std::sort(states.begin(), states.end(), [&](const GState& x, const GState& y) {
+        const bool fx = x.cost.memory() <= memoryLimit, fy = y.cost.memory() <= memoryLimit;
+        if (fx != fy) return fx;
+        if (!fx) return x.cost.memory() < y.cost.memory(); // nothing fits: the leanest first
+        return x.cost.time() < y.cost.time();
+    });
+    for (const GState& st : states) {
+        if (int(out.plans.size()) >= keep) break;
+        std::vector<int> choice(g.nodes.size(), 0);
+        int b = int(folded.chain.size()) - 1;
+        for (int tr = st.trace; tr >= 0; tr = traces[size_t(tr)].parent, --b) {
+            const BlockRef& ref = folded.chain[size_t(b)];
+            const ClassScope& cs = classes[size_t(ref.classId)];
+            const BlockInstance& inst = folded.classes[size_t(ref.classId)].instances[size_t(ref.instance)];
+            const ScopeResult& r = cs.results[size_t(traces[size_t(tr)].keyId)][size_t(traces[size_t(tr)].result)];
+            for (size_t k = 0; k < cs.order.size(); ++k) choice[size_t(inst.nodes[size_t(cs.order[k])])] = r.choices[k];
+        }
+        if (std::find(out.plans.begin(), out.plans.end(), choice) == out.plans.end()) out.plans.push_back(std::move(choice));
+    }
+    progress(1.0, "stitching blocks");
+    return out;
+}
+
+PlanCandidate makeCandidate(const CostModel& model, const std::vector<int>& choices, const FoldedGraph* folded)
+{
+    const Graph& g = model.graph();
+    std::vector<OpStrategy> strategies;
+    strategies.reserve(g.nodes.size());
+    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+        std::vector<OpStrategy> all = nodeStrategies(g, n, model.mesh().tp);
+        const int c = choices[size_t(n)];
+        strategies.push_back(std::move(all[size_t(c < int(all.size()) ? c : 0)]));
+    }
+    PlanCandidate pc;
+    pc.plan = buildPlan(g, model.mesh(), std::move(strategies));
+    pc.report = evaluatePlan(pc.plan, model, folded);
+    return pc;
+}
+
+Result<SearchResult> runBlockSearcher(const std::string& name, const SearchRequest& request, const FoldedGraph& folded,
+                                      const DpConfig& config)
+{
+    const auto start = std::chrono::steady_clock::now();
+    CostModel model(*request.graph, request.cluster, request.mesh, request.cost);
+    StrategyTable table(*request.graph, model, config);
+    const double limit = request.memoryLimit > 0 ? request.memoryLimit : request.cluster.memoryBytes;
+    BlockSearchOutput bs = searchBlocks(table, folded, config, limit, 1 + request.runnerUps, request.progress);
+    if (bs.cancelled) return Result<SearchResult>::failure(name + " search cancelled");
+    if (bs.plans.empty()) return Result<SearchResult>::failure(name + " search found no plan");
+    SearchResult r;
+    r.searcher = name;
+    r.uniqueBlocksSearched = bs.scopeSearches;
+    r.best = makeCandidate(model, bs.plans.front(), &folded);
+    for (size_t i = 1; i < bs.plans.size(); ++i) r.runnerUps.push_back(makeCandidate(model, bs.plans[i], &folded));
+    r.feasible = r.best.report.total.memory() <= limit;
+    r.warnings = table.warnings();
+    r.best.plan.warnings = r.warnings;
+    r.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
+} // namespace tapas

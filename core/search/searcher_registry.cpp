@@ -1,0 +1,31 @@
+#include "core/search/searcher_factories.h"
+
+namespace tapas {
+
+const std::vector<std::unique_ptr<Searcher>>& searchers()
+{
+    static const std::vector<std::unique_ptr<Searcher>> all = [] {
+        std::vector<std::unique_ptr<Searcher>> v;
+        v.push_back(makeTapasSearcher());
+        v.push_back(makeMegatronSearcher());
+        v.push_back(makeDataParallelSearcher());
+        v.push_back(makeUnfoldedSearcher());
+        return v;
+    }();
+    return all;
+}
+
+const Searcher* findSearcher(const std::string& name)
+{
+    for (const auto& s : searchers())
+        if (s->name() == name) return s.get();
+    return nullptr;
+}
+
+Status validateRequest(const SearchRequest& request)
+{
+    if (!request.graph) return Status::failure("search: no graph given");
+    return validateMesh(request.cluster, request.mesh, true);
+}
+
+} // namespace tapas

@@ -1,0 +1,157 @@
+#include "core/shard/op_sharding.h"
+#include "core/shard/shard_families.h"
+
+#include <algorithm>
+
+namespace tapas {
+
+const Shape& ShardContext::inShape(size_t i) const
+{
+    static const Shape none;
+    const TensorId t = node.input(i);
+    return t == kNoTensor ? none : graph.tensor(t).shape;
+}
+
+const Shape& ShardContext::outShape(size_t i) const
+{
+    static const Shape none;
+    const TensorId t = node.output(i);
+    return t == kNoTensor ? none : graph.tensor(t).shape;
+}
+
+bool ShardContext::isWeight(size_t i) const
+{
+    const TensorId t = node.input(i);
+    return t != kNoTensor && graph.tensor(t).isParameter();
+}
+
+bool ShardContext::isMeta(size_t i) const
+{
+    const TensorId t = node.input(i);
+    if (t == kNoTensor) return true;
+    const Tensor& x = graph.tensor(t);
+    return x.value.has_value() || !dtypeIsFloating(x.dtype);
+}
+
+bool ShardContext::splittable(TensorId t, int d) const
+{
+    if (t == kNoTensor) return false;
+    const Shape& s = graph.tensor(t).shape;
+    if (d < 0 || d >= s.rank() || !s.dims[size_t(d)].isKnown()) return false;
+    const int64_t v = s.dims[size_t(d)].value;
+    return v > 0 && v % tp == 0;
+}
+
+const ShardRegistry& ShardRegistry::instance()
+{
+    static const ShardRegistry reg = [] {
+        ShardRegistry r;
+        registerMatMulSharding(r);
+        registerConvSharding(r);
+        registerElementwiseSharding(r);
+        registerShapeSharding(r);
+        return r;
+    }();
+    return reg;
+}
+
+void ShardRegistry::add(const std::string& opType, ShardRule rule) { rules_.emplace_back(opType, std::move(rule)); }
+
+const ShardRule* ShardRegistry::find(std::string_view opType) const
+{
+    for (const auto& [name, rule] : rules_)
+        if (name == opType) return &rule;
+    return nullptr;
+}
+
+OpStrategy replicateStrategy(const Node& n)
+{
+    OpStrategy s;
+    s.name = "replicate";
+    s.inputs.assign(n.inputs.size(), TensorLayout::replicated());
+    s.outputs.assign(n.outputs.size(), TensorLayout::replicated());
+    return s;
+}
+
+OpStrategy broadcastStrategy(const ShardContext& c, const TensorLayout& out, std::string name)
+{
+    OpStrategy s = replicateStrategy(c.node);
+    s.name = std::move(name);
+    for (auto& o : s.outputs) o = out;
+    if (out.kind != TensorLayout::S) return s;
+    const Shape& os = c.outShape(0);
+    for (size_t i = 0; i < c.node.inputs.size(); ++i) {
+        const TensorId t = c.node.input(i);
+        if (t == kNoTensor || c.graph.tensor(t).value) continue; // scalars, shape vectors
+        const Shape& is = c.inShape(i);
+        const int aligned = out.dim - (os.rank() - is.rank());
+        if (is.rankKnown && aligned >= 0 && is.dims[size_t(aligned)] == os.dims[size_t(out.dim)])
+            s.inputs[i] = TensorLayout::split(aligned);
+    }
+    s.computeFraction = 1.0 / c.tp;
+    return s;
+}
+
+std::vector<OpStrategy> elementwiseStrategies(const ShardContext& c, std::vector<int> excludeDims)
+{
+    std::vector<OpStrategy> out{replicateStrategy(c.node)};
+    const Shape& os = c.outShape(0);
+    for (int d = 0; d < os.rank(); ++d) {
+        if (std::find(excludeDims.begin(), excludeDims.end(), d) != excludeDims.end()) continue;
+        out.push_back(broadcastStrategy(c, TensorLayout::split(d), "S(" + std::to_string(d) + ")"));
+    }
+    return out;
+}
+
+namespace {
+
+// Drops strategies that split a dimension the tensor cannot split evenly, or that lay out an
+// known-value output as anything but R (shape arithmetic stays replicated).
+bool valid(const ShardContext& c, const OpStrategy& s)
+{
+    if (s.inputs.size() != c.node.inputs.size() || s.outputs.size() != c.node.outputs.size()) return false;
+    for (size_t i = 0; i < s.inputs.size(); ++i)
+        if (s.inputs[i].kind == TensorLayout::S && !c.splittable(c.node.inputs[i], s.inputs[i].dim)) return false;
+    for (size_t i = 0; i < s.outputs.size(); ++i) {
+        const TensorId t = c.node.outputs[i];
+        if (t == kNoTensor) continue;
+        if (s.outputs[i].kind == TensorLayout::S && !c.splittable(t, s.outputs[i].dim)) return false;
+        const Tensor& x = c.graph.tensor(t);
+        if (s.outputs[i].kind != TensorLayout::R && x.value) return false;
+        if (s.outputs[i].kind == TensorLayout::P && !dtypeIsFloating(x.dtype)) return false;
+    }
+    return true;
+}
+
+bool allMeta(const Graph& g, const Node& n)
+{
+    for (TensorId t : n.outputs) {
+        if (t == kNoTensor) continue;
+        const Tensor& x = g.tensor(t);
+        if (dtypeIsFloating(x.dtype) && !x.value) return false;
+    }
+    return true;
+}
+
+} // namespace
+
+std::vector<OpStrategy> nodeStrategies(const Graph& g, NodeId n, int tp, std::string* warning)
+{
+    const Node& node = g.node(n);
+    ShardContext c{g, node, tp};
+    if (tp <= 1 || allMeta(g, node)) return {replicateStrategy(node)};
+    const ShardRule* rule = ShardRegistry::instance().find(node.opType);
+    if (!rule) {
+        if (warning)
+            *warning = "node '" + (node.name.empty() ? "#" + std::to_string(n) : node.name) + "' (" + node.opType +
+                       "): no sharding rule, replicated";
+        return {replicateStrategy(node)};
+    }
+    std::vector<OpStrategy> out;
+    for (OpStrategy& s : (*rule)(c))
+        if (valid(c, s)) out.push_back(std::move(s));
+    if (out.empty() || out.front().name != "replicate") out.insert(out.begin(), replicateStrategy(node));
+    return out;
+}
+
+} // namespace tapas

@@ -1,0 +1,133 @@
+#include "core/shard/sharding_plan.h"
+
+#include <map>
+#include <tuple>
+
+namespace tapas {
+
+namespace {
+
+std::string nodeLabel(const Graph& g, NodeId n)
+{
+    const Node& node = g.node(n);
+    return "node '" + (node.name.empty() ? "#" + std::to_string(n) : node.name) + "' (" + node.opType + ")";
+}
+
+} // namespace
+
+bool isSourceWeight(const Graph& g, TensorId t)
+{
+    const Tensor& x = g.tensor(t);
+    return x.producer == kNoNode && (x.kind == TensorKind::Weight || x.kind == TensorKind::Constant) && !x.value;
+}
+
+TensorLayout producedLayout(const Graph& g, const ShardingPlan& p, TensorId t)
+{
+    const Tensor& x = g.tensor(t);
+    if (x.producer == kNoNode) return TensorLayout::replicated();
+    const Node& n = g.node(x.producer);
+    for (size_t o = 0; o < n.outputs.size(); ++o)
+        if (n.outputs[o] == t && o < p.nodes[size_t(x.producer)].outputs.size())
+            return p.nodes[size_t(x.producer)].outputs[o];
+    return TensorLayout::replicated();
+}
+
+void placeCollectives(const Graph& g, ShardingPlan& plan)
+{
+    plan.reshards.clear();
+    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+        const Node& node = g.node(n);
+        const OpStrategy& s = plan.nodes[size_t(n)];
+        for (size_t i = 0; i < node.inputs.size() && i < s.inputs.size(); ++i) {
+            const TensorId t = node.inputs[i];
+            if (t == kNoTensor || isSourceWeight(g, t)) continue;
+            const TensorLayout from = producedLayout(g, plan, t);
+            const CollectiveKind k = reshardCollective(from, s.inputs[i]);
+            if (from != s.inputs[i])
+                plan.reshards.push_back({t, n, int(i), from, s.inputs[i], k, backwardCollective(k)});
+        }
+    }
+    for (TensorId t : g.outputs) {
+        const TensorLayout from = producedLayout(g, plan, t);
+        if (from.kind == TensorLayout::P) {
+            const CollectiveKind k = reshardCollective(from, TensorLayout::replicated());
+            plan.reshards.push_back({t, kNoNode, -1, from, TensorLayout::replicated(), k, backwardCollective(k)});
+        }
+    }
+}
+
+ShardingPlan buildPlan(const Graph& g, const DeviceMesh& mesh, std::vector<OpStrategy> nodeStrategies)
+{
+    ShardingPlan p;
+    p.mesh = mesh;
+    p.nodes = std::move(nodeStrategies);
+    placeCollectives(g, p);
+    return p;
+}
+
+Status checkPlan(const Graph& g, const ShardingPlan& plan)
+{
+    if (plan.nodes.size() != g.nodes.size())
+        return Status::failure("plan has " + std::to_string(plan.nodes.size()) + " node strategies for a graph of " +
+                               std::to_string(g.nodes.size()) + " nodes");
+    const int tp = plan.mesh.tp;
+    auto splitOk = [&](TensorId t, const TensorLayout& l) {
+        if (l.kind != TensorLayout::S) return true;
+        if (tp == 1) return false;
+        const Shape& s = g.tensor(t).shape;
+        if (l.dim < 0 || l.dim >= s.rank() || !s.dims[size_t(l.dim)].isKnown()) return false;
+        return s.dims[size_t(l.dim)].value % tp == 0;
+    };
+    std::map<std::tuple<TensorId, NodeId, int>, const Reshard*> placed;
+    for (const Reshard& r : plan.reshards) placed[{r.tensor, r.consumer, r.inputIndex}] = &r;
+    size_t needed = 0;
+    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+        const Node& node = g.node(n);
+        const OpStrategy& s = plan.nodes[size_t(n)];
+        if (s.inputs.size() != node.inputs.size() || s.outputs.size() != node.outputs.size())
+            return Status::failure(nodeLabel(g, n) + ": strategy '" + s.name + "' has the wrong number of layouts");
+        if (tp == 1 && s.computeFraction != 1)
+            return Status::failure(nodeLabel(g, n) + ": split compute on a mesh without tensor parallelism");
+        for (size_t o = 0; o < node.outputs.size(); ++o)
+            if (node.outputs[o] != kNoTensor && !splitOk(node.outputs[o], s.outputs[o]))
+                return Status::failure(nodeLabel(g, n) + ": output '" + g.tensor(node.outputs[o]).name + "' cannot be " +
+                                       s.outputs[o].toString() + " over tp " + std::to_string(tp));
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+            const TensorId t = node.inputs[i];
+            if (t == kNoTensor) continue;
+            if (!splitOk(t, s.inputs[i]))
+                return Status::failure(nodeLabel(g, n) + ": input '" + g.tensor(t).name + "' cannot be " +
+                                       s.inputs[i].toString() + " over tp " + std::to_string(tp));
+            if (isSourceWeight(g, t)) continue;
+            const TensorLayout from = producedLayout(g, plan, t);
+            auto it = placed.find({t, n, int(i)});
+            if (from == s.inputs[i]) {
+                if (it != placed.end())
+                    return Status::failure(nodeLabel(g, n) + ": collective placed on tensor '" + g.tensor(t).name +
+                                           "' whose layout does not change");
+                continue;
+            }
+            ++needed;
+            if (it == placed.end())
+                return Status::failure(nodeLabel(g, n) + ": tensor '" + g.tensor(t).name + "' arrives as " +
+                                       from.toString() + " but is needed as " + s.inputs[i].toString() +
+                                       " and no collective is placed");
+            if (it->second->from != from || it->second->to != s.inputs[i] ||
+                it->second->forward != reshardCollective(from, s.inputs[i]))
+                return Status::failure(nodeLabel(g, n) + ": tensor '" + g.tensor(t).name + "' has the wrong collective (" +
+                                       std::string(collectiveName(it->second->forward)) + ")");
+        }
+    }
+    for (TensorId t : g.outputs) {
+        if (producedLayout(g, plan, t).kind != TensorLayout::P) continue;
+        ++needed;
+        if (!placed.count({t, kNoNode, -1}))
+            return Status::failure("graph output '" + g.tensor(t).name + "' is left partial: no all-reduce placed");
+    }
+    if (needed != plan.reshards.size())
+        return Status::failure("plan places " + std::to_string(plan.reshards.size()) + " collectives but " +
+                               std::to_string(needed) + " layout changes need one");
+    return Status::success();
+}
+
+} // namespace tapas

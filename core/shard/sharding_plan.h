@@ -1,0 +1,48 @@
+#pragma once
+// A strategy for the whole graph on one mesh: the strategy each node runs with and the
+// collective every layout change between a producer and a consumer needs. Built from one
+// strategy choice per node; checked by checkPlan.
+#include "core/cluster/cluster_spec.h"
+#include "core/shard/collective.h"
+#include "core/shard/op_sharding.h"
+#include "core/util/result.h"
+
+#include <string>
+#include <vector>
+
+namespace tapas {
+
+// A layout change on one edge: `tensor` as its producer made it (`from`) becomes what input
+// `inputIndex` of `consumer` needs (`to`).
+struct Reshard {
+    TensorId tensor = kNoTensor;
+    NodeId consumer = kNoNode; // kNoNode: a graph output made replicated
+    int inputIndex = -1;
+    TensorLayout from, to;
+    CollectiveKind forward = CollectiveKind::None;
+    CollectiveKind backward = CollectiveKind::None;
+};
+
+struct ShardingPlan {
+    DeviceMesh mesh;
+    std::vector<OpStrategy> nodes; // indexed by NodeId
+    std::vector<Reshard> reshards;
+    std::vector<std::string> warnings;
+};
+
+// The layout a tensor has before any consumer reshards it: its producer's output layout; R
+// for graph inputs and constants; weights are stored in whatever layout their consumer needs.
+TensorLayout producedLayout(const Graph& g, const ShardingPlan& p, TensorId t);
+// True for tensors whose layout is free to choose (weights: stored sharded).
+bool isSourceWeight(const Graph& g, TensorId t);
+
+// Fills plan.reshards from the node strategies (graph outputs end replicated).
+void placeCollectives(const Graph& g, ShardingPlan& plan);
+ShardingPlan buildPlan(const Graph& g, const DeviceMesh& mesh, std::vector<OpStrategy> nodeStrategies);
+
+// Every node has a strategy of the right arity whose splits divide their dims, every mismatch
+// between a producer's layout and a consumer's need has its collective (of the right kind) and
+// no collective is placed where none is needed. The error names the node and tensor.
+Status checkPlan(const Graph& g, const ShardingPlan& plan);
+
+} // namespace tapas

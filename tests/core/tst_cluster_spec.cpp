@@ -1,0 +1,159 @@
+// Cluster specs: presets load (from resources and compiled in, which must agree), meshes are the
+// valid dp x tp factorisations, and malformed specs are refused with the field named.
+#include "core/cluster/cluster_spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+using namespace tapas;
+
+namespace {
+
+const std::string kPresetDir = std::string(TAPAS_SOURCE_DIR) + "/resources/clusters";
+
+std::string readFile(const std::string& p)
+{
+    std::ifstream in(p);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string validSpec()
+{
+    return R"({"name":"t","nodes":2,"devices_per_node":4,"peak_flops":{"fp32":1e12,"fp16":2e12,"bf16":2e12},
+        "memory_bytes":1e10,"intra_node":{"bandwidth":1e11,"latency":1e-6},
+        "inter_node":{"bandwidth":1e10,"latency":1e-5},"efficiency":0.5})";
+}
+
+std::string withField(const std::string& path, const nlohmann::json& value, bool erase = false)
+{
+    nlohmann::json j = nlohmann::json::parse(validSpec());
+    nlohmann::json* at = &j;
+    std::string p = path;
+    for (size_t dot; (dot = p.find('.')) != std::string::npos; p = p.substr(dot + 1)) at = &(*at)[p.substr(0, dot)];
+    if (erase) at->erase(p);
+    else (*at)[p] = value;
+    return j.dump();
+}
+
+} // namespace
+
+class TstClusterSpec : public QObject {
+    Q_OBJECT
+private slots:
+    void presets_load_by_name_from_directory_and_builtin()
+    {
+        for (const char* name : {"a100x8", "h100x16", "v100x32", "cpu-mpi"}) {
+            Result<ClusterSpec> fromDir = loadClusterSpec(name, kPresetDir);
+            QVERIFY2(fromDir.ok(), fromDir.error().c_str());
+            Result<ClusterSpec> builtin = loadClusterSpec(name);
+            QVERIFY2(builtin.ok(), builtin.error().c_str());
+            QCOMPARE(builtin->name, std::string(name));
+            QCOMPARE(builtin->deviceCount(), fromDir->deviceCount());
+        }
+        Result<ClusterSpec> h = loadClusterSpec("h100x16");
+        QCOMPARE(h->nodes, 2);
+        QCOMPARE(h->devicesPerNode, 8);
+        QCOMPARE(h->interNode.bandwidth, 50e9);
+        QCOMPARE(h->intraNode.bandwidth, 450e9);
+        QCOMPARE(loadClusterSpec("v100x32")->deviceCount(), 32);
+        QCOMPARE(loadClusterSpec("cpu-mpi")->deviceCount(), 2);
+    }
+
+    void builtin_presets_match_resource_files()
+    {
+        QCOMPARE(builtinClusterPresets().size(), size_t(4));
+        for (const auto& [name, text] : builtinClusterPresets()) {
+            const std::string file = readFile(kPresetDir + "/" + name + ".json");
+            QVERIFY2(!file.empty(), name.c_str());
+            QVERIFY2(nlohmann::json::parse(file) == nlohmann::json::parse(text), name.c_str());
+        }
+    }
+
+    void spec_round_trips_through_json()
+    {
+        ClusterSpec a = *loadClusterSpec("v100x32");
+        Result<ClusterSpec> b = parseClusterSpec(clusterSpecToJson(a), "rt");
+        QVERIFY2(b.ok(), b.error().c_str());
+        QCOMPARE(b->peakFp16, a.peakFp16);
+        QCOMPARE(b->memoryBytes, a.memoryBytes);
+        QCOMPARE(b->interNode.latency, a.interNode.latency);
+    }
+
+    void malformed_specs_name_the_field()
+    {
+        struct Case { std::string text, needle; };
+        const std::vector<Case> cases = {
+            {"{not json", "not valid JSON"},
+            {"[1,2]", "top level"},
+            {withField("devices_per_node", 0), "field 'devices_per_node' must be a positive integer"},
+            {withField("nodes", 1.5), "field 'nodes' must be a positive integer"},
+            {withField("memory_bytes", nullptr, true), "field 'memory_bytes' is missing"},
+            {withField("intra_node.bandwidth", -5), "field 'intra_node.bandwidth' must be positive"},
+            {withField("inter_node.latency", -1), "field 'inter_node.latency' must not be negative"},
+            {withField("peak_flops.bf16", "fast"), "field 'peak_flops.bf16' must be a number"},
+            {withField("efficiency", 1.5), "field 'efficiency' must be in (0, 1]"},
+            {withField("inter_node", 3), "field 'inter_node' must be an object"},
+        };
+        for (const Case& c : cases) {
+            Result<ClusterSpec> r = parseClusterSpec(c.text, "x.json");
+            QVERIFY2(!r.ok(), c.needle.c_str());
+            QVERIFY2(r.error().find("cluster 'x.json'") != std::string::npos, r.error().c_str());
+            QVERIFY2(r.error().find(c.needle) != std::string::npos, r.error().c_str());
+        }
+        QVERIFY(parseClusterSpec(validSpec(), "ok").ok());
+    }
+
+    void missing_file_and_unknown_preset_are_errors()
+    {
+        Result<ClusterSpec> f = loadClusterSpec("/nonexistent/c.json");
+        QVERIFY(!f.ok());
+        QVERIFY(f.error().find("/nonexistent/c.json") != std::string::npos);
+        Result<ClusterSpec> p = loadClusterSpec("tpu9000");
+        QVERIFY(!p.ok());
+        QVERIFY(p.error().find("a100x8") != std::string::npos);
+    }
+
+    void meshes_are_factorisations_with_tp_inside_a_node()
+    {
+        ClusterSpec c = *loadClusterSpec("h100x16");
+        std::vector<DeviceMesh> m = enumerateMeshes(c);
+        QCOMPARE(m.size(), size_t(4)); // tp 1, 2, 4, 8
+        QCOMPARE(m.back().tp, 8);
+        QCOMPARE(m.back().dp, 2);
+        QCOMPARE(enumerateMeshes(c, true).size(), size_t(5)); // + 1x16
+        QVERIFY(!validateMesh(c, {1, 16}));
+        QVERIFY(validateMesh(c, {1, 16}, true));
+        Status bad = validateMesh(c, {3, 4});
+        QVERIFY(!bad);
+        QVERIFY2(bad.error.find("3x4") != std::string::npos && bad.error.find("16") != std::string::npos, bad.error.c_str());
+    }
+
+    void mesh_text_parses_and_rejects_garbage()
+    {
+        Result<DeviceMesh> m = parseMesh("2x4");
+        QVERIFY(m.ok());
+        QCOMPARE(m->dp, 2);
+        QCOMPARE(m->tp, 4);
+        QCOMPARE(m->toString(), std::string("2x4"));
+        for (const char* bad : {"", "x4", "2x", "2*4", "0x8", "-1x2", "2x4x1", "ax4"}) QVERIFY2(!parseMesh(bad).ok(), bad);
+    }
+
+    void collective_links_follow_the_mesh_axis()
+    {
+        ClusterSpec c = *loadClusterSpec("h100x16");
+        DeviceMesh m{2, 8};
+        QCOMPARE(axisLink(c, m, MeshAxis::Tp).bandwidth, c.intraNode.bandwidth);
+        QCOMPARE(axisLink(c, m, MeshAxis::Dp).bandwidth, c.interNode.bandwidth);
+        ClusterSpec a = *loadClusterSpec("a100x8");
+        QCOMPARE(axisLink(a, {2, 4}, MeshAxis::Dp).bandwidth, a.intraNode.bandwidth);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstClusterSpec)
+#include "tst_cluster_spec.moc"
