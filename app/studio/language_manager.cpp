@@ -57,9 +57,10 @@ bool LanguageManager::setLanguage(const QString& code)
     delete appTranslator_;
     appTranslator_ = fresh ? fresh : new QTranslator(this);
     // Qt's own strings (standard buttons, file dialog) when the system ships them; optional.
-    qtTranslator_->load(QLocale(code), QStringLiteral("qtbase"), QStringLiteral("_"),
-                        QLibraryInfo::path(QLibraryInfo::TranslationsPath));
-    if (code != kEnglish && !qtTranslator_->isEmpty()) QCoreApplication::installTranslator(qtTranslator_);
+    const bool haveQtStrings = code != kEnglish
+        && qtTranslator_->load(QLocale(code), QStringLiteral("qtbase"), QStringLiteral("_"),
+                               QLibraryInfo::path(QLibraryInfo::TranslationsPath));
+    if (haveQtStrings) QCoreApplication::installTranslator(qtTranslator_);
     if (fresh) QCoreApplication::installTranslator(appTranslator_);
     const bool changed = current_ != code;
     current_ = code;

@@ -26,7 +26,11 @@ LoadOutcome importAndSummarize(const QString& path, const QString& displayName, 
     try {
         ImportOptions options;
         options.dims = dims;
+        // The import is most of the work; the summary gets the last few percent of the bar.
         options.progress = progress;
+        options.progress.report = [&progress](double fraction, std::string_view stage) {
+            progress(fraction * 0.95, stage);
+        };
         Result<Graph> graph = bytes.isEmpty()
             ? importOnnxFile(QFile::encodeName(path).toStdString(), options)
             : importOnnxBytes(std::string_view(bytes.constData(), size_t(bytes.size())),
@@ -39,7 +43,7 @@ LoadOutcome importAndSummarize(const QString& path, const QString& displayName, 
             out.error = QString::fromStdString(graph.error());
             return out;
         }
-        progress(0.99, "summarizing");
+        progress(0.97, "summarizing");
         LoadedModel model;
         model.path = path;
         model.displayName = displayName;

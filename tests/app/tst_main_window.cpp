@@ -36,6 +36,7 @@ namespace {
 const QString kModels = QStringLiteral(TAPAS_MODELS_DIR);
 QString model(const char* name) { return kModels + QLatin1Char('/') + QLatin1String(name); }
 constexpr int kLoadTimeoutMs = 120000;
+const QString kStudio = QStringLiteral(TAPAS_BIN_DIR "/tapas-studio");
 
 // "11,680,872 (11.7M)" -> "11680872"
 QString leadingDigits(const QString& s)
@@ -97,8 +98,10 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);
+        // Settings of our own: other build trees may run this suite at the same time.
         QCoreApplication::setOrganizationName(QStringLiteral("TapasTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_main_window"));
+        QCoreApplication::setApplicationName(
+            QStringLiteral("tst_main_window-%1").arg(QCoreApplication::applicationPid()));
         QSettings().clear();
         QVERIFY2(QFile::exists(model("resnet18.onnx")), qPrintable(model("resnet18.onnx")));
         QVERIFY(tmp_.isValid());
@@ -110,7 +113,9 @@ private Q_SLOTS:
     void cleanupTestCase()
     {
         window_.reset();
+        const QString settingsFile = QSettings().fileName();
         QSettings().clear();
+        QFile::remove(settingsFile);
     }
 
     void first_start_opens_the_bundled_sample_model()
@@ -335,7 +340,8 @@ private Q_SLOTS:
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), tmp_.filePath(QStringLiteral("config")));
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral(TAPAS_BIN_DIR "/tapas-studio"),
+        QVERIFY2(QFile::exists(kStudio), "build the tapas-studio target before this suite");
+        p.start(kStudio,
                 {model("resnet18.onnx"), QStringLiteral("--dim"), QStringLiteral("batch=4"),
                  QStringLiteral("--screenshot"), shot});
         QVERIFY(p.waitForFinished(kLoadTimeoutMs));
@@ -352,7 +358,8 @@ private Q_SLOTS:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral(TAPAS_BIN_DIR "/tapas-studio"), {QStringLiteral("--dim"), QStringLiteral("batch")});
+        QVERIFY2(QFile::exists(kStudio), "build the tapas-studio target before this suite");
+        p.start(kStudio, {QStringLiteral("--dim"), QStringLiteral("batch")});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 2);
         QVERIFY(p.readAllStandardError().contains("--dim batch"));

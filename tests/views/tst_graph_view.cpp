@@ -369,7 +369,10 @@ private Q_SLOTS:
     void zoo_gpt_opens_folded_through_the_real_fold()
     {
         ZooOptions o;
-        o.layers = 4;
+        // TAPAS_GRAPH_BENCH_LAYERS=24 turns this into a timing run on a deeper model.
+        o.layers = qEnvironmentVariableIntValue("TAPAS_GRAPH_BENCH_LAYERS") > 0
+                       ? qEnvironmentVariableIntValue("TAPAS_GRAPH_BENCH_LAYERS")
+                       : 4;
         o.hidden = 64;
         o.heads = 2;
         o.vocab = 100;
@@ -396,10 +399,25 @@ private Q_SLOTS:
                 break;
             }
         QVERIFY(classId >= 0);
+        QElapsedTimer timer;
+        timer.start();
         view.expand({classId, 0});
         QVERIFY(waitIdle(view, 60000));
+        const qint64 incrementalMs = timer.elapsed();
         QVERIFY(view.isExpanded({classId, 0}));
         QVERIFY(!layoutHasOverlap(view.currentLayout()));
+        // For comparison, what the big viewers do: lay out the whole graph again.
+        ExpandedSet all;
+        for (const BlockClass& c : folded->classes)
+            for (int i = 0; c.repeated() && i < int(c.instances.size()); ++i) all.insert({c.id, i});
+        timer.restart();
+        QVERIFY(layoutGraph(GraphPresentation(*graph, folded.get(), {{classId, 0}}).layoutGraph()).ok());
+        const qint64 fullOneMs = timer.restart();
+        QVERIFY(layoutGraph(GraphPresentation(*graph, folded.get(), all).layoutGraph()).ok());
+        const qint64 fullAllMs = timer.elapsed();
+        qInfo("gpt %d layers: expand one block in place %lld ms (incl. event loop); full relayout with it expanded "
+              "%lld ms; with all expanded %lld ms",
+              int(o.layers), incrementalMs, fullOneMs, fullAllMs);
         // Every edge stays within the picture's boxes' extent (a boundary edge once looped far
         // above the graph when dot ranked its port outside the part).
         const GraphLayout& l = view.currentLayout();

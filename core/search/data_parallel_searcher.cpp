@@ -1,0 +1,36 @@
+// Data parallel only: every device holds the whole model (mesh N x 1), gradients all-reduced.
+#include "core/search/block_search.h"
+#include "core/search/searcher_factories.h"
+
+#include <chrono>
+
+namespace tapas {
+
+namespace {
+
+class DataParallelSearcher : public Searcher {
+public:
+    std::string name() const override { return "dp"; }
+    std::string description() const override { return "data parallel only"; }
+    Result<SearchResult> search(const SearchRequest& request) const override
+    {
+        if (!request.graph) return Result<SearchResult>::failure("search: no graph given");
+        const auto start = std::chrono::steady_clock::now();
+        const DeviceMesh mesh{request.cluster.deviceCount(), 1};
+        CostModel model(*request.graph, request.cluster, mesh, request.cost);
+        SearchResult r;
+        r.searcher = name();
+        r.best = makeCandidate(model, std::vector<int>(request.graph->nodes.size(), 0), nullptr);
+        const double limit = request.memoryLimit > 0 ? request.memoryLimit : request.cluster.memoryBytes;
+        r.feasible = r.best.report.total.memory() <= limit;
+        r.optimal = true; // the only plan of its kind
+        r.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return r;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Searcher> makeDataParallelSearcher() { return std::make_unique<DataParallelSearcher>(); }
+
+} // namespace tapas

@@ -1,0 +1,28 @@
+// TAPAS: fold the graph into block classes, search each class once, stitch along the chain.
+#include "core/search/block_search.h"
+#include "core/search/searcher_factories.h"
+
+namespace tapas {
+
+namespace {
+
+class TapasSearcher : public Searcher {
+public:
+    std::string name() const override { return "tapas"; }
+    std::string description() const override { return "fold, search each unique block once, stitch"; }
+    Result<SearchResult> search(const SearchRequest& request) const override
+    {
+        if (Status s = validateRequest(request); !s) return Result<SearchResult>::failure(s.error);
+        Result<FoldedGraph> folded = foldGraph(*request.graph, {}, request.progress);
+        if (!folded) return Result<SearchResult>::failure(folded.error());
+        DpConfig config;
+        config.beam = request.beam;
+        return runBlockSearcher(name(), request, *folded, config);
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Searcher> makeTapasSearcher() { return std::make_unique<TapasSearcher>(); }
+
+} // namespace tapas
