@@ -5,7 +5,7 @@
 
 namespace tapas {
 
-LogModel::LogModel(QObject* parent) : QAbstractTableModel(parent) {}
+LogModel::LogModel(QObject* parent) : FlatTableModel(ColumnCount, parent) {}
 
 void LogModel::append(LogSeverity severity, const QString& message)
 {
@@ -31,7 +31,7 @@ int LogModel::count(LogSeverity severity) const
 
 void LogModel::retranslate()
 {
-    Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+    FlatTableModel::retranslate();
     if (!entries_.empty())
         Q_EMIT dataChanged(index(0, SeverityColumn), index(int(entries_.size()) - 1, SeverityColumn));
 }
@@ -46,20 +46,9 @@ QString LogModel::severityName(LogSeverity s)
     return {};
 }
 
-int LogModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(entries_.size());
-}
-
-int LogModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant LogModel::data(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
+    if (!isValidCell(index)) return {};
     const Entry& e = entries_[size_t(index.row())];
     switch (role) {
     case Qt::DisplayRole:

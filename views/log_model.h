@@ -1,7 +1,8 @@
 #pragma once
 // The session's log: what was opened, how long it took, every warning and error, with a
 // timestamp and a severity. Appended to by the window; shown by LogView.
-#include <QAbstractTableModel>
+#include "views/flat_table_model.h"
+
 #include <QDateTime>
 
 #include <vector>
@@ -10,7 +11,7 @@ namespace tapas {
 
 enum class LogSeverity { Info, Warning, Error };
 
-class LogModel : public QAbstractTableModel {
+class LogModel : public FlatTableModel {
     Q_OBJECT
 public:
     enum Column { Time, SeverityColumn, Message, ColumnCount };
@@ -26,16 +27,16 @@ public:
     void clear();
     const std::vector<Entry>& entries() const { return entries_; }
     int count(LogSeverity severity) const;
-    void retranslate();
+    // Severity names are translated too, not only the headers.
+    void retranslate() override;
 
     static QString severityName(LogSeverity s);
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    int rows() const override { return int(entries_.size()); }
     std::vector<Entry> entries_;
 };
 

@@ -4,7 +4,7 @@
 
 namespace tapas {
 
-OpHistogramModel::OpHistogramModel(QObject* parent) : QAbstractTableModel(parent) {}
+OpHistogramModel::OpHistogramModel(QObject* parent) : FlatTableModel(ColumnCount, parent) {}
 
 void OpHistogramModel::setHistogram(const std::map<std::string, int64_t>& ops)
 {
@@ -34,25 +34,9 @@ int OpHistogramModel::rowOf(const QString& opType) const
     return -1;
 }
 
-void OpHistogramModel::retranslate()
-{
-    Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
-}
-
-int OpHistogramModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(rows_.size());
-}
-
-int OpHistogramModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant OpHistogramModel::data(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
+    if (!isValidCell(index)) return {};
     const Row& r = rows_[size_t(index.row())];
     const double share = total_ > 0 ? 100.0 * double(r.count) / double(total_) : 0.0;
     switch (role) {

@@ -1,7 +1,7 @@
 #pragma once
 // Op type -> count of a model, as a table a QSortFilterProxyModel can sort (numbers sort as
 // numbers through SortRole, not as their display text).
-#include <QAbstractTableModel>
+#include "views/flat_table_model.h"
 
 #include <cstdint>
 #include <map>
@@ -10,7 +10,7 @@
 
 namespace tapas {
 
-class OpHistogramModel : public QAbstractTableModel {
+class OpHistogramModel : public FlatTableModel {
     Q_OBJECT
 public:
     enum Column { OpType, Count, Share, ColumnCount };
@@ -23,15 +23,12 @@ public:
     // Row of an op type, or -1: lets tests and the inspector find "Conv" without scanning text.
     int rowOf(const QString& opType) const;
     int64_t total() const { return total_; }
-    // Header texts are looked up at call time; this tells attached views to fetch them again.
-    void retranslate();
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    int rows() const override { return int(rows_.size()); }
     struct Row {
         QString opType;
         int64_t count = 0;

@@ -4,7 +4,7 @@
 
 namespace tapas {
 
-TensorListModel::TensorListModel(QObject* parent) : QAbstractTableModel(parent) {}
+TensorListModel::TensorListModel(QObject* parent) : FlatTableModel(ColumnCount, parent) {}
 
 void TensorListModel::setTensors(const std::vector<TensorSummary>& tensors)
 {
@@ -20,25 +20,9 @@ void TensorListModel::clear()
     endResetModel();
 }
 
-void TensorListModel::retranslate()
-{
-    Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
-}
-
-int TensorListModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(tensors_.size());
-}
-
-int TensorListModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant TensorListModel::data(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
-        return {};
+    if (!isValidCell(index)) return {};
     const TensorSummary& t = tensors_[size_t(index.row())];
     switch (role) {
     case Qt::DisplayRole:

@@ -2,13 +2,13 @@
 // A model's graph inputs or outputs: name, element type and shape (symbolic dims kept by name).
 #include "core/report/model_summary.h"
 
-#include <QAbstractTableModel>
+#include "views/flat_table_model.h"
 
 #include <vector>
 
 namespace tapas {
 
-class TensorListModel : public QAbstractTableModel {
+class TensorListModel : public FlatTableModel {
     Q_OBJECT
 public:
     enum Column { Name, DTypeColumn, ShapeColumn, ColumnCount };
@@ -17,14 +17,12 @@ public:
 
     void setTensors(const std::vector<TensorSummary>& tensors);
     void clear();
-    void retranslate();
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    int rows() const override { return int(tensors_.size()); }
     std::vector<TensorSummary> tensors_;
 };
 

@@ -1,0 +1,274 @@
+#include "core/plan/plan_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace tapas {
+
+namespace {
+
+using nlohmann::json;
+
+uint64_t fnv(uint64_t h, std::string_view s)
+{
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return (h ^ 0xff) * 1099511628211ull;
+}
+
+json layoutsJson(const std::vector<TensorLayout>& ls)
+{
+    json a = json::array();
+    for (const TensorLayout& l : ls) a.push_back(l.toString());
+    return a;
+}
+
+json strategyJson(const OpStrategy& s)
+{
+    return {{"strategy", s.name}, {"inputs", layoutsJson(s.inputs)}, {"outputs", layoutsJson(s.outputs)},
+            {"compute_fraction", s.computeFraction}};
+}
+
+bool sameStrategy(const OpStrategy& a, const OpStrategy& b)
+{
+    return a.name == b.name && a.inputs == b.inputs && a.outputs == b.outputs && a.computeFraction == b.computeFraction;
+}
+
+struct Fail {
+    std::string message;
+};
+
+std::string where(const std::string& origin, const std::string& field, const std::string& what)
+{
+    return "plan '" + origin + "': field '" + field + "' " + what;
+}
+
+const json& need(const json& j, const char* key, const std::string& origin, const std::string& path)
+{
+    if (!j.is_object() || !j.contains(key)) throw Fail{where(origin, path, "is missing")};
+    return j.at(key);
+}
+
+std::vector<TensorLayout> readLayouts(const json& j, const std::string& origin, const std::string& path)
+{
+    if (!j.is_array()) throw Fail{where(origin, path, "must be an array of layouts")};
+    std::vector<TensorLayout> out;
+    for (const json& e : j) {
+        TensorLayout l;
+        if (!e.is_string() || !parseTensorLayout(e.get<std::string>(), l))
+            throw Fail{where(origin, path, "holds an invalid layout " + e.dump())};
+        out.push_back(l);
+    }
+    return out;
+}
+
+OpStrategy readStrategy(const json& j, const std::string& origin, const std::string& path)
+{
+    OpStrategy s;
+    const json& name = need(j, "strategy", origin, path + ".strategy");
+    if (!name.is_string()) throw Fail{where(origin, path + ".strategy", "must be a string")};
+    s.name = name.get<std::string>();
+    s.inputs = readLayouts(need(j, "inputs", origin, path + ".inputs"), origin, path + ".inputs");
+    s.outputs = readLayouts(need(j, "outputs", origin, path + ".outputs"), origin, path + ".outputs");
+    const json& f = need(j, "compute_fraction", origin, path + ".compute_fraction");
+    if (!f.is_number() || f.get<double>() <= 0 || f.get<double>() > 1)
+        throw Fail{where(origin, path + ".compute_fraction", "must be a number in (0, 1]")};
+    s.computeFraction = f.get<double>();
+    return s;
+}
+
+} // namespace
+
+std::string modelHash(const Graph& g)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const Node& n : g.nodes) {
+        h = fnv(h, n.opType);
+        for (TensorId t : n.inputs) h = fnv(h, t == kNoTensor ? "-" : std::to_string(t) + g.tensor(t).shape.toString());
+        for (TensorId t : n.outputs) h = fnv(h, t == kNoTensor ? "-" : std::to_string(t) + g.tensor(t).shape.toString());
+    }
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return buf;
+}
+
+std::string savePlanJson(const Graph& g, const FoldedGraph* folded, const ShardingPlan& plan, const ClusterSpec& cluster,
+                         const CostReport& report, const PlanProvenance& provenance)
+{
+    const FoldedGraph single = [&] {
+        FoldedGraph f;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+            BlockClass c;
+            c.id = int(n);
+            c.instances.push_back({{n}, {}, {}});
+            f.classes.push_back(std::move(c));
+        }
+        return f;
+    }();
+    const FoldedGraph& fg = folded ? *folded : single;
+    json j;
+    j["schema"] = "tapas-plan";
+    j["version"] = kPlanSchemaVersion;
+    j["mesh"] = {{"dp", plan.mesh.dp}, {"tp", plan.mesh.tp}};
+    j["cluster"] = json::parse(clusterSpecToJson(cluster));
+    json inputs = json::array();
+    for (TensorId t : g.inputs) inputs.push_back({{"name", g.tensor(t).name}, {"shape", g.tensor(t).shape.toString()}});
+    j["model"] = {{"name", g.name}, {"hash", modelHash(g)}, {"nodes", g.nodes.size()}, {"inputs", inputs}};
+    j["provenance"] = {{"searcher", provenance.searcher}, {"tapas_version", provenance.tapasVersion},
+                       {"search_seconds", provenance.searchSeconds}};
+    json classes = json::array();
+    for (const BlockClass& c : fg.classes) {
+        json jc;
+        jc["signature"] = std::to_string(c.signature);
+        json instances = json::array();
+        for (const BlockInstance& inst : c.instances) instances.push_back(inst.nodes);
+        jc["instances"] = instances;
+        const BlockInstance& first = c.instances.front();
+        json nodes = json::array();
+        for (NodeId n : first.nodes) {
+            json e = strategyJson(plan.nodes[size_t(n)]);
+            e["op"] = g.node(n).opType;
+            nodes.push_back(e);
+        }
+        jc["nodes"] = nodes;
+        json overrides = json::array();
+        for (size_t i = 1; i < c.instances.size(); ++i)
+            for (size_t p = 0; p < first.nodes.size(); ++p) {
+                const NodeId n = c.instances[i].nodes[p];
+                if (!sameStrategy(plan.nodes[size_t(n)], plan.nodes[size_t(first.nodes[p])])) {
+                    json e = strategyJson(plan.nodes[size_t(n)]);
+                    e["instance"] = i;
+                    e["position"] = p;
+                    overrides.push_back(e);
+                }
+            }
+        if (!overrides.empty()) jc["overrides"] = overrides;
+        classes.push_back(jc);
+    }
+    j["classes"] = classes;
+    json weights = json::array();
+    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n)
+        for (size_t i = 0; i < g.node(n).inputs.size(); ++i) {
+            const TensorId t = g.node(n).inputs[i];
+            if (t != kNoTensor && g.tensor(t).isParameter())
+                weights.push_back({{"name", g.tensor(t).name}, {"node", n}, {"layout", plan.nodes[size_t(n)].inputs[i].toString()}});
+        }
+    j["weights"] = weights;
+    json collectives = json::array();
+    for (const Reshard& r : plan.reshards)
+        collectives.push_back({{"tensor", g.tensor(r.tensor).name}, {"consumer", r.consumer}, {"input", r.inputIndex},
+                               {"from", r.from.toString()}, {"to", r.to.toString()},
+                               {"forward", collectiveName(r.forward)}, {"backward", collectiveName(r.backward)}});
+    j["collectives"] = collectives;
+    const CostTerms& t = report.total;
+    j["cost"] = {{"step_time_s", t.time()}, {"compute_s", t.compute}, {"tp_comm_s", t.tpComm}, {"dp_comm_s", t.dpComm},
+                 {"comm_bytes_per_step", t.commBytes}, {"weight_memory_bytes", t.weightMemory},
+                 {"activation_memory_bytes", t.activationMemory}, {"memory_bytes_per_device", t.memory()},
+                 {"fits", report.fits}};
+    return j.dump(1);
+}
+
+Result<PlanDocument> loadPlanJson(const std::string& text, const Graph& g, const std::string& origin)
+{
+    const json j = json::parse(text, nullptr, false);
+    if (j.is_discarded()) return Result<PlanDocument>::failure("plan '" + origin + "': not valid JSON (corrupt or truncated)");
+    try {
+        if (!j.is_object() || j.value("schema", std::string()) != "tapas-plan")
+            throw Fail{where(origin, "schema", "must be \"tapas-plan\"")};
+        const json& v = need(j, "version", origin, "version");
+        if (!v.is_number_integer() || v.get<int>() != kPlanSchemaVersion)
+            throw Fail{where(origin, "version", "is " + v.dump() + ", this build reads version " + std::to_string(kPlanSchemaVersion))};
+        PlanDocument d;
+        const json& model = need(j, "model", origin, "model");
+        const json& hash = need(model, "hash", origin, "model.hash");
+        d.modelHash = hash.is_string() ? hash.get<std::string>() : "";
+        if (d.modelHash != modelHash(g))
+            throw Fail{where(origin, "model.hash", "is " + hash.dump() + " but the model '" + g.sourcePath + "' hashes to \"" +
+                                                   modelHash(g) + "\": the plan was made for another model or other input shapes")};
+        const json& mesh = need(j, "mesh", origin, "mesh");
+        const json &dp = need(mesh, "dp", origin, "mesh.dp"), &tp = need(mesh, "tp", origin, "mesh.tp");
+        if (!dp.is_number_integer() || !tp.is_number_integer() || dp.get<int>() <= 0 || tp.get<int>() <= 0)
+            throw Fail{where(origin, "mesh", "must hold positive integers dp and tp")};
+        d.plan.mesh = {dp.get<int>(), tp.get<int>()};
+        Result<ClusterSpec> cluster = parseClusterSpec(need(j, "cluster", origin, "cluster").dump(), origin + "#cluster");
+        if (!cluster) throw Fail{cluster.error()};
+        d.cluster = *cluster;
+        const json& prov = need(j, "provenance", origin, "provenance");
+        d.provenance.searcher = prov.value("searcher", std::string());
+        d.provenance.tapasVersion = prov.value("tapas_version", std::string());
+        d.provenance.searchSeconds = prov.value("search_seconds", 0.0);
+        d.plan.nodes.assign(g.nodes.size(), OpStrategy{});
+        std::vector<bool> seen(g.nodes.size(), false);
+        const json& classes = need(j, "classes", origin, "classes");
+        if (!classes.is_array()) throw Fail{where(origin, "classes", "must be an array")};
+        for (size_t c = 0; c < classes.size(); ++c) {
+            const std::string path = "classes[" + std::to_string(c) + "]";
+            const json& instances = need(classes[c], "instances", origin, path + ".instances");
+            const json& nodes = need(classes[c], "nodes", origin, path + ".nodes");
+            if (!instances.is_array() || instances.empty() || !nodes.is_array())
+                throw Fail{where(origin, path, "needs non-empty 'instances' and a 'nodes' array")};
+            std::vector<OpStrategy> shared;
+            for (size_t p = 0; p < nodes.size(); ++p) shared.push_back(readStrategy(nodes[p], origin, path + ".nodes[" + std::to_string(p) + "]"));
+            if (instances.size() > 1) ++d.sharedClasses;
+            for (size_t i = 0; i < instances.size(); ++i) {
+                const json& ids = instances[i];
+                if (!ids.is_array() || ids.size() != shared.size())
+                    throw Fail{where(origin, path + ".instances[" + std::to_string(i) + "]", "must list one node per class entry")};
+                for (size_t p = 0; p < ids.size(); ++p) {
+                    if (!ids[p].is_number_integer() || ids[p].get<int64_t>() < 0 || ids[p].get<int64_t>() >= int64_t(g.nodes.size()))
+                        throw Fail{where(origin, path + ".instances[" + std::to_string(i) + "]", "names a node the model does not have")};
+                    const size_t n = ids[p].get<size_t>();
+                    if (seen[n]) throw Fail{where(origin, path, "assigns node " + std::to_string(n) + " twice")};
+                    seen[n] = true;
+                    d.plan.nodes[n] = shared[p];
+                }
+            }
+            if (classes[c].contains("overrides")) {
+                for (const json& o : classes[c].at("overrides")) {
+                    const size_t i = o.value("instance", size_t(0)), p = o.value("position", size_t(0));
+                    if (i >= instances.size() || p >= shared.size())
+                        throw Fail{where(origin, path + ".overrides", "points outside the class")};
+                    d.plan.nodes[instances[i][p].get<size_t>()] = readStrategy(o, origin, path + ".overrides");
+                    ++d.overrides;
+                }
+            }
+        }
+        for (size_t n = 0; n < seen.size(); ++n)
+            if (!seen[n]) throw Fail{where(origin, "classes", "gives no strategy for node " + std::to_string(n))};
+        placeCollectives(g, d.plan);
+        if (Status s = checkPlan(g, d.plan); !s) throw Fail{"plan '" + origin + "': " + s.error};
+        const json& cost = need(j, "cost", origin, "cost");
+        d.cost.compute = cost.value("compute_s", 0.0);
+        d.cost.tpComm = cost.value("tp_comm_s", 0.0);
+        d.cost.dpComm = cost.value("dp_comm_s", 0.0);
+        d.cost.commBytes = cost.value("comm_bytes_per_step", 0.0);
+        d.cost.weightMemory = cost.value("weight_memory_bytes", 0.0);
+        d.cost.activationMemory = cost.value("activation_memory_bytes", 0.0);
+        return d;
+    } catch (const Fail& f) {
+        return Result<PlanDocument>::failure(f.message);
+    } catch (const std::exception& e) {
+        return Result<PlanDocument>::failure("plan '" + origin + "': malformed (" + e.what() + ")");
+    }
+}
+
+Status savePlanFile(const std::string& path, const std::string& text)
+{
+    std::ofstream out(path, std::ios::binary);
+    if (!out) return Status::failure("plan '" + path + "': cannot write the file");
+    out << text;
+    return out ? Status::success() : Status::failure("plan '" + path + "': write failed");
+}
+
+Result<PlanDocument> loadPlanFile(const std::string& path, const Graph& g)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Result<PlanDocument>::failure("plan '" + path + "': cannot open the file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return loadPlanJson(ss.str(), g, path);
+}
+
+} // namespace tapas

@@ -1,0 +1,162 @@
+// Plan files: a searched plan survives save/load unchanged (class entries shared by instances,
+// per-instance overrides kept), and files of another model, another schema version or corrupt
+// ones are refused with the field named.
+#include "core/plan/plan_file.h"
+#include "core/search/searcher.h"
+#include "core/zoo/zoo.h"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace tapas;
+
+namespace {
+
+Graph gpt(int64_t layers)
+{
+    ZooOptions o;
+    o.layers = layers;
+    o.hidden = 256;
+    o.heads = 4;
+    o.seq = 64;
+    o.batch = 8;
+    o.vocab = 1024;
+    Result<Graph> g = zooGraph("gpt", o);
+    if (!g) qFatal("%s", g.error().c_str());
+    return std::move(g).value();
+}
+
+struct Saved {
+    SearchResult result;
+    FoldedGraph folded;
+    std::string json;
+};
+
+Saved searchAndSave(const Graph& g)
+{
+    SearchRequest r;
+    r.graph = &g;
+    r.cluster = *loadClusterSpec("a100x8");
+    r.mesh = {2, 4};
+    Saved s{*findSearcher("tapas")->search(r), *foldGraph(g), {}};
+    s.json = savePlanJson(g, &s.folded, s.result.best.plan, r.cluster, s.result.best.report, {"tapas", "test", s.result.searchSeconds});
+    return s;
+}
+
+bool samePlans(const ShardingPlan& a, const ShardingPlan& b)
+{
+    if (a.nodes.size() != b.nodes.size() || a.reshards.size() != b.reshards.size() || !(a.mesh == b.mesh)) return false;
+    for (size_t i = 0; i < a.nodes.size(); ++i)
+        if (a.nodes[i].name != b.nodes[i].name || a.nodes[i].inputs != b.nodes[i].inputs ||
+            a.nodes[i].outputs != b.nodes[i].outputs || a.nodes[i].computeFraction != b.nodes[i].computeFraction)
+            return false;
+    for (size_t i = 0; i < a.reshards.size(); ++i)
+        if (a.reshards[i].tensor != b.reshards[i].tensor || a.reshards[i].forward != b.reshards[i].forward) return false;
+    return true;
+}
+
+std::string edited(const std::string& text, const std::function<void(nlohmann::json&)>& edit)
+{
+    nlohmann::json j = nlohmann::json::parse(text);
+    edit(j);
+    return j.dump();
+}
+
+} // namespace
+
+class TstPlanFile : public QObject {
+    Q_OBJECT
+private slots:
+    void plan_round_trips_with_shared_class_entries()
+    {
+        const Graph g = gpt(4);
+        const Saved s = searchAndSave(g);
+        Result<PlanDocument> d = loadPlanJson(s.json, g, "rt.tapas.json");
+        QVERIFY2(d.ok(), d.error().c_str());
+        QVERIFY(samePlans(d->plan, s.result.best.plan));
+        QVERIFY(d->sharedClasses >= 1); // the 4 layers are written once
+        QCOMPARE(d->overrides, 0);
+        QCOMPARE(d->provenance.searcher, std::string("tapas"));
+        QCOMPARE(d->cluster.name, std::string("a100x8"));
+        QCOMPARE(d->cost.time(), s.result.best.report.total.time());
+        QCOMPARE(d->cost.memory(), s.result.best.report.total.memory());
+        // Saving the loaded plan again gives the same document.
+        const std::string again = savePlanJson(g, &s.folded, d->plan, d->cluster, s.result.best.report, d->provenance);
+        QCOMPARE(nlohmann::json::parse(again), nlohmann::json::parse(s.json));
+    }
+
+    void per_instance_overrides_survive()
+    {
+        const Graph g = gpt(4);
+        Saved s = searchAndSave(g);
+        const BlockClass* repeated = nullptr;
+        for (const BlockClass& c : s.folded.classes)
+            if (c.repeated()) repeated = &c;
+        QVERIFY(repeated);
+        ShardingPlan changed = s.result.best.plan;
+        NodeId victim = kNoNode;
+        for (NodeId n : repeated->instances[1].nodes)
+            if (victim == kNoNode && s.result.best.plan.nodes[size_t(n)].name != "replicate") victim = n;
+        QVERIFY(victim != kNoNode);
+        changed.nodes[size_t(victim)] = nodeStrategies(g, victim, 4).front(); // replicate it
+        placeCollectives(g, changed);
+        QVERIFY(checkPlan(g, changed).ok());
+        const std::string text = savePlanJson(g, &s.folded, changed, *loadClusterSpec("a100x8"), s.result.best.report, {});
+        Result<PlanDocument> d = loadPlanJson(text, g, "ov.tapas.json");
+        QVERIFY2(d.ok(), d.error().c_str());
+        QVERIFY(samePlans(d->plan, changed));
+        QCOMPARE(d->overrides, 1);
+        QCOMPARE(d->plan.nodes[size_t(victim)].name, std::string("replicate"));
+    }
+
+    void plan_of_another_model_is_refused()
+    {
+        const Saved s = searchAndSave(gpt(4));
+        const Graph other = gpt(6);
+        Result<PlanDocument> d = loadPlanJson(s.json, other, "p.tapas.json");
+        QVERIFY(!d.ok());
+        QVERIFY2(d.error().find("field 'model.hash'") != std::string::npos && d.error().find("another model") != std::string::npos,
+                 d.error().c_str());
+    }
+
+    void bad_files_name_the_field()
+    {
+        const Graph g = gpt(2);
+        const Saved s = searchAndSave(g);
+        struct Case { std::string text, needle; };
+        const std::vector<Case> cases = {
+            {s.json.substr(0, s.json.size() / 2), "not valid JSON"},
+            {edited(s.json, [](auto& j) { j["version"] = 99; }), "field 'version' is 99"},
+            {edited(s.json, [](auto& j) { j["schema"] = "other"; }), "field 'schema'"},
+            {edited(s.json, [](auto& j) { j.erase("mesh"); }), "field 'mesh' is missing"},
+            {edited(s.json, [](auto& j) { j["classes"][0]["nodes"][0]["outputs"][0] = "Q(7)"; }), "invalid layout"},
+            {edited(s.json, [](auto& j) { j["classes"][0]["instances"][0][0] = 999999; }), "names a node the model does not have"},
+            {edited(s.json, [](auto& j) { j["classes"].erase(0); }), "gives no strategy for node"},
+            {edited(s.json, [](auto& j) { j["cluster"]["devices_per_node"] = -1; }), "field 'devices_per_node'"},
+            {edited(s.json, [](auto& j) { j["classes"][0]["nodes"][0]["compute_fraction"] = 2; }), "compute_fraction"},
+        };
+        for (const Case& c : cases) {
+            Result<PlanDocument> d = loadPlanJson(c.text, g, "bad.tapas.json");
+            QVERIFY2(!d.ok(), c.needle.c_str());
+            QVERIFY2(d.error().find(c.needle) != std::string::npos, d.error().c_str());
+            QVERIFY2(d.error().find("bad.tapas.json") != std::string::npos, d.error().c_str());
+        }
+    }
+
+    void file_save_and_load()
+    {
+        const Graph g = gpt(2);
+        const Saved s = searchAndSave(g);
+        const std::string path = QDir::temp().filePath("tst_plan_file.tapas.json").toStdString();
+        QVERIFY(savePlanFile(path, s.json).ok());
+        Result<PlanDocument> d = loadPlanFile(path, g);
+        QVERIFY2(d.ok(), d.error().c_str());
+        QVERIFY(samePlans(d->plan, s.result.best.plan));
+        QVERIFY(!loadPlanFile("/nonexistent/x.tapas.json", g).ok());
+        std::remove(path.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstPlanFile)
+#include "tst_plan_file.moc"
