@@ -72,7 +72,7 @@
             <translation type="unfinished" />
         </message>
         <message>
-            <location line="+49" />
+            <location line="+38" />
             <source>Time</source>
             <translation type="unfinished" />
         </message>
@@ -421,7 +421,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <context>
         <name>tapas::OpHistogramModel</name>
         <message numerus="yes">
-            <location filename="../views/op_histogram_model.cpp" line="+77" />
+            <location filename="../views/op_histogram_model.cpp" line="+61" />
             <source>%n node(s) of type %1</source>
             <translation>
                 <numerusform>%n node of type %1</numerusform>
@@ -460,7 +460,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <context>
         <name>tapas::TensorListModel</name>
         <message>
-            <location filename="../views/tensor_list_model.cpp" line="+64" />
+            <location filename="../views/tensor_list_model.cpp" line="+48" />
             <source>Name</source>
             <translation type="unfinished" />
         </message>

@@ -9,5 +9,7 @@ int runInspect(const QStringList& args);
 int runZoo(const QStringList& args);
 int runFold(const QStringList& args);
 int runBenchCommand(const QStringList& args);
+int runSearch(const QStringList& args);      // cli_search.cpp
+int runPlanCommand(const QStringList& args); // cli_search.cpp: `plan check`
 
 } // namespace tapas::cli

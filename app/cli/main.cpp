@@ -18,6 +18,8 @@ const Command kCommands[] = {
     {"inspect", "describe an ONNX model: ops, parameters, FLOPs, inputs/outputs, warnings", tapas::cli::runInspect},
     {"zoo", "write a zoo model (gpt, bert, t5, vit, resnet50, ...) as ONNX", tapas::cli::runZoo},
     {"fold", "find the repeated blocks of a model", tapas::cli::runFold},
+    {"search", "search a sharding plan (TAPAS) and compare it with the baselines", tapas::cli::runSearch},
+    {"plan", "check a plan file against its model (plan check plan.tapas.json model.onnx)", tapas::cli::runPlanCommand},
     {"bench", "run a benchmark and print its table (import, fold, ...)", tapas::cli::runBenchCommand},
 };
 

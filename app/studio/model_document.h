@@ -1,6 +1,7 @@
 #pragma once
 // The model open in the window: its file, Graph, summary and warnings. Later stages (folding,
 // plans) hang off this document, so views observe it rather than the loader.
+#include "core/fold/folded_graph.h"
 #include "core/ir/graph.h"
 #include "core/report/model_summary.h"
 
@@ -19,6 +20,9 @@ struct LoadedModel {
     DimBindings dims;
     std::shared_ptr<const Graph> graph;
     ModelSummary summary;
+    // Null when folding failed (foldError says why): the graph then shows every node unique.
+    std::shared_ptr<const FoldedGraph> folded;
+    QString foldError;
     qint64 elapsedMs = 0;
 };
 
@@ -32,6 +36,7 @@ public:
     const QString& displayName() const { return model_.displayName; }
     const DimBindings& dims() const { return model_.dims; }
     std::shared_ptr<const Graph> graph() const { return model_.graph; }
+    std::shared_ptr<const FoldedGraph> folded() const { return model_.folded; }
     const ModelSummary& summary() const { return model_.summary; }
     QStringList warnings() const;
 

@@ -1,5 +1,6 @@
 #include "app/studio/model_loader.h"
 
+#include "core/fold/folded_graph.h"
 #include "core/onnx/onnx_importer.h"
 #include "core/report/model_summary.h"
 
@@ -29,7 +30,7 @@ LoadOutcome importAndSummarize(const QString& path, const QString& displayName, 
         // The import is most of the work; the summary gets the last few percent of the bar.
         options.progress = progress;
         options.progress.report = [&progress](double fraction, std::string_view stage) {
-            progress(fraction * 0.95, stage);
+            progress(fraction * 0.85, stage);
         };
         Result<Graph> graph = bytes.isEmpty()
             ? importOnnxFile(QFile::encodeName(path).toStdString(), options)
@@ -43,7 +44,7 @@ LoadOutcome importAndSummarize(const QString& path, const QString& displayName, 
             out.error = QString::fromStdString(graph.error());
             return out;
         }
-        progress(0.97, "summarizing");
+        progress(0.87, "summarizing");
         LoadedModel model;
         model.path = path;
         model.displayName = displayName;
@@ -51,6 +52,21 @@ LoadOutcome importAndSummarize(const QString& path, const QString& displayName, 
         model.summary = summarizeModel(*graph);
         if (model.summary.file.empty()) model.summary.file = displayName.toStdString();
         model.graph = std::make_shared<const Graph>(std::move(graph).value());
+        // Folding shares the worker with the import: the view opens folded at once.
+        progress(0.9, "folding");
+        Progress foldProgress = progress;
+        foldProgress.report = [&progress](double fraction, std::string_view) {
+            progress(0.9 + fraction * 0.1, "folding");
+        };
+        Result<FoldedGraph> folded = foldGraph(*model.graph, FoldOptions{}, foldProgress);
+        if (progress.cancelled()) {
+            out.cancelled = true;
+            return out;
+        }
+        if (folded.ok())
+            model.folded = std::make_shared<const FoldedGraph>(std::move(folded).value());
+        else
+            model.foldError = QString::fromStdString(folded.error());
         model.elapsedMs = timer.elapsed();
         out.model = std::move(model);
     } catch (const std::exception& e) {

@@ -112,10 +112,15 @@ BlockSearchOutput searchBlocks(StrategyTable& table, const FoldedGraph& folded, 
         ClassScope& cs = classes[size_t(ref.classId)];
         const BlockInstance& inst = folded.classes[size_t(ref.classId)].instances[size_t(ref.instance)];
         std::unordered_map<std::string, std::vector<GState>> next;
+        // Fastest states first: once a class has kMaxTablesPerClass tables, a slower state that
+        // would need yet another boundary layout is dropped (the beam bound of the stitch).
+        constexpr size_t kMaxTablesPerClass = 6;
+        std::sort(states.begin(), states.end(), [](const GState& x, const GState& y) { return x.cost.time() < y.cost.time(); });
         for (const GState& st : states) {
             std::vector<TensorLayout> in;
             for (TensorId t : inst.inputs) in.push_back(lookup(st.live, t));
             const std::string key = layoutKey(in);
+            if (!next.empty() && !cs.keyIndex.count(key) && cs.results.size() >= kMaxTablesPerClass) continue;
             auto [it, fresh] = cs.keyIndex.try_emplace(key, int(cs.results.size()));
             if (fresh) {
                 cs.results.push_back(runScopeDp(table, cs.scope, in, config, progress));
@@ -150,12 +155,15 @@ BlockSearchOutput searchBlocks(StrategyTable& table, const FoldedGraph& folded, 
             keepPareto(group, size_t(config.perState), [](const GState& s) -> const CostTerms& { return s.cost; });
             for (GState& s : group) states.push_back(std::move(s));
         }
-        if (int(states.size()) > config.beam) {
+        // Every distinct boundary layout a state carries into a class costs one scope DP, so
+        // the stitch keeps a narrower beam than the scope search.
+        const int beam = std::max(8, config.beam / 4);
+        if (int(states.size()) > beam) {
             std::sort(states.begin(), states.end(), [](const GState& x, const GState& y) { return x.cost.memory() < y.cost.memory(); });
-            const long lean = std::max(1, config.beam / 8);
-            std::partial_sort(states.begin() + lean, states.begin() + config.beam, states.end(),
+            const long lean = std::max(1, beam / 8);
+            std::partial_sort(states.begin() + lean, states.begin() + beam, states.end(),
                               [](const GState& x, const GState& y) { return x.cost.time() < y.cost.time(); });
-            states.resize(size_t(config.beam));
+            states.resize(size_t(beam));
         }
     }
     // Graph outputs left partial are reduced at the end.
@@ -190,10 +198,20 @@ PlanCandidate makeCandidate(const CostModel& model, const std::vector<int>& choi
     const Graph& g = model.graph();
     std::vector<OpStrategy> strategies;
     strategies.reserve(g.nodes.size());
+    // Corresponding nodes of a class's instances are structurally identical, so they share the
+    // first instance's strategy list: computed once per class position, not once per node.
+    std::unordered_map<NodeId, std::vector<OpStrategy>> byRepresentative;
     for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
-        std::vector<OpStrategy> all = nodeStrategies(g, n, model.mesh().tp);
+        NodeId rep = n;
+        if (folded && size_t(n) < folded->nodeRef.size() && folded->nodeRef[size_t(n)].classId >= 0) {
+            const NodeBlockRef& ref = folded->nodeRef[size_t(n)];
+            rep = folded->classes[size_t(ref.classId)].instances.front().nodes[size_t(ref.position)];
+        }
+        auto it = byRepresentative.find(rep);
+        if (it == byRepresentative.end()) it = byRepresentative.emplace(rep, nodeStrategies(g, rep, model.mesh().tp)).first;
+        const std::vector<OpStrategy>& all = it->second;
         const int c = choices[size_t(n)];
-        strategies.push_back(std::move(all[size_t(c < int(all.size()) ? c : 0)]));
+        strategies.push_back(all[size_t(c < int(all.size()) ? c : 0)]);
     }
     PlanCandidate pc;
     pc.plan = buildPlan(g, model.mesh(), std::move(strategies));

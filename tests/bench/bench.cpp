@@ -10,6 +10,7 @@ const std::vector<BenchInfo>& benchmarks()
     static const std::vector<BenchInfo> list = {
         importBenchmark(),
         foldBenchmark(),
+        searchBenchmark(),
     };
     return list;
 }

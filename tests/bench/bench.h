@@ -14,6 +14,7 @@ struct BenchInfo {
 const std::vector<BenchInfo>& benchmarks();
 BenchInfo importBenchmark(); // bench_import.cpp
 BenchInfo foldBenchmark();   // bench_fold.cpp
+BenchInfo searchBenchmark(); // bench_search.cpp
 // Runs benchmark `name` with its arguments; prints usage and returns 2 for an unknown name.
 int runBenchmark(const std::string& name, const std::vector<std::string>& args);
 

@@ -17,10 +17,10 @@ Graph gpt(int64_t layers)
 {
     ZooOptions o;
     o.layers = layers;
-    o.hidden = 256;
-    o.heads = 4;
-    o.seq = 64;
-    o.batch = 8;
+    o.hidden = 2048;
+    o.heads = 16;
+    o.seq = 256;
+    o.batch = 2;
     o.vocab = 1024;
     Result<Graph> g = zooGraph("gpt", o);
     if (!g) qFatal("%s", g.error().c_str());
@@ -90,14 +90,12 @@ private slots:
     {
         const Graph g = gpt(4);
         Saved s = searchAndSave(g);
-        const BlockClass* repeated = nullptr;
-        for (const BlockClass& c : s.folded.classes)
-            if (c.repeated()) repeated = &c;
-        QVERIFY(repeated);
         ShardingPlan changed = s.result.best.plan;
-        NodeId victim = kNoNode;
-        for (NodeId n : repeated->instances[1].nodes)
-            if (victim == kNoNode && s.result.best.plan.nodes[size_t(n)].name != "replicate") victim = n;
+        NodeId victim = kNoNode; // a split node in the second instance of a repeated class
+        for (const BlockClass& c : s.folded.classes)
+            if (c.repeated())
+                for (NodeId n : c.instances[1].nodes)
+                    if (victim == kNoNode && s.result.best.plan.nodes[size_t(n)].name != "replicate") victim = n;
         QVERIFY(victim != kNoNode);
         changed.nodes[size_t(victim)] = nodeStrategies(g, victim, 4).front(); // replicate it
         placeCollectives(g, changed);

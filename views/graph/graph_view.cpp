@@ -259,6 +259,21 @@ void GraphView::focusNode(NodeId node)
     centreAndSelect(id);
 }
 
+void GraphView::focusBlock(InstanceKey key)
+{
+    if (!graph_ || !folded_ || key.classId < 0 || size_t(key.classId) >= folded_->classes.size()) return;
+    const BlockClass& cls = folded_->classes[size_t(key.classId)];
+    if (key.instance < 0 || size_t(key.instance) >= cls.instances.size()) return;
+    const std::vector<NodeId>& nodes = cls.instances[size_t(key.instance)].nodes;
+    if (nodes.empty()) return;
+    const int id = presentation_.blockItemId(key);
+    if (id >= 0 && !presentation_.isExpanded(key) && !isBusy()) {
+        centreAndSelect(id);
+        return;
+    }
+    focusNode(nodes.front());
+}
+
 void GraphView::centreAndSelect(int itemId)
 {
     QGraphicsItem* item = scene_->itemForId(itemId);

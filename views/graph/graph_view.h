@@ -47,6 +47,8 @@ public:
 
     // Centres on and selects the box showing `node`, expanding its block first when folded.
     void focusNode(NodeId node);
+    // Centres on and selects an instance's box when it is collapsed, else its first node.
+    void focusBlock(InstanceKey key);
     // A layout is running or an expand/collapse is waiting for one.
     bool isBusy() const;
     double zoom() const;

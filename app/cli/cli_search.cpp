@@ -1,0 +1,204 @@
+// `tapas search model.onnx --cluster PRESET|file.json [--mesh 2x4] [--dim seq=2048]
+//   [--searchers tapas,megatron,dp,unfolded] [--json] [-o plan.tapas.json]` and
+// `tapas plan check plan.tapas.json model.onnx`: wiring only; the searchers live in core/search.
+#include "app/cli/cli_commands.h"
+#include "app/cli/cli_common.h"
+
+#include "core/plan/plan_file.h"
+#include "core/search/searcher.h"
+
+#include <QCoreApplication>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <sstream>
+
+namespace tapas::cli {
+
+namespace {
+
+// The best plan of one searcher over the meshes to try (feasible first, then fastest).
+Result<SearchResult> bestOverMeshes(const Searcher& s, SearchRequest request, const std::vector<DeviceMesh>& meshes)
+{
+    std::optional<SearchResult> best;
+    std::string lastError;
+    for (const DeviceMesh& m : meshes) {
+        request.mesh = m;
+        Result<SearchResult> r = s.search(request);
+        if (!r) {
+            lastError = r.error();
+            continue;
+        }
+        auto better = [](const SearchResult& a, const SearchResult& b) {
+            if (a.feasible != b.feasible) return a.feasible;
+            return a.best.report.total.time() < b.best.report.total.time();
+        };
+        if (!best || better(*r, *best)) best = std::move(r).value();
+        if (s.name() == "dp") break; // its mesh is fixed
+    }
+    if (!best) return Result<SearchResult>::failure(lastError);
+    return std::move(*best);
+}
+
+std::string gb(double bytes)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f GB", bytes / 1e9);
+    return b;
+}
+
+} // namespace
+
+int runSearch(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Search a sharding plan for a model on a cluster with TAPAS and compare it with the "
+        "baselines (Megatron-LM, data parallel, unfolded search) on the same cost model."));
+    parser.addHelpOption();
+    parser.addOption(jsonOption());
+    parser.addOption(dimOption());
+    const QCommandLineOption clusterOpt(QStringLiteral("cluster"), QStringLiteral("Preset name or cluster JSON file."), QStringLiteral("cluster"));
+    const QCommandLineOption meshOpt(QStringLiteral("mesh"), QStringLiteral("Device mesh DPxTP, e.g. 2x4 (default: try all)."), QStringLiteral("mesh"));
+    const QCommandLineOption searchersOpt(QStringLiteral("searchers"), QStringLiteral("Comma-separated searchers."),
+                                          QStringLiteral("list"), QStringLiteral("tapas,megatron,dp,unfolded"));
+    const QCommandLineOption outOpt(QStringList{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("Write the TAPAS plan here."), QStringLiteral("file"));
+    const QCommandLineOption memOpt(QStringLiteral("memory-limit"), QStringLiteral("Bytes per device (default: the cluster's)."), QStringLiteral("bytes"));
+    parser.addOptions({clusterOpt, meshOpt, searchersOpt, outOpt, memOpt});
+    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("The ONNX file."));
+    int exitCode = kExitOk;
+    if (!parseOrExplain(parser, args, &exitCode)) return exitCode;
+    if (parser.positionalArguments().size() != 1 || !parser.isSet(clusterOpt)) {
+        printErr("tapas search: expected a model and --cluster, e.g. tapas search model.onnx --cluster a100x8");
+        return kExitBadInput;
+    }
+    QString dimError;
+    const std::optional<DimBindings> dims = parseDimBindings(parser.values(dimOption()), &dimError);
+    if (!dims) {
+        printErr("tapas search: " + dimError.toStdString());
+        return kExitBadInput;
+    }
+    Result<ClusterSpec> cluster = loadClusterSpec(parser.value(clusterOpt).toStdString());
+    if (!cluster) {
+        printErr("tapas search: " + cluster.error());
+        return kExitBadInput;
+    }
+    std::vector<DeviceMesh> meshes = enumerateMeshes(*cluster);
+    if (parser.isSet(meshOpt)) {
+        Result<DeviceMesh> m = parseMesh(parser.value(meshOpt).toStdString());
+        if (!m) {
+            printErr("tapas search: " + m.error());
+            return kExitBadInput;
+        }
+        if (Status s = validateMesh(*cluster, *m, true); !s) {
+            printErr("tapas search: " + s.error);
+            return kExitBadInput;
+        }
+        meshes = {*m};
+    }
+    std::vector<const Searcher*> chosen;
+    for (const QString& name : parser.value(searchersOpt).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const Searcher* s = findSearcher(name.trimmed().toStdString());
+        if (!s) {
+            std::string known;
+            for (const auto& k : searchers()) known += (known.empty() ? "" : ", ") + k->name();
+            printErr("tapas search: unknown searcher '" + name.toStdString() + "' (available: " + known + ")");
+            return kExitBadInput;
+        }
+        chosen.push_back(s);
+    }
+    const std::optional<Graph> graph = loadGraphOrReport(parser.positionalArguments()[0], *dims);
+    if (!graph) return kExitBadInput;
+
+    SearchRequest request;
+    request.graph = &*graph;
+    request.cluster = *cluster;
+    request.memoryLimit = parser.value(memOpt).toDouble();
+    std::vector<SearchResult> results;
+    for (const Searcher* s : chosen) {
+        Result<SearchResult> r = bestOverMeshes(*s, request, meshes);
+        if (!r) {
+            printErr("tapas search: " + s->name() + ": " + r.error());
+            return kExitFailed;
+        }
+        results.push_back(std::move(r).value());
+    }
+    if (parser.isSet(outOpt)) {
+        const SearchResult& main = results.front();
+        Result<FoldedGraph> folded = foldGraph(*graph);
+        const std::string text = savePlanJson(*graph, folded ? &*folded : nullptr, main.best.plan, *cluster, main.best.report,
+                                              {main.searcher, QCoreApplication::applicationVersion().toStdString(), main.searchSeconds});
+        if (Status s = savePlanFile(parser.value(outOpt).toStdString(), text); !s) {
+            printErr("tapas search: " + s.error);
+            return kExitFailed;
+        }
+    }
+    if (parser.isSet(jsonOption())) {
+        nlohmann::json plans = nlohmann::json::array();
+        for (const SearchResult& r : results) {
+            const CostTerms& t = r.best.report.total;
+            plans.push_back({{"searcher", r.searcher}, {"mesh", r.best.plan.mesh.toString()}, {"step_time_s", t.time()},
+                             {"compute_s", t.compute}, {"tp_comm_s", t.tpComm}, {"dp_comm_s", t.dpComm},
+                             {"memory_bytes_per_device", t.memory()}, {"comm_bytes_per_step", t.commBytes},
+                             {"search_time_s", r.searchSeconds}, {"optimal", r.optimal}, {"time_limit_hit", r.timeLimitHit},
+                             {"feasible", r.feasible}, {"warnings", r.warnings}});
+        }
+        printJson({{"cluster", cluster->name}, {"plans", plans}});
+        return kExitOk;
+    }
+    std::ostringstream out;
+    const SearchResult& main = results.front();
+    out << "cluster " << cluster->name << " (" << cluster->nodes << " x " << cluster->devicesPerNode << "), plan by "
+        << main.searcher << " on mesh " << main.best.plan.mesh.toString() << " (dp x tp)\n";
+    out << "collectives per step: " << main.best.plan.reshards.size() << ", warnings: " << main.warnings.size() << "\n\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-9s %-6s %12s %12s %12s %14s %10s %s\n", "searcher", "mesh", "step (ms)", "memory/dev",
+                  "comm/step", "search (ms)", "feasible", "");
+    out << line;
+    for (const SearchResult& r : results) {
+        const CostTerms& t = r.best.report.total;
+        std::snprintf(line, sizeof line, "%-9s %-6s %12.3f %12s %12s %14.1f %10s\n", r.searcher.c_str(),
+                      r.best.plan.mesh.toString().c_str(), t.time() * 1e3, gb(t.memory()).c_str(), gb(t.commBytes).c_str(),
+                      r.searchSeconds * 1e3, r.feasible ? "yes" : "NO");
+        out << line;
+    }
+    for (const std::string& w : main.warnings) out << "warning: " << w << "\n";
+    printOut(out.str());
+    return kExitOk;
+}
+
+int runPlanCommand(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("tapas plan check plan.tapas.json model.onnx [--dim name=value]: "
+                                                    "verify a plan file against its model."));
+    parser.addHelpOption();
+    parser.addOption(dimOption());
+    parser.addPositionalArgument(QStringLiteral("check"), QStringLiteral("The action."));
+    int exitCode = kExitOk;
+    if (!parseOrExplain(parser, args, &exitCode)) return exitCode;
+    const QStringList pos = parser.positionalArguments();
+    if (pos.size() != 3 || pos[0] != QLatin1String("check")) {
+        printErr("usage: tapas plan check plan.tapas.json model.onnx [--dim name=value]");
+        return kExitBadInput;
+    }
+    QString dimError;
+    const std::optional<DimBindings> dims = parseDimBindings(parser.values(dimOption()), &dimError);
+    if (!dims) {
+        printErr("tapas plan: " + dimError.toStdString());
+        return kExitBadInput;
+    }
+    const std::optional<Graph> graph = loadGraphOrReport(pos[2], *dims);
+    if (!graph) return kExitBadInput;
+    Result<PlanDocument> d = loadPlanFile(pos[1].toStdString(), *graph);
+    if (!d) {
+        printErr("tapas plan check: " + d.error());
+        return kExitBadInput;
+    }
+    printOut("plan ok: mesh " + d->plan.mesh.toString() + ", " + std::to_string(d->plan.reshards.size()) +
+             " collectives, searcher " + d->provenance.searcher);
+    return kExitOk;
+}
+
+} // namespace tapas::cli
