@@ -5,6 +5,7 @@
 #include "app/cli/cli_common.h"
 
 #include "core/plan/plan_file.h"
+#include "core/search/fit_advice.h"
 #include "core/search/searcher.h"
 
 #include <QCoreApplication>
@@ -65,7 +66,9 @@ int runSearch(const QStringList& args)
                                           QStringLiteral("list"), QStringLiteral("tapas,megatron,dp,unfolded"));
     const QCommandLineOption outOpt(QStringList{QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("Write the TAPAS plan here."), QStringLiteral("file"));
     const QCommandLineOption memOpt(QStringLiteral("memory-limit"), QStringLiteral("Bytes per device (default: the cluster's)."), QStringLiteral("bytes"));
-    parser.addOptions({clusterOpt, meshOpt, searchersOpt, outOpt, memOpt});
+    const QCommandLineOption ilpOpt(QStringLiteral("ilp-time-limit"), QStringLiteral("Seconds for the ILP (default 60)."),
+                                    QStringLiteral("seconds"), QStringLiteral("60"));
+    parser.addOptions({clusterOpt, meshOpt, searchersOpt, outOpt, memOpt, ilpOpt});
     parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("The ONNX file."));
     int exitCode = kExitOk;
     if (!parseOrExplain(parser, args, &exitCode)) return exitCode;
@@ -115,6 +118,7 @@ int runSearch(const QStringList& args)
     request.graph = &*graph;
     request.cluster = *cluster;
     request.memoryLimit = parser.value(memOpt).toDouble();
+    request.ilpTimeLimit = parser.value(ilpOpt).toDouble() > 0 ? parser.value(ilpOpt).toDouble() : 60;
     std::vector<SearchResult> results;
     for (const Searcher* s : chosen) {
         Result<SearchResult> r = bestOverMeshes(*s, request, meshes);
@@ -134,6 +138,13 @@ int runSearch(const QStringList& args)
             return kExitFailed;
         }
     }
+    std::optional<FitAdvice> advice;
+    if (!results.front().feasible) {
+        SearchRequest r = request;
+        r.mesh = results.front().best.plan.mesh;
+        Result<FitAdvice> a = adviseFit(*chosen.front(), r);
+        if (a) advice = *a;
+    }
     if (parser.isSet(jsonOption())) {
         nlohmann::json plans = nlohmann::json::array();
         for (const SearchResult& r : results) {
@@ -144,7 +155,12 @@ int runSearch(const QStringList& args)
                              {"search_time_s", r.searchSeconds}, {"optimal", r.optimal}, {"time_limit_hit", r.timeLimitHit},
                              {"feasible", r.feasible}, {"warnings", r.warnings}});
         }
-        printJson({{"cluster", cluster->name}, {"plans", plans}});
+        nlohmann::json doc = {{"cluster", cluster->name}, {"plans", plans}};
+        if (advice)
+            doc["does_not_fit"] = {{"memory_bytes_per_device_needed", advice->bytesPerDevice},
+                                   {"smallest_device_count", advice->devices},
+                                   {"mesh", advice->devices ? advice->mesh.toString() : ""}};
+        printJson(doc);
         return kExitOk;
     }
     std::ostringstream out;
@@ -162,6 +178,12 @@ int runSearch(const QStringList& args)
                       r.best.plan.mesh.toString().c_str(), t.time() * 1e3, gb(t.memory()).c_str(), gb(t.commBytes).c_str(),
                       r.searchSeconds * 1e3, r.feasible ? "yes" : "NO");
         out << line;
+    }
+    if (advice) {
+        out << "\ndoes not fit: the leanest plan needs " << gb(advice->bytesPerDevice) << " per device (device has "
+            << gb(cluster->memoryBytes) << ")";
+        if (advice->devices) out << "; it fits on " << advice->devices << " devices (mesh " << advice->mesh.toString() << ")\n";
+        else out << "; no device count up to 256 nodes fits\n";
     }
     for (const std::string& w : main.warnings) out << "warning: " << w << "\n";
     printOut(out.str());

@@ -9,7 +9,7 @@ namespace tapas {
 
 namespace {
 
-using Live = std::vector<std::pair<TensorId, TensorLayout>>;
+using Live = LiveLayouts;
 
 struct ClassScope {
     Scope scope;
@@ -34,17 +34,6 @@ std::string layoutKey(const std::vector<TensorLayout>& ls)
 {
     std::string k;
     for (const TensorLayout& l : ls) {
-        k.push_back(char(l.kind));
-        k.push_back(char(l.dim));
-    }
-    return k;
-}
-
-std::string liveKey(const Live& live)
-{
-    std::string k;
-    for (const auto& [t, l] : live) {
-        k.append(reinterpret_cast<const char*>(&t), sizeof t);
         k.push_back(char(l.kind));
         k.push_back(char(l.dim));
     }
@@ -147,7 +136,7 @@ BlockSearchOutput searchBlocks(StrategyTable& table, const FoldedGraph& folded, 
                 std::sort(ns.live.begin(), ns.live.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
                 ns.trace = int(traces.size());
                 traces.push_back({st.trace, it->second, ri});
-                next[liveKey(ns.live)].push_back(std::move(ns));
+                next[liveLayoutsKey(ns.live)].push_back(std::move(ns));
             }
         }
         states.clear();
@@ -219,6 +208,31 @@ PlanCandidate makeCandidate(const CostModel& model, const std::vector<int>& choi
     return pc;
 }
 
+namespace {
+
+// Heads that the tensor-parallel degree does not divide keep attention replicated: said once,
+// naming the reshape that splits the heads, so a user sees why a mesh did not help.
+std::vector<std::string> headWarnings(const Graph& g, int tp)
+{
+    std::vector<std::string> out;
+    if (tp <= 1) return out;
+    for (const Node& n : g.nodes) {
+        if (n.opType != "Reshape" || n.inputs.empty() || n.outputs.empty()) continue;
+        const Shape& in = g.tensor(n.inputs[0]).shape;
+        const Shape& o = g.tensor(n.outputs[0]).shape;
+        if (in.rank() != 3 || o.rank() != 4 || !o.dims[2].isKnown() || !in.dims[2].isKnown()) continue;
+        if (o.dims[2].value * (o.dims[3].isKnown() ? o.dims[3].value : 0) != in.dims[2].value) continue;
+        if (o.dims[2].value % tp == 0) continue;
+        out.push_back("node '" + n.name + "': " + std::to_string(o.dims[2].value) +
+                      " attention heads are not divisible by the tensor-parallel degree " + std::to_string(tp) +
+                      "; attention stays unsplit there");
+        break;
+    }
+    return out;
+}
+
+} // namespace
+
 Result<SearchResult> runBlockSearcher(const std::string& name, const SearchRequest& request, const FoldedGraph& folded,
                                       const DpConfig& config)
 {
@@ -236,6 +250,7 @@ Result<SearchResult> runBlockSearcher(const std::string& name, const SearchReque
     for (size_t i = 1; i < bs.plans.size(); ++i) r.runnerUps.push_back(makeCandidate(model, bs.plans[i], &folded));
     r.feasible = r.best.report.total.memory() <= limit;
     r.warnings = table.warnings();
+    for (std::string& w : headWarnings(*request.graph, request.mesh.tp)) r.warnings.push_back(std::move(w));
     r.best.plan.warnings = r.warnings;
     r.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;

@@ -37,9 +37,21 @@ const std::vector<int>& StrategyTable::allowed(NodeId n) { return entry(n).allow
 const OpStrategy& StrategyTable::strategy(NodeId n, int index) { return entry(n).all[size_t(index)]; }
 const CostTerms& StrategyTable::cost(NodeId n, int index) { return entry(n).costs[size_t(index)]; }
 
+std::string liveLayoutsKey(const LiveLayouts& live)
+{
+    std::string k;
+    k.reserve(live.size() * 6);
+    for (const auto& [t, l] : live) {
+        k.append(reinterpret_cast<const char*>(&t), sizeof t);
+        k.push_back(char(l.kind));
+        k.push_back(char(l.dim));
+    }
+    return k;
+}
+
 namespace {
 
-using Live = std::vector<std::pair<TensorId, TensorLayout>>; // sorted by tensor
+using Live = LiveLayouts;
 
 struct State {
     Live live;
@@ -51,18 +63,6 @@ struct TraceEntry {
     int parent;
     int choice;
 };
-
-std::string keyOf(const Live& live)
-{
-    std::string k;
-    k.reserve(live.size() * 6);
-    for (const auto& [t, l] : live) {
-        k.append(reinterpret_cast<const char*>(&t), sizeof t);
-        k.push_back(char(l.kind));
-        k.push_back(char(l.dim));
-    }
-    return k;
-}
 
 const TensorLayout* findLive(const Live& live, TensorId t)
 {
@@ -124,7 +124,7 @@ std::vector<ScopeResult> runScopeDp(StrategyTable& table, const Scope& scope, co
                 std::sort(ns.live.begin(), ns.live.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
                 ns.trace = int(traces.size());
                 traces.push_back({st.trace, si});
-                next[keyOf(ns.live)].push_back(std::move(ns));
+                next[liveLayoutsKey(ns.live)].push_back(std::move(ns));
             }
         }
         states.clear();

@@ -59,6 +59,10 @@ struct ScopeResult {
     std::vector<int> choices; // per Scope::nodes: index into nodeStrategies
 };
 
+// Layouts of the live tensors on a frontier, sorted by tensor, and a hashable key for them.
+using LiveLayouts = std::vector<std::pair<TensorId, TensorLayout>>;
+std::string liveLayoutsKey(const LiveLayouts& live);
+
 // Tensors whose layout the search tracks: floating-point activations without a known value.
 bool tracksLayout(const Graph& g, TensorId t);
 

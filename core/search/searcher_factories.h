@@ -8,5 +8,6 @@ std::unique_ptr<Searcher> makeTapasSearcher();
 std::unique_ptr<Searcher> makeMegatronSearcher();
 std::unique_ptr<Searcher> makeDataParallelSearcher();
 std::unique_ptr<Searcher> makeUnfoldedSearcher();
+std::unique_ptr<Searcher> makeIlpSearcher();
 
 } // namespace tapas

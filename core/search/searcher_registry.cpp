@@ -10,6 +10,7 @@ const std::vector<std::unique_ptr<Searcher>>& searchers()
         v.push_back(makeMegatronSearcher());
         v.push_back(makeDataParallelSearcher());
         v.push_back(makeUnfoldedSearcher());
+        v.push_back(makeIlpSearcher());
         return v;
     }();
     return all;

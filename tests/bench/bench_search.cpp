@@ -1,7 +1,8 @@
 // `tapas bench search`: search time of TAPAS and of the same search unfolded, measured side by
 // side in one run, with their ratio and each plan's predicted step time, on zoo GPT (GPT-3's
 // hidden size, 12..192 layers) plus T5, ViT, ResNet-50 and an MoE model, on 8 and 32 devices.
-// The ILP baseline is not built yet: its column says so rather than inventing a number.
+// The ILP (CBC) runs with a time limit on graphs up to --ilp-max-nodes; "limit" marks a run
+// stopped by its time limit (its time is then a lower bound), "-" one not attempted.
 #include "tests/bench/bench.h"
 
 #include "core/search/searcher.h"
@@ -56,6 +57,8 @@ int run(const std::vector<std::string>& args)
     int repeats = 3;
     bool unfolded = true;
     int64_t hidden = 12288, heads = 96;
+    double ilpLimit = 10;
+    size_t ilpMaxNodes = 2000;
     for (size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--layers" && i + 1 < args.size()) layers = parseList(args[++i]);
         else if (args[i] == "--devices" && i + 1 < args.size()) devices = parseList(args[++i]);
@@ -63,9 +66,11 @@ int run(const std::vector<std::string>& args)
         else if (args[i] == "--hidden" && i + 1 < args.size()) hidden = std::stoll(args[++i]);
         else if (args[i] == "--heads" && i + 1 < args.size()) heads = std::stoll(args[++i]);
         else if (args[i] == "--no-unfolded") unfolded = false;
+        else if (args[i] == "--ilp-time-limit" && i + 1 < args.size()) ilpLimit = std::stod(args[++i]);
+        else if (args[i] == "--ilp-max-nodes" && i + 1 < args.size()) ilpMaxNodes = size_t(std::stoll(args[++i]));
         else {
             std::fprintf(stderr, "tapas bench search: unknown option '%s' (options: --layers 12,24,... --devices 8,32 "
-                                 "--repeats N --hidden H --heads A --no-unfolded)\n", args[i].c_str());
+                                 "--repeats N --hidden H --heads A --no-unfolded --ilp-time-limit S --ilp-max-nodes N)\n", args[i].c_str());
             return 2;
         }
     }
@@ -92,8 +97,8 @@ int run(const std::vector<std::string>& args)
     moe.batch = 8;
     cases.push_back({"moe", "moe", moe});
 
-    std::printf("%-10s %4s %6s %7s %12s %12s %9s %10s %12s %12s %10s %5s\n", "model", "dev", "mesh", "nodes", "tapas (ms)",
-                "unfold (ms)", "unf/tapas", "ilp", "tapas step", "megatron", "dp step", "fits");
+    std::printf("%-10s %4s %6s %7s %12s %12s %9s %24s %12s %12s %10s %5s\n", "model", "dev", "mesh", "nodes", "tapas (ms)",
+                "unfold (ms)", "unf/tapas", "ilp ms (step)", "tapas step", "megatron", "dp step", "fits");
     double gpt12 = 0, gpt96 = 0;
     for (const Case& c : cases) {
         Result<Graph> g = zooGraph(c.model, c.options);
@@ -116,15 +121,26 @@ int run(const std::vector<std::string>& args)
                 std::fprintf(stderr, "tapas bench search: %s on %lld devices: %s\n", c.label.c_str(), (long long)d, err.c_str());
                 return 1;
             }
-            char unfCol[32] = "-", ratio[32] = "-";
+            char unfCol[32] = "-", ratio[32] = "-", ilpCol[48] = "-";
+            if (g->nodes.size() <= ilpMaxNodes) {
+                SearchRequest ir = r;
+                ir.ilpTimeLimit = ilpLimit;
+                Result<SearchResult> ilp = findSearcher("ilp")->search(ir);
+                if (ilp)
+                    std::snprintf(ilpCol, sizeof ilpCol, "%.0f%s (%.1fms)", ilp->searchSeconds * 1e3, ilp->optimal ? "" : " limit",
+                                  ilp->best.report.total.time() * 1e3);
+                else
+                    std::snprintf(ilpCol, sizeof ilpCol, "%s", ilp.error().find("no MILP") != std::string::npos ? "not built"
+                                  : ilp.error().find("fits") != std::string::npos ? "no fit" : "failed");
+            }
             if (unfolded) {
                 std::snprintf(unfCol, sizeof unfCol, "%.1f", tU * 1e3);
                 std::snprintf(ratio, sizeof ratio, "%.1fx", tU / tT);
             }
             // "fits" is the TAPAS plan's memory against the device; when nothing fits, every
             // searcher reports its leanest plan and the step times compare those.
-            std::printf("%-10s %4lld %6s %7zu %12.1f %12s %9s %10s %10.1fms %10.1fms %8.1fms %5s\n", c.label.c_str(),
-                        (long long)d, r.mesh.toString().c_str(), g->nodes.size(), tT * 1e3, unfCol, ratio, "not built",
+            std::printf("%-10s %4lld %6s %7zu %12.1f %12s %9s %24s %10.1fms %10.1fms %8.1fms %5s\n", c.label.c_str(),
+                        (long long)d, r.mesh.toString().c_str(), g->nodes.size(), tT * 1e3, unfCol, ratio, ilpCol,
                         tapas.best.report.total.time() * 1e3, meg.best.report.total.time() * 1e3,
                         dp.best.report.total.time() * 1e3, tapas.feasible ? "yes" : "no");
             std::fflush(stdout);

@@ -2,6 +2,7 @@
 // never slower than the Megatron plan on GPT/BERT, matches the unfolded search, reuses each
 // block class's table across depth, and its plans pass the checker on every model family.
 #include "core/onnx/onnx_importer.h"
+#include "core/search/fit_advice.h"
 #include "core/search/megatron_roles.h"
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
@@ -44,6 +45,40 @@ SearchResult run(const std::string& searcher, const Graph& g, const std::string&
     return std::move(res).value();
 }
 
+// in [8,64] -> Relu -> MatMul(W1 [64,128]) -> Relu -> MatMul(W2 [128,64]) -> out
+Graph twoLayerMlp()
+{
+    Graph g;
+    auto tensor = [&](const std::string& name, std::vector<int64_t> dims, TensorKind kind) {
+        Tensor t;
+        t.name = name;
+        t.dtype = DType::Float32;
+        t.shape = Shape::of(dims);
+        t.kind = kind;
+        return g.addTensor(t);
+    };
+    auto node = [&](const std::string& name, const std::string& op, std::vector<TensorId> in, TensorId out) {
+        Node n;
+        n.name = name;
+        n.opType = op;
+        n.inputs = std::move(in);
+        n.outputs = {out};
+        g.addNode(n);
+    };
+    const TensorId in = tensor("in", {8, 64}, TensorKind::Input);
+    g.inputs = {in};
+    const TensorId a = tensor("a", {8, 64}, TensorKind::Activation);
+    node("relu0", "Relu", {in}, a);
+    const TensorId b = tensor("b", {8, 128}, TensorKind::Activation);
+    node("up", "MatMul", {a, tensor("W1", {64, 128}, TensorKind::Weight)}, b);
+    const TensorId c = tensor("c", {8, 128}, TensorKind::Activation);
+    node("relu1", "Relu", {b}, c);
+    const TensorId d = tensor("d", {8, 64}, TensorKind::Activation);
+    node("down", "MatMul", {c, tensor("W2", {128, 64}, TensorKind::Weight)}, d);
+    g.outputs = {d};
+    return g;
+}
+
 bool inScope(const Graph& g, NodeId n, const std::string& part)
 {
     return n != kNoNode && g.node(n).scope.find(part) != std::string::npos;
@@ -58,7 +93,7 @@ private slots:
     {
         std::vector<std::string> names;
         for (const auto& s : searchers()) names.push_back(s->name());
-        QCOMPARE(names, (std::vector<std::string>{"tapas", "megatron", "dp", "unfolded"}));
+        QCOMPARE(names, (std::vector<std::string>{"tapas", "megatron", "dp", "unfolded", "ilp"}));
         QVERIFY(!findSearcher("nonsense"));
     }
 
@@ -208,6 +243,104 @@ private slots:
         const SearchResult none = *findSearcher("tapas")->search(r);
         QVERIFY(!none.feasible);
         QVERIFY(none.best.report.total.memory() > 1);
+    }
+
+    void heads_not_divisible_by_tp_are_reported()
+    {
+        const Graph g = zoo("gpt", transformer(2, 768, 12, 64, 8)); // 12 heads
+        const SearchResult r = run("tapas", g, "a100x8", "1x8");
+        const bool said = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+            return w.find("12 attention heads are not divisible by the tensor-parallel degree 8") != std::string::npos;
+        });
+        QVERIFY(said);
+        QVERIFY(checkPlan(g, r.best.plan).ok());
+        const SearchResult ok = run("tapas", g, "a100x8", "2x4");
+        QVERIFY(std::none_of(ok.warnings.begin(), ok.warnings.end(),
+                             [](const std::string& w) { return w.find("heads") != std::string::npos; }));
+    }
+
+    void model_that_fits_nowhere_gets_its_need_and_a_device_count()
+    {
+        const Graph g = zoo("gpt", transformer(8, 2048, 16, 256, 8));
+        SearchRequest r;
+        r.graph = &g;
+        r.cluster = *loadClusterSpec("a100x8");
+        r.mesh = {1, 8};
+        const SearchResult lean = *findSearcher("tapas")->search(r);
+        r.memoryLimit = lean.best.report.total.memory() / 3; // a third of what the best plan on 8 needs
+        Result<FitAdvice> a = adviseFit(*findSearcher("tapas"), r);
+        QVERIFY2(a.ok(), a.error().c_str());
+        QVERIFY(a->bytesPerDevice > r.memoryLimit);
+        QVERIFY(a->devices > 8);
+        QCOMPARE(a->devices % 8, 0);
+        // It fits on that many devices, and not on one node fewer.
+        SearchRequest more = r;
+        more.cluster.nodes = a->devices / 8;
+        more.mesh = a->mesh;
+        QVERIFY(findSearcher("tapas")->search(more)->feasible);
+        if (a->devices > 16) {
+            more.cluster.nodes = a->devices / 8 - 1;
+            more.mesh = {1, more.cluster.deviceCount()};
+            QVERIFY(!findSearcher("tapas")->search(more)->feasible);
+        }
+    }
+
+    void ilp_equals_brute_force_on_a_tiny_graph()
+    {
+        const Graph g = twoLayerMlp();
+        ClusterSpec c = *loadClusterSpec("a100x8");
+        c.intraNode.latency = 0; // let bytes, not latency, decide
+        SearchRequest r;
+        r.graph = &g;
+        r.cluster = c;
+        r.mesh = {2, 4};
+        Result<SearchResult> ilp = findSearcher("ilp")->search(r);
+        if (!ilp && ilp.error().find("no MILP solver") != std::string::npos) QSKIP("built without CBC");
+        QVERIFY2(ilp.ok(), ilp.error().c_str());
+        QVERIFY(ilp->optimal);
+        // Every combination of strategies, evaluated by the same cost model.
+        CostModel model(g, c, r.mesh);
+        std::vector<std::vector<OpStrategy>> all;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) all.push_back(nodeStrategies(g, n, 4));
+        double best = 1e300;
+        std::vector<size_t> pick(all.size(), 0);
+        for (;;) {
+            std::vector<OpStrategy> s;
+            for (size_t n = 0; n < all.size(); ++n) s.push_back(all[n][pick[n]]);
+            best = std::min(best, evaluatePlan(buildPlan(g, r.mesh, s), model).total.time());
+            size_t k = 0;
+            while (k < pick.size() && ++pick[k] == all[k].size()) pick[k++] = 0;
+            if (k == pick.size()) break;
+        }
+        const double got = ilp->best.report.total.time();
+        QVERIFY2(std::abs(got - best) <= 1e-9 * best, qPrintable(QStringLiteral("ilp %1 vs brute force %2").arg(got).arg(best)));
+        QVERIFY(checkPlan(g, ilp->best.plan).ok());
+        // TAPAS reaches the same optimum here.
+        const double tapas = findSearcher("tapas")->search(r)->best.report.total.time();
+        QVERIFY2(std::abs(tapas - best) <= 1e-9 * best, qPrintable(QStringLiteral("tapas %1 vs brute force %2").arg(tapas).arg(best)));
+    }
+
+    void tapas_is_within_one_percent_of_the_ilp_optimum()
+    {
+        const Graph g = zoo("gpt", transformer(2, 512, 8, 128, 8));
+        SearchRequest r;
+        r.graph = &g;
+        r.cluster = *loadClusterSpec("a100x8");
+        r.mesh = {2, 4};
+        r.ilpTimeLimit = 60;
+        Result<SearchResult> ilp = findSearcher("ilp")->search(r);
+        if (!ilp && ilp.error().find("no MILP solver") != std::string::npos) QSKIP("built without CBC");
+        QVERIFY2(ilp.ok(), ilp.error().c_str());
+        const double opt = ilp->best.report.total.time();
+        const double tapas = run("tapas", g, "a100x8", "2x4").best.report.total.time();
+        qInfo("ilp %.6g s (optimal %d, %.2f s to solve), tapas %.6g s", opt, int(ilp->optimal), ilp->searchSeconds, tapas);
+        QVERIFY(checkPlan(g, ilp->best.plan).ok());
+        if (ilp->optimal) {
+            QVERIFY2(tapas <= opt * 1.01, qPrintable(QStringLiteral("tapas %1 vs optimum %2").arg(tapas).arg(opt)));
+            QVERIFY(opt <= tapas * (1 + 1e-9)); // the exact optimum is never worse
+        } else {
+            QVERIFY(ilp->timeLimitHit);
+        }
     }
 
     void cancel_and_bad_mesh_are_errors()

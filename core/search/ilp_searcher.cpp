@@ -1,0 +1,136 @@
+// The exact optimum of the unfolded graph as an integer linear program, Alpa's auto-sharding
+// formulation: one binary choice per node and strategy, an edge variable per (producer choice,
+// consumer choice) pair that pays the resharding, and the memory limit as a constraint. Solved
+// by CBC (Debian's coinor-libcbc-dev) with a time limit reported when hit. Same cost model and
+// strategies as the DP searchers, so their results compare exactly.
+#include "core/search/block_search.h"
+#include "core/search/searcher_factories.h"
+
+#include <algorithm>
+#include <chrono>
+
+#if TAPAS_HAVE_CBC
+#include <Cbc_C_Interface.h>
+#endif
+
+namespace tapas {
+
+namespace {
+
+class IlpSearcher : public Searcher {
+public:
+    std::string name() const override { return "ilp"; }
+    std::string description() const override { return "exact ILP over the unfolded graph (Alpa formulation, CBC)"; }
+    Result<SearchResult> search(const SearchRequest& request) const override
+    {
+        if (Status s = validateRequest(request); !s) return Result<SearchResult>::failure(s.error);
+#if TAPAS_HAVE_CBC
+        return solve(request);
+#else
+        return Result<SearchResult>::failure("ilp: this build has no MILP solver (install coinor-libcbc-dev and reconfigure)");
+#endif
+    }
+
+#if TAPAS_HAVE_CBC
+private:
+    static Result<SearchResult> solve(const SearchRequest& request)
+    {
+        const auto start = std::chrono::steady_clock::now();
+        const Graph& g = *request.graph;
+        CostModel model(g, request.cluster, request.mesh, request.cost);
+        DpConfig config;
+        StrategyTable table(g, model, config);
+        const double limit = request.memoryLimit > 0 ? request.memoryLimit : request.cluster.memoryBytes;
+        // Objective in microseconds: CBC's absolute tolerances would blur costs in seconds.
+        constexpr double kScale = 1e6;
+        Cbc_Model* m = Cbc_newModel();
+        Cbc_setLogLevel(m, 0);
+        std::vector<int> firstCol(g.nodes.size());
+        int cols = 0;
+        std::vector<int> memCols;
+        std::vector<double> memCoefs;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+            firstCol[size_t(n)] = cols;
+            const std::vector<int>& allowed = table.allowed(n);
+            std::vector<int> row;
+            std::vector<double> ones;
+            for (int s : allowed) {
+                double obj = table.cost(n, s).time();
+                const OpStrategy& st = table.strategy(n, s);
+                for (size_t o = 0; o < g.node(n).outputs.size(); ++o) {
+                    const TensorId t = g.node(n).outputs[o];
+                    if (t != kNoTensor && st.outputs[o].kind == TensorLayout::P &&
+                        std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end())
+                        obj += model.reshardCost(t, st.outputs[o], TensorLayout::replicated()).time();
+                }
+                Cbc_addCol(m, "", 0, 1, obj * kScale, 1, 0, nullptr, nullptr);
+                row.push_back(cols);
+                ones.push_back(1);
+                memCols.push_back(cols);
+                memCoefs.push_back(table.cost(n, s).memory());
+                ++cols;
+            }
+            Cbc_addRow(m, "", int(row.size()), row.data(), ones.data(), 'E', 1);
+        }
+        Cbc_addRow(m, "", int(memCols.size()), memCols.data(), memCoefs.data(), 'L', limit);
+        // Edge variables: y >= x_pa + x_cb - 1 wherever that pair of choices reshards.
+        for (NodeId c = 0; c < NodeId(g.nodes.size()); ++c) {
+            const Node& node = g.node(c);
+            for (size_t i = 0; i < node.inputs.size(); ++i) {
+                const TensorId t = node.inputs[i];
+                if (!tracksLayout(g, t)) continue;
+                const NodeId p = g.tensor(t).producer;
+                size_t o = 0;
+                while (g.node(p).outputs[o] != t) ++o;
+                const std::vector<int>& pa = table.allowed(p);
+                const std::vector<int>& cb = table.allowed(c);
+                for (size_t a = 0; a < pa.size(); ++a)
+                    for (size_t b = 0; b < cb.size(); ++b) {
+                        const TensorLayout from = table.strategy(p, pa[a]).outputs[o], to = table.strategy(c, cb[b]).inputs[i];
+                        if (from == to) continue;
+                        const double cost = model.reshardCost(t, from, to).time();
+                        if (cost <= 0) continue;
+                        Cbc_addCol(m, "", 0, 1, cost * kScale, 0, 0, nullptr, nullptr);
+                        const int y = cols++;
+                        const int idx[3] = {y, firstCol[size_t(p)] + int(a), firstCol[size_t(c)] + int(b)};
+                        const double coef[3] = {1, -1, -1};
+                        Cbc_addRow(m, "", 3, idx, coef, 'G', -1);
+                    }
+            }
+        }
+        Cbc_setMaximumSeconds(m, request.ilpTimeLimit);
+        Cbc_solve(m);
+        const bool optimal = Cbc_isProvenOptimal(m);
+        const bool timeLimit = Cbc_isSecondsLimitReached(m);
+        const double* x = Cbc_numberSavedSolutions(m) > 0 || optimal ? Cbc_getColSolution(m) : nullptr;
+        if (!x) {
+            Cbc_deleteModel(m);
+            return Result<SearchResult>::failure(timeLimit ? "ilp: no solution within the time limit of " +
+                                                                 std::to_string(request.ilpTimeLimit) + " s"
+                                                           : "ilp: no plan fits the memory limit");
+        }
+        std::vector<int> choices(g.nodes.size(), 0);
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+            const std::vector<int>& allowed = table.allowed(n);
+            for (size_t s = 0; s < allowed.size(); ++s)
+                if (x[firstCol[size_t(n)] + int(s)] > 0.5) choices[size_t(n)] = allowed[s];
+        }
+        Cbc_deleteModel(m);
+        SearchResult r;
+        r.searcher = "ilp";
+        r.best = makeCandidate(model, choices, nullptr);
+        r.feasible = r.best.report.total.memory() <= limit;
+        r.optimal = optimal;
+        r.timeLimitHit = timeLimit;
+        r.warnings = table.warnings();
+        r.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return r;
+    }
+#endif
+};
+
+} // namespace
+
+std::unique_ptr<Searcher> makeIlpSearcher() { return std::make_unique<IlpSearcher>(); }
+
+} // namespace tapas
