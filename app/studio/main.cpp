@@ -1,12 +1,15 @@
 // tapas-studio: the desktop face of Tapas. `tapas-studio [model.onnx] [--dim name=value ...]`.
 #include "app/studio/language_manager.h"
+#include "app/studio/docks.h"
 #include "app/studio/main_window.h"
+#include "views/graph/graph_panel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
 #include <QIcon>
+#include <QTableView>
 #include <QTimer>
 
 #include <cstdio>
@@ -47,7 +50,24 @@ void scheduleScreenshot(tapas::MainWindow* window, const QString& file)
             QCoreApplication::exit(saved ? exitCode : 1);
         });
     };
-    QObject::connect(window, &tapas::MainWindow::modelLoaded, window, [shoot] { shoot(0); });
+    // The picture is the laid-out graph: after the load, wait for the background layout too.
+    QObject::connect(window, &tapas::MainWindow::modelLoaded, window, [window, shoot] {
+        tapas::GraphView* view = window->graphPanel()->view();
+        if (!view->isBusy()) {
+            shoot(0);
+            return;
+        }
+        auto* once = new QObject(window);
+        QObject::connect(view, &tapas::GraphView::busyChanged, once, [window, once, shoot](bool busy) {
+            if (busy) return;
+            once->deleteLater();
+            // Pick the first repeated block as a user would: the view zooms to a readable scale
+            // on it and the Inspector describes it, so the picture shows more than an overview.
+            if (QTableView* blocks = window->docks()->blocksTable(); blocks->model()->rowCount() > 0)
+                blocks->selectRow(0);
+            shoot(0);
+        });
+    });
     QObject::connect(window, &tapas::MainWindow::loadFailed, window, [shoot] { shoot(1); });
     if (!window->isLoading()) shoot(0);
 }

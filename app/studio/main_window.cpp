@@ -1,9 +1,11 @@
 #include "app/studio/main_window.h"
 
+#include "app/studio/docks.h"
 #include "app/studio/language_manager.h"
 #include "app/studio/model_document.h"
 #include "app/studio/model_loader.h"
 #include "app/studio/recent_files.h"
+#include "views/graph/graph_panel.h"
 #include "views/log_view.h"
 #include "views/model_summary_view.h"
 #include "views/number_text.h"
@@ -37,7 +39,7 @@ const QString kSampleModel = QStringLiteral(":/models/sample_gpt.onnx");
 const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
 const QString kStateKey = QStringLiteral("mainWindow/state");
 const QString kLastDirKey = QStringLiteral("mainWindow/lastDir");
-constexpr int kStateVersion = 1; // bump when docks change so an old layout is not restored
+constexpr int kStateVersion = 2; // bump when docks change so an old layout is not restored
 
 // The importer's stage labels, so the status bar speaks the user's language.
 [[maybe_unused]] const char* const kStageLabels[] = {
@@ -51,6 +53,7 @@ constexpr int kStateVersion = 1; // bump when docks change so an old layout is n
     QT_TRANSLATE_NOOP("tapas::ImportStage", "filling shapes"),
     QT_TRANSLATE_NOOP("tapas::ImportStage", "done"),
     QT_TRANSLATE_NOOP("tapas::ImportStage", "summarizing"),
+    QT_TRANSLATE_NOOP("tapas::ImportStage", "folding"),
 };
 
 QStringList onnxFilesIn(const QMimeData* mime)
@@ -72,7 +75,6 @@ MainWindow::MainWindow(QWidget* parent)
 {
     setObjectName(QStringLiteral("mainWindow"));
     setAcceptDrops(true);
-    setCentralWidget(summary_);
     createActions();
     createMenus();
     createToolBar();
@@ -132,6 +134,13 @@ void MainWindow::createActions()
     aboutQtAction_ = new QAction(this);
     aboutQtAction_->setMenuRole(QAction::AboutQtRole);
     connect(aboutQtAction_, &QAction::triggered, qApp, &QApplication::aboutQt);
+
+    exportPngAction_ = new QAction(this);
+    exportPngAction_->setEnabled(false);
+    connect(exportPngAction_, &QAction::triggered, this, [this] { exportView(false); });
+    exportSvgAction_ = new QAction(this);
+    exportSvgAction_->setEnabled(false);
+    connect(exportSvgAction_, &QAction::triggered, this, [this] { exportView(true); });
 }
 
 void MainWindow::createMenus()
@@ -143,11 +152,15 @@ void MainWindow::createMenus()
     fileMenu_->addAction(reloadAction_);
     fileMenu_->addAction(sampleAction_);
     fileMenu_->addSeparator();
+    fileMenu_->addAction(exportPngAction_);
+    fileMenu_->addAction(exportSvgAction_);
+    fileMenu_->addSeparator();
     fileMenu_->addAction(cancelLoadAction_);
     fileMenu_->addSeparator();
     fileMenu_->addAction(quitAction_);
 
-    viewMenu_ = menuBar()->addMenu(QString()); // filled with the docks' and toolbar's toggles
+    editMenu_ = menuBar()->addMenu(QString()); // Find: the graph panel's action (createDocks)
+    viewMenu_ = menuBar()->addMenu(QString()); // zoom, then the docks' and toolbar's toggles
 
     settingsMenu_ = menuBar()->addMenu(QString());
     languageMenu_ = settingsMenu_->addMenu(QString());
@@ -186,6 +199,16 @@ void MainWindow::createStatusBar()
 
 void MainWindow::createDocks()
 {
+    docks_ = new StudioDocks(this, summary_, viewMenu_);
+    GraphPanel* panel = docks_->panel();
+    // The panel's own actions, so menu, toolbar and Ctrl+F are one thing.
+    panel->findAction()->setShortcutContext(Qt::WindowShortcut);
+    editMenu_->addAction(panel->findAction());
+    viewMenu_->insertAction(viewMenu_->actions().value(0), panel->fitAction());
+    viewMenu_->insertAction(viewMenu_->actions().value(1), panel->zoomInAction());
+    viewMenu_->insertAction(viewMenu_->actions().value(2), panel->zoomOutAction());
+    viewMenu_->insertSeparator(viewMenu_->actions().value(3));
+    connect(panel->view(), &GraphView::notice, this, &MainWindow::onGraphNotice);
     logDock_ = new QDockWidget(this);
     logDock_->setObjectName(QStringLiteral("logDock")); // saveState/restoreState key
     logDock_->setWidget(log_);
@@ -202,9 +225,18 @@ void MainWindow::restoreWindowState()
         QSize size(1280, 820);
         if (const QScreen* s = screen()) size = size.boundedTo(s->availableSize() * 0.9);
         resize(size);
-        resizeDocks({logDock_}, {130}, Qt::Vertical);
     }
-    restoreState(settings.value(kStateKey).toByteArray(), kStateVersion);
+    dockSizesPending_ = !restoreState(settings.value(kStateKey).toByteArray(), kStateVersion);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (!dockSizesPending_) return;
+    dockSizesPending_ = false;
+    // Before the first show the docks share out a window of no size; the graph needs the room.
+    resizeDocks({logDock_}, {130}, Qt::Vertical);
+    resizeDocks({docks_->blocksDock(), docks_->inspectorDock()}, {330, 400}, Qt::Horizontal);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
@@ -245,6 +277,12 @@ void MainWindow::retranslateUi()
     helpMenu_->setTitle(tr("&Help"));
     toolBar_->setWindowTitle(tr("Main Toolbar"));
     logDock_->setWindowTitle(tr("Log"));
+    docks_->retranslate();
+    editMenu_->setTitle(tr("&Edit"));
+    exportPngAction_->setText(tr("Export View as &PNG…"));
+    exportPngAction_->setStatusTip(tr("Save the whole graph picture as a PNG image"));
+    exportSvgAction_->setText(tr("Export View as S&VG…"));
+    exportSvgAction_->setStatusTip(tr("Save the whole graph picture as an SVG drawing"));
     cancelButton_->setText(tr("Cancel"));
     cancelButton_->setToolTip(tr("Stop loading and keep the current model"));
     if (!document_->isEmpty()) onDocumentChanged(); // the summary's location line is ours to translate
@@ -325,6 +363,9 @@ void MainWindow::onLoaded(const LoadedModel& model)
     setLoadingUi(loader_->isBusy());
     const bool fromFile = !model.path.startsWith(QLatin1Char(':'));
     document_->setModel(model);
+    docks_->setModel(document_->graph(), document_->folded());
+    exportPngAction_->setEnabled(true);
+    exportSvgAction_->setEnabled(true);
     if (fromFile) recent_->add(model.path);
     const ModelSummary& s = document_->summary();
     log_->info(tr("Opened %1: %2 nodes, %3 parameters, %4 FLOPs per forward pass (%5 ms)")
@@ -332,6 +373,13 @@ void MainWindow::onLoaded(const LoadedModel& model)
                         shortCount(s.flops))
                    .arg(model.elapsedMs));
     for (const std::string& w : s.warnings) log_->warning(QString::fromStdString(w));
+    if (!model.foldError.isEmpty())
+        log_->warning(tr("Could not fold %1, every node is shown unique: %2").arg(model.displayName, model.foldError));
+    else if (model.folded)
+        log_->info(tr("Folded %1: %n repeated block class(es), %2% of the nodes in repeated blocks", nullptr,
+                      model.folded->repeatedClassCount())
+                       .arg(model.displayName)
+                       .arg(model.folded->coverage * 100.0, 0, 'f', 1));
     statusBar()->showMessage(tr("Opened %1").arg(model.displayName), 5000);
     Q_EMIT modelLoaded();
 }
@@ -394,6 +442,40 @@ void MainWindow::dropEvent(QDropEvent* event)
         log_->info(tr("%n file(s) dropped; opening the first, %1.", nullptr, int(files.size()))
                        .arg(QFileInfo(files.first()).fileName()));
     openModel(files.first());
+}
+
+GraphPanel* MainWindow::graphPanel() const
+{
+    return docks_->panel();
+}
+
+void MainWindow::onGraphNotice(const QString& text)
+{
+    log_->info(text);
+    statusBar()->showMessage(text, 8000);
+}
+
+void MainWindow::exportView(bool svg)
+{
+    if (document_->isEmpty()) return;
+    QSettings settings;
+    const QString base = QFileInfo(document_->displayName()).completeBaseName();
+    const QString suggested = QDir(settings.value(kLastDirKey).toString())
+                                  .filePath(base + (svg ? QStringLiteral(".svg") : QStringLiteral(".png")));
+    const QString path = svg
+        ? QFileDialog::getSaveFileName(this, tr("Export View as SVG"), suggested, tr("SVG drawings (*.svg)"))
+        : QFileDialog::getSaveFileName(this, tr("Export View as PNG"), suggested, tr("PNG images (*.png)"));
+    if (path.isEmpty()) return;
+    QString error;
+    const GraphView* view = graphPanel()->view();
+    const bool ok = svg ? view->exportSvg(path, &error) : view->exportPng(path, &error);
+    if (!ok) {
+        log_->error(error);
+        QMessageBox::warning(this, tr("Export Failed"), error);
+        return;
+    }
+    log_->info(tr("Exported the view to %1").arg(QDir::toNativeSeparators(path)));
+    statusBar()->showMessage(tr("Exported %1").arg(QFileInfo(path).fileName()), 5000);
 }
 
 void MainWindow::showAbout()

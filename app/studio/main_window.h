@@ -25,6 +25,8 @@ class LogView;
 class ModelDocument;
 class ModelLoader;
 class ModelSummaryView;
+class GraphPanel;
+class StudioDocks;
 class RecentFiles;
 struct LoadedModel;
 
@@ -47,6 +49,8 @@ public:
     ModelSummaryView* summaryView() const { return summary_; }
     LogView* logView() const { return log_; }
     QDockWidget* logDock() const { return logDock_; }
+    StudioDocks* docks() const { return docks_; }
+    GraphPanel* graphPanel() const;
     LanguageManager* languageManager() const { return language_; }
     ModelDocument* document() const { return document_; }
     ModelLoader* loader() const { return loader_; }
@@ -60,6 +64,7 @@ Q_SIGNALS:
 protected:
     void changeEvent(QEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -73,6 +78,8 @@ private Q_SLOTS:
     void onLoadCancelled(const QString& path);
     void onDocumentChanged();
     void showAbout();
+    void exportView(bool svg);
+    void onGraphNotice(const QString& text);
 
 private:
     void createActions();
@@ -93,8 +100,10 @@ private:
     ModelSummaryView* summary_;
     LogView* log_;
     QDockWidget* logDock_ = nullptr;
+    StudioDocks* docks_ = nullptr;
     DimBindings sessionDims_;
     QString loadingName_;
+    bool dockSizesPending_ = false; // no saved layout: size the docks once the window has its size
 
     QAction* openAction_ = nullptr;
     QAction* reloadAction_ = nullptr;
@@ -103,9 +112,12 @@ private:
     QAction* cancelLoadAction_ = nullptr;
     QAction* aboutAction_ = nullptr;
     QAction* aboutQtAction_ = nullptr;
+    QAction* exportPngAction_ = nullptr;
+    QAction* exportSvgAction_ = nullptr;
 
     QMenu* fileMenu_ = nullptr;
     QMenu* recentMenu_ = nullptr;
+    QMenu* editMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QMenu* settingsMenu_ = nullptr;
     QMenu* languageMenu_ = nullptr;

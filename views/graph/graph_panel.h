@@ -28,6 +28,11 @@ public:
     QString noticeText() const;
     bool isNoticeVisible() const;
     QProgressBar* progressBar() const { return progress_; }
+    // The toolbar's actions, for the main window's menus to share (one shortcut, one text).
+    QAction* fitAction() const { return fitAction_; }
+    QAction* zoomInAction() const { return zoomInAction_; }
+    QAction* zoomOutAction() const { return zoomOutAction_; }
+    QAction* findAction() const { return findAction_; }
 
 public Q_SLOTS:
     void showFindBar();

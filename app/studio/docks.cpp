@@ -1,0 +1,99 @@
+#include "app/studio/docks.h"
+
+#include "views/blocks_model.h"
+#include "views/graph/graph_panel.h"
+#include "views/inspector_view.h"
+#include "views/model_summary_view.h"
+
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QMainWindow>
+#include <QMenu>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+
+namespace tapas {
+
+StudioDocks::StudioDocks(QMainWindow* window, ModelSummaryView* summary, QMenu* viewMenu)
+    : QObject(window), panel_(new GraphPanel(window)), blocks_(new BlocksModel(this)),
+      blocksTable_(new QTableView(window)), inspector_(new InspectorView(window))
+{
+    panel_->setObjectName(QStringLiteral("graphPanel"));
+    window->setCentralWidget(panel_);
+
+    blocksTable_->setObjectName(QStringLiteral("blocksTable"));
+    blocksTable_->setModel(blocks_);
+    blocksTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    blocksTable_->setSelectionMode(QAbstractItemView::SingleSelection);
+    blocksTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    blocksTable_->verticalHeader()->hide();
+    blocksTable_->horizontalHeader()->setStretchLastSection(true);
+    blocksTable_->setAlternatingRowColors(true);
+    connect(blocksTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this] { focusSelectedClass(); });
+    connect(blocksTable_, &QTableView::clicked, this, [this] { focusSelectedClass(); });
+
+    inspector_->setObjectName(QStringLiteral("inspector"));
+    connect(panel_, &GraphPanel::selectionChanged, inspector_, &InspectorView::showSelection);
+
+    // The graph needs the room: the summary's figures and tables scroll rather than widen
+    // the dock they share with the Blocks table.
+    auto* summaryScroll = new QScrollArea(window);
+    summaryScroll->setObjectName(QStringLiteral("summaryScroll"));
+    summaryScroll->setWidget(summary);
+    summaryScroll->setWidgetResizable(true);
+    summaryScroll->setFrameShape(QFrame::NoFrame);
+    summaryDock_ = addDock(window, summaryScroll, "summaryDock", Qt::LeftDockWidgetArea, viewMenu);
+    blocksDock_ = addDock(window, blocksTable_, "blocksDock", Qt::LeftDockWidgetArea, viewMenu);
+    inspectorDock_ = addDock(window, inspector_, "inspectorDock", Qt::RightDockWidgetArea, viewMenu);
+    window->tabifyDockWidget(summaryDock_, blocksDock_);
+    blocksDock_->raise();
+    retranslate();
+}
+
+QDockWidget* StudioDocks::addDock(QMainWindow* window, QWidget* content, const char* objectName,
+                                  Qt::DockWidgetArea area, QMenu* viewMenu)
+{
+    auto* dock = new QDockWidget(window);
+    dock->setObjectName(QString::fromLatin1(objectName)); // saveState/restoreState key
+    dock->setWidget(content);
+    dock->setAllowedAreas(Qt::AllDockWidgetAreas);
+    window->addDockWidget(area, dock);
+    viewMenu->addAction(dock->toggleViewAction());
+    return dock;
+}
+
+void StudioDocks::setModel(std::shared_ptr<const Graph> graph, std::shared_ptr<const FoldedGraph> folded)
+{
+    blocks_->setFolded(folded);
+    blocksTable_->resizeColumnsToContents();
+    inspector_->setModel(graph, folded);
+    panel_->setModel(std::move(graph), std::move(folded));
+}
+
+void StudioDocks::clear()
+{
+    blocks_->clear();
+    inspector_->clear();
+    panel_->clearModel();
+}
+
+void StudioDocks::retranslate()
+{
+    summaryDock_->setWindowTitle(tr("Summary"));
+    blocksDock_->setWindowTitle(tr("Blocks"));
+    inspectorDock_->setWindowTitle(tr("Inspector"));
+    blocks_->retranslate();
+}
+
+void StudioDocks::focusSelectedClass()
+{
+    const QModelIndex current = blocksTable_->selectionModel()->currentIndex();
+    if (!current.isValid()) return;
+    const int classId = blocks_->classIdAt(current.row());
+    if (classId >= 0) panel_->view()->focusBlock({classId, 0});
+}
+
+} // namespace tapas
