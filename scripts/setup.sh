@@ -43,6 +43,8 @@ else
   echo "setup: all ${#packages[@]} packages present"
 fi
 
+# Relative paths in ccache's hash: a fresh clone elsewhere reuses the objects of an earlier build.
+export CCACHE_BASEDIR="$here" CCACHE_NOHASHDIR=1
 cmake -G Ninja -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
 cmake --build "$build_dir" -j "$jobs"
