@@ -1,5 +1,7 @@
 #include "core/onnx/onnx_load.h"
 
+#include "core/util/human_units.h"
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -25,7 +27,7 @@ Status checkParsed(const std::string& name, uint64_t size, bool parsed, bool con
 {
     if (!parsed || !consumedAll) {
         return Status::failure(name + ": not a valid ONNX model: the protobuf data is truncated or "
-                               "corrupt (" + fileSizeText(size) + " read)");
+                               "corrupt (" + humanBytes(double(size)) + " read)");
     }
     if (position != size) {
         return Status::failure(name + ": not a valid ONNX model: decoding stopped at byte " +
@@ -59,20 +61,6 @@ Status parseStream(google::protobuf::io::ZeroCopyInputStream& raw, const std::st
 
 } // namespace
 
-std::string fileSizeText(uint64_t bytes)
-{
-    const char* units[] = {"bytes", "kB", "MB", "GB", "TB"};
-    double v = double(bytes);
-    int u = 0;
-    while (v >= 1000 && u < 4) {
-        v /= 1000;
-        ++u;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-    return buf;
-}
-
 Status parseModelFile(const std::string& path, onnx::ModelProto& model)
 {
     namespace fs = std::filesystem;
@@ -87,7 +75,7 @@ Status parseModelFile(const std::string& path, onnx::ModelProto& model)
     if (ec) return Status::failure(path + ": cannot read the file size: " + ec.message());
     if (size == 0) return Status::failure(path + ": not an ONNX model: the file is empty");
     if (size > kMaxProtoBytes) {
-        return Status::failure(path + ": the file is " + fileSizeText(size) +
+        return Status::failure(path + ": the file is " + humanBytes(double(size)) +
                                ", over the 2 GB limit of a single ONNX protobuf file; save the "
                                "model with its weights as external data instead");
     }
@@ -105,7 +93,7 @@ Status parseModelBytes(std::string_view bytes, const std::string& displayName, o
 {
     if (bytes.empty()) return Status::failure(displayName + ": not an ONNX model: the data is empty");
     if (bytes.size() > kMaxProtoBytes) {
-        return Status::failure(displayName + ": the model is " + fileSizeText(bytes.size()) +
+        return Status::failure(displayName + ": the model is " + humanBytes(double(bytes.size())) +
                                ", over the 2 GB limit of a single ONNX protobuf file");
     }
     google::protobuf::io::ArrayInputStream array(bytes.data(), int(bytes.size()));

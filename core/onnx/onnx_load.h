@@ -16,7 +16,4 @@ Status parseModelFile(const std::string& path, onnx::ModelProto& model);
 // Parses an in-memory model; `displayName` names it in messages.
 Status parseModelBytes(std::string_view bytes, const std::string& displayName, onnx::ModelProto& model);
 
-// "1.5 GB", "312 MB", "17 kB": for messages about file sizes.
-std::string fileSizeText(uint64_t bytes);
-
 } // namespace tapas::onnximport

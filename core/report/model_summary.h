@@ -1,6 +1,7 @@
 #pragma once
 // What `tapas inspect` prints and the GUI's summary shows: one computation, two renderings.
 #include "core/ir/graph.h"
+#include "core/util/human_units.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -35,8 +36,5 @@ struct ModelSummary {
 ModelSummary summarizeModel(const Graph& g);
 nlohmann::json summaryToJson(const ModelSummary& s);
 std::string summaryToText(const ModelSummary& s);
-// "124.4M", "1.75T": short human counts; "3.1 GB" for bytes.
-std::string humanCount(double v);
-std::string humanBytes(double v);
 
 } // namespace tapas

@@ -2,6 +2,7 @@
 // counts its repeats, an instance expands and collapses, find selects a node the Inspector
 // describes, the view exports PNG and SVG, the docks switch language, and the event loop stays
 // responsive while a large model imports, folds and lays out.
+#include "tests/common/image_checks.h"
 #include "app/studio/docks.h"
 #include "app/studio/language_manager.h"
 #include "app/studio/main_window.h"
@@ -49,17 +50,6 @@ bool waitIdle(const GraphView* view, int ms = 60000)
     t.start();
     while (view->isBusy() && t.elapsed() < ms) QTest::qWait(10);
     return !view->isBusy();
-}
-
-int inkPixels(const QImage& img)
-{
-    int ink = 0;
-    for (int y = 0; y < img.height(); y += 2)
-        for (int x = 0; x < img.width(); x += 2) {
-            const QRgb p = img.pixel(x, y);
-            if (qAlpha(p) > 0 && (qRed(p) < 235 || qGreen(p) < 235 || qBlue(p) < 235)) ++ink;
-        }
-    return ink;
 }
 
 QString writeGpt(const QTemporaryDir& dir, const char* name, int layers, int hidden)
@@ -227,7 +217,7 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(svg));
         const QImage img(png);
         QVERIFY(!img.isNull());
-        QVERIFY(inkPixels(img) > 500);
+        QVERIFY(tapas::testing::inkPixels(img) > 500);
         QSvgRenderer renderer(svg);
         QVERIFY(renderer.isValid());
         QVERIFY(renderer.defaultSize().height() > 100);

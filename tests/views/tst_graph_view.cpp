@@ -2,6 +2,7 @@
 // an instance by double-click and collapses it with its − control (only that part moves),
 // finds by op type with next/previous (expanding folded hits), guards the size, exports PNG
 // and SVG, and feeds the Inspector.
+#include "tests/common/image_checks.h"
 #include "graph_test_models.h"
 
 #include "core/fold/folded_graph.h"
@@ -52,18 +53,6 @@ const NodeItem* selectedNode(const GraphView& view)
     for (QGraphicsItem* item : view.graphScene()->selectedItems())
         if (item->type() == NodeItem::Type) return static_cast<NodeItem*>(item);
     return nullptr;
-}
-
-// Pixels that are neither the white background nor fully transparent.
-int inkPixels(const QImage& img)
-{
-    int ink = 0;
-    for (int y = 0; y < img.height(); y += 2)
-        for (int x = 0; x < img.width(); x += 2) {
-            const QRgb p = img.pixel(x, y);
-            if (qAlpha(p) > 0 && (qRed(p) < 235 || qGreen(p) < 235 || qBlue(p) < 235)) ++ink;
-        }
-    return ink;
 }
 
 } // namespace
@@ -298,7 +287,7 @@ private Q_SLOTS:
         QImage img(png);
         QVERIFY(!img.isNull());
         QVERIFY(img.height() > img.width()); // a top-to-bottom chain
-        QVERIFY(inkPixels(img) > 500);       // boxes, text and edges, not a blank page
+        QVERIFY(tapas::testing::inkPixels(img) > 500);       // boxes, text and edges, not a blank page
         QSvgRenderer renderer(svg);
         QVERIFY(renderer.isValid());
         QVERIFY(renderer.defaultSize().height() > 300);
