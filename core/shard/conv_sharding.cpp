@@ -18,16 +18,7 @@ std::vector<OpStrategy> convStrategies(const ShardContext& c)
     // ConvTranspose stores its weight as [in, out/group, k...].
     const bool transposed = c.node.opType == "ConvTranspose";
     const int wOut = transposed ? 1 : 0, wIn = transposed ? 0 : 1;
-    auto make = [&](const char* name, L x, L w, L b, L o) {
-        OpStrategy s = replicateStrategy(c.node);
-        s.name = name;
-        s.inputs[0] = x;
-        s.inputs[1] = w;
-        if (hasBias) s.inputs[2] = b;
-        s.outputs[0] = o;
-        s.computeFraction = 1.0 / c.tp;
-        out.push_back(std::move(s));
-    };
+    auto make = [&](const char* name, L x, L w, L b, L o) { out.push_back(splitStrategy(c, name, {x, w, b}, o)); };
     make("batch", L::split(0), L::replicated(), L::replicated(), L::split(0));
     if (c.node.attrInt("group", 1) == 1) {
         make("out-channels", L::replicated(), L::split(wOut), L::split(0), L::split(1));

@@ -14,14 +14,7 @@ std::vector<OpStrategy> matmulStrategies(const ShardContext& c)
     const int ra = c.inShape(0).rank(), rb = c.inShape(1).rank(), ro = c.outShape(0).rank();
     std::vector<OpStrategy> out{replicateStrategy(c.node)};
     if (ra < 2 || rb < 1 || ro < 1) return out;
-    auto make = [&](const char* name, L a, L b, L o) {
-        OpStrategy s;
-        s.name = name;
-        s.inputs = {a, b};
-        s.outputs = {o};
-        s.computeFraction = 1.0 / c.tp;
-        out.push_back(std::move(s));
-    };
+    auto make = [&](const char* name, L a, L b, L o) { out.push_back(splitStrategy(c, name, {a, b}, o)); };
     const bool bIsMatrix = rb == 2;
     // Leading (batch) dims of A; B follows when it has them too.
     for (int d = 0; d < ra - 2; ++d) {
@@ -45,16 +38,7 @@ std::vector<OpStrategy> gemmStrategies(const ShardContext& c)
     const int aM = ta ? 1 : 0, aK = ta ? 0 : 1, bK = tb ? 1 : 0, bN = tb ? 0 : 1;
     const bool hasC = c.node.input(2) != kNoTensor;
     const int rc = hasC ? c.inShape(2).rank() : 0;
-    auto make = [&](const char* name, L a, L b, L cc, L o) {
-        OpStrategy s = replicateStrategy(c.node);
-        s.name = name;
-        s.inputs[0] = a;
-        s.inputs[1] = b;
-        if (hasC) s.inputs[2] = cc;
-        s.outputs[0] = o;
-        s.computeFraction = 1.0 / c.tp;
-        out.push_back(std::move(s));
-    };
+    auto make = [&](const char* name, L a, L b, L cc, L o) { out.push_back(splitStrategy(c, name, {a, b, cc}, o)); };
     // The bias broadcasts over rows: split with the output only where it has that dim.
     const L cRows = rc == 2 ? L::split(0) : L::replicated();
     const L cCols = rc >= 1 && c.inShape(2).dims.back().value > 1 ? L::split(rc - 1) : L::replicated();

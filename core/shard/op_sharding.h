@@ -7,6 +7,7 @@
 #include "core/shard/sharding_spec.h"
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,10 @@ std::vector<OpStrategy> nodeStrategies(const Graph& g, NodeId n, int tp, std::st
 
 // Helpers the family files share.
 OpStrategy replicateStrategy(const Node& n);
+// A strategy that divides the op's work tp ways: input i takes inputs[i] (an input the node
+// omits stays replicated), output 0 takes `output`, the other outputs stay replicated.
+OpStrategy splitStrategy(const ShardContext& c, std::string name, std::initializer_list<TensorLayout> inputs,
+                         const TensorLayout& output);
 // Output layout L with every input following it by broadcasting (right-aligned dims).
 OpStrategy broadcastStrategy(const ShardContext& c, const TensorLayout& out, std::string name);
 // Candidate output layouts R and S(d) for each output dimension d of output 0 in `dims`

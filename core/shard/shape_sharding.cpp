@@ -146,12 +146,7 @@ std::vector<OpStrategy> gatherStrategies(const ShardContext& c)
     const int axis = normAxis(c.node.attrInt("axis", 0), rd);
     std::vector<OpStrategy> out{replicateStrategy(c.node)};
     auto make = [&](std::string name, L data, L idx, L o) {
-        OpStrategy s = replicateStrategy(c.node);
-        s.name = std::move(name);
-        s.inputs = {data, idx};
-        s.outputs = {o};
-        s.computeFraction = 1.0 / c.tp;
-        out.push_back(std::move(s));
+        out.push_back(splitStrategy(c, std::move(name), {data, idx}, o));
     };
     if (c.isWeight(0) && rd == 2 && axis == 0) // embedding table [vocab, hidden]
         make("vocab", L::split(0), L::replicated(), L::partial());

@@ -73,6 +73,21 @@ OpStrategy replicateStrategy(const Node& n)
     return s;
 }
 
+OpStrategy splitStrategy(const ShardContext& c, std::string name, std::initializer_list<TensorLayout> inputs,
+                         const TensorLayout& output)
+{
+    OpStrategy s = replicateStrategy(c.node);
+    s.name = std::move(name);
+    size_t i = 0;
+    for (const TensorLayout& layout : inputs) {
+        if (i < s.inputs.size() && c.node.input(i) != kNoTensor) s.inputs[i] = layout;
+        ++i;
+    }
+    if (!s.outputs.empty()) s.outputs[0] = output;
+    s.computeFraction = 1.0 / c.tp;
+    return s;
+}
+
 OpStrategy broadcastStrategy(const ShardContext& c, const TensorLayout& out, std::string name)
 {
     OpStrategy s = replicateStrategy(c.node);
