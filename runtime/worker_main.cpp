@@ -1,5 +1,7 @@
 // tapas-worker: the one MPI program that Tapas starts through mpirun (DESIGN.md, Runtime).
-// Sub-commands: info (rank -> host mapping). Plan execution and ParaGAN join it later.
+// Sub-commands: info (rank -> host mapping), train-plan (runtime/exec) and gan (runtime/gan).
+#include "runtime/exec/train_plan.h"
+#include "runtime/gan/gan_worker.h"
 #include "runtime/mpi_context.h"
 #include "runtime/worker_info.h"
 
@@ -14,7 +16,10 @@ void usage(FILE* out)
     std::fprintf(out,
                  "usage: mpirun -np N tapas-worker <command> [options]\n\n"
                  "commands:\n"
-                 "  info [--json]   report each rank's host, pid, CPUs and memory\n");
+                 "  info [--json]   report each rank's host, pid, CPUs and memory\n"
+                 "  gan [options]   ParaGAN training (tapas-worker gan --help; docs/paragan.md)\n"
+                 "%s",
+                 tapas::runtime::trainPlanUsage());
 }
 
 } // namespace
@@ -27,6 +32,16 @@ int main(int argc, char** argv)
         return argc < 2 ? 2 : 0;
     }
     const std::string command = argv[1];
+    if (command == "gan") return tapas::runtime::gan::runGanWorker(argc, argv); // parses its own options
+    if (command == "train-plan") {
+        auto options = tapas::runtime::parseTrainPlanArgs(argc, argv, 2);
+        if (!options.ok()) {
+            std::fprintf(stderr, "tapas-worker train-plan: %s\n%s", options.error().c_str(), tapas::runtime::trainPlanUsage());
+            return tapas::runtime::kExitUsage;
+        }
+        tapas::runtime::MpiContext mpi(&argc, &argv);
+        return tapas::runtime::runTrainPlan(mpi, *options);
+    }
     bool json = false;
     for (int i = 2; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--json")) {

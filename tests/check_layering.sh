@@ -14,7 +14,8 @@ check() { # dir, regex, what
   fi
 }
 check core  '#include *[<"](Q[A-Za-z]+|Qt[A-Za-z]*/|mpi\.h|torch/|ATen/|c10/|cuda|nccl)' "Qt, MPI, torch or CUDA"
-check views '#include *[<"](mpi\.h|torch/|ATen/|c10/|cuda|nccl|runtime/)' "MPI, torch, CUDA or runtime internals"
-check app   '#include *[<"](mpi\.h|torch/|ATen/|c10/|cuda|nccl)' "MPI, torch or CUDA (app talks to the runtime through its launcher)"
+check views '#include *[<"](mpi\.h|torch/|ATen/|c10/|cuda|nccl|runtime/(comm|exec|gan|metrics|launch|cuda)/|runtime/[a-z_]+\.h)' "MPI, torch, CUDA or runtime internals (only runtime/protocol/)"
+check app   '#include *[<"](mpi\.h|torch/|ATen/|c10/|cuda|nccl|runtime/(comm|exec|gan|metrics|cuda)/|runtime/[a-z_]+\.h)' "MPI, torch, CUDA or worker internals (app talks to the runtime through runtime/launch and runtime/protocol)"
+check runtime/protocol '#include *[<"](Q[A-Za-z]+|Qt[A-Za-z]*/|mpi\.h|torch/|ATen/|c10/|cuda|nccl)' "Qt, MPI, torch or CUDA (it is shared with views)"
 [ "$status" -eq 0 ] && echo "layering: core, views and app keep DESIGN.md's dependency rules"
 exit "$status"

@@ -53,6 +53,569 @@
     </message>
 </context>
 <context>
+    <name>tapas::ClusterEditor</name>
+    <message>
+        <location filename="../views/cluster_editor.cpp" line="+119"/>
+        <source>&amp;Preset:</source>
+        <translation>预设(&amp;P)：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Na&amp;me:</source>
+        <translation>名称(&amp;M)：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>De&amp;vice:</source>
+        <translation>设备(&amp;V)：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Nodes:</source>
+        <translation>节点数(&amp;N)：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Devices per &amp;node:</source>
+        <translation>每节点设备数(&amp;N)：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Device &amp;memory:</source>
+        <translation>设备内存(&amp;M)：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Peak FP16:</source>
+        <translation>FP16 峰值：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Peak BF16:</source>
+        <translation>BF16 峰值：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Peak FP32:</source>
+        <translation>FP32 峰值：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Intra-node bandwidth:</source>
+        <translation>节点内带宽：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Intra-node latency:</source>
+        <translation>节点内延迟：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Inter-node bandwidth:</source>
+        <translation>节点间带宽：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Inter-node latency:</source>
+        <translation>节点间延迟：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Kernel &amp;efficiency:</source>
+        <translation>内核效率(&amp;E)：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fraction of the peak FLOP/s real kernels reach, in (0, 1]</source>
+        <translation>实际内核达到的峰值 FLOP/s 比例，取值 (0, 1]</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>Per device, one direction</source>
+        <translation>每设备，单向</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Load JSON…</source>
+        <translation>载入 JSON(&amp;L)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Save As JSON…</source>
+        <translation>另存为 JSON(&amp;S)…</translation>
+    </message>
+    <message>
+        <location line="+73"/>
+        <source>cluster editor</source>
+        <translation>集群编辑器</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>Cannot read %1: %2</source>
+        <translation>无法读取 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Load Cluster</source>
+        <translation>载入集群</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+7"/>
+        <source>Cluster files (*.json)</source>
+        <translation>集群文件 (*.json)</translation>
+    </message>
+    <message>
+        <location line="-1"/>
+        <source>Save Cluster As</source>
+        <translation>集群另存为</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::CostsDock</name>
+    <message>
+        <location filename="../app/studio/costs_dock.cpp" line="+29"/>
+        <source>Costs</source>
+        <translation>成本</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>%1 (edited)</source>
+        <translation>%1（已修改）</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::CostsView</name>
+    <message>
+        <location filename="../views/costs/costs_view.cpp" line="+139"/>
+        <location line="+39"/>
+        <source>Compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <location line="-38"/>
+        <source>TP communication</source>
+        <translation>张量并行通信</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>DP communication</source>
+        <translation>数据并行通信</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Weights, gradients, optimizer</source>
+        <translation>权重、梯度、优化器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Activations</source>
+        <translation>激活</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Step time per device</source>
+        <translation>每设备单步时间</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+43"/>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <location line="-41"/>
+        <source>Memory per device</source>
+        <translation>每设备内存</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>GB</source>
+        <translation>GB</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Device limit (%1 GB)</source>
+        <translation>设备上限（%1 GB）</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>U%1</source>
+        <translation>U%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Current plan per block (A3: third instance of block A, U: unique part)</source>
+        <translation>当前方案按块分解（A3：块 A 的第三个实例，U：独立部分）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No plan yet: run Plan ▸ Search… to compare plans.</source>
+        <translation>尚无方案：运行“方案 ▸ 搜索…”来比较方案。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 on mesh %2: %3 ms per step, %4 GB per device (%5)</source>
+        <translation>%1，网格 %2：每步 %3 毫秒，每设备 %4 GB（%5）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>fits</source>
+        <translation>可容纳</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>does not fit</source>
+        <translation>放不下</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::ExportDialog</name>
+    <message>
+        <location filename="../app/studio/export_dialog.cpp" line="+83"/>
+        <source>Export Plan</source>
+        <translation>导出方案</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Formats:</source>
+        <translation>格式(&amp;F)：</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>&amp;Hosts:</source>
+        <translation>主机(&amp;H)：</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>&amp;GPUs per node:</source>
+        <translation>每节点 GPU 数(&amp;G)：</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>&amp;Job name:</source>
+        <translation>作业名(&amp;J)：</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>&amp;Output folder:</source>
+        <translation>输出文件夹(&amp;O)：</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>node01, node02, … (empty: from the cluster&apos;s node count)</source>
+        <translation>node01, node02, …（留空：按集群节点数生成）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>from the cluster</source>
+        <translation>取自集群</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Browse…</source>
+        <translation>浏览(&amp;B)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>Export Into</source>
+        <translation>导出到</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>There is no plan to export: run a search first.</source>
+        <translation>没有可导出的方案：请先运行搜索。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Choose at least one format.</source>
+        <translation>请至少选择一种格式。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Choose an output folder.</source>
+        <translation>请选择输出文件夹。</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>%1: no such export format</source>
+        <translation>%1：没有这种导出格式</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Nothing was written.
+%1</source>
+        <translation>未写入任何文件。
+%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+8"/>
+        <source>Wrote %n file(s) into %1.</source>
+        <translation>
+            <numerusform>已向 %1 写入 %n 个文件。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>tapas::GanRunMonitor</name>
+    <message>
+        <location filename="../views/runs/gan_run_monitor.cpp" line="+44"/>
+        <location line="+183"/>
+        <source>Smoothing: %1</source>
+        <translation>平滑：%1</translation>
+    </message>
+    <message>
+        <location line="-118"/>
+        <source>G loss</source>
+        <translation>G 损失</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>D loss</source>
+        <translation>D 损失</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>D(x)</source>
+        <translation>D(x)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>D(G(z))</source>
+        <translation>D(G(z))</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+103"/>
+        <source>images/s</source>
+        <translation>图像/秒</translation>
+    </message>
+    <message>
+        <location line="-101"/>
+        <source>data wait (ms)</source>
+        <translation>数据等待（毫秒）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>queue depth</source>
+        <translation>队列深度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>loader threads</source>
+        <translation>加载线程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>prefetch depth</source>
+        <translation>预取深度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>staleness</source>
+        <translation>陈旧度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>modes covered</source>
+        <translation>覆盖的模式</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>high-quality share (%)</source>
+        <translation>高质量占比（%）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>G</source>
+        <translation>G</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>D</source>
+        <translation>D</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>No sample grid yet.</source>
+        <translation>尚无样本网格。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+82"/>
+        <source>Ranks</source>
+        <translation>进程</translation>
+    </message>
+    <message>
+        <location line="-81"/>
+        <source>Hosts</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checkpoint every</source>
+        <translation>检查点间隔</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+0"/>
+        <source>%n step(s)</source>
+        <translation>
+            <numerusform>%n 步</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Directory</source>
+        <translation>目录</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>Step %1: cannot read %2</source>
+        <translation>第 %1 步：无法读取 %2</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Samples at step %1 (%2 of %3)</source>
+        <translation>第 %1 步的样本（第 %2 个，共 %3 个）</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Generator and discriminator loss</source>
+        <translation>生成器与判别器损失</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Discriminator outputs</source>
+        <translation>判别器输出</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Step time per rank</source>
+        <translation>各进程步时间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ms</source>
+        <translation type="unfinished">毫秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Data pipeline</source>
+        <translation>数据管线</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Staleness</source>
+        <translation>陈旧度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>G updates</source>
+        <translation>G 更新次数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mode coverage and sample quality</source>
+        <translation>模式覆盖与样本质量</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Learning rates</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Setting</source>
+        <translation>设置项</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Value</source>
+        <translation type="unfinished">值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Samples</source>
+        <translation>样本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Log</source>
+        <translation type="unfinished">日志</translation>
+    </message>
+</context>
+<context>
     <name>tapas::GraphPanel</name>
     <message>
         <location filename="../views/graph/graph_panel.cpp" line="+107"/>
@@ -298,7 +861,7 @@
 <context>
     <name>tapas::ImportStage</name>
     <message>
-        <location filename="../app/studio/main_window.cpp" line="+46"/>
+        <location filename="../app/studio/main_window.cpp" line="+51"/>
         <source>reading</source>
         <translation>读取</translation>
     </message>
@@ -651,11 +1214,247 @@
 <context>
     <name>tapas::InstanceFrameItem</name>
     <message>
-        <location filename="../views/graph/block_item.cpp" line="+142"/>
+        <location filename="../views/graph/block_item.cpp" line="+155"/>
         <source>%1 (expanded)
 Double-click the caption or press − to collapse</source>
         <translation>%1（已展开）
 双击标题或按 − 折叠</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::LaunchForm</name>
+    <message>
+        <location filename="../views/runs/launch_form.cpp" line="+141"/>
+        <source>Plan files (*.tapas.json *.json);;All files (*)</source>
+        <translation type="unfinished">方案文件 (*.tapas.json *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>ONNX models (*.onnx);;All files (*)</source>
+        <translation type="unfinished">ONNX 模型 (*.onnx);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+51"/>
+        <source>Choose a Folder of Images</source>
+        <translation>选择图像文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Choose a File</source>
+        <translation>选择文件</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Host &quot;%1&quot; is not a host name (letters, digits, &apos;.&apos;, &apos;-&apos;, optionally :slots).</source>
+        <translation>“%1”不是主机名（字母、数字、“.”、“-”，可带 :槽位数）。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Choose a plan file to run.</source>
+        <translation>请选择要运行的计划文件。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Plan file %1 does not exist.</source>
+        <translation>计划文件 %1 不存在。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Choose the ONNX model the plan was made for.</source>
+        <translation>请选择该计划对应的 ONNX 模型。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Model file %1 does not exist.</source>
+        <translation>模型文件 %1 不存在。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Image folder &quot;%1&quot; does not exist.</source>
+        <translation>图像文件夹“%1”不存在。</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>Plan training</source>
+        <translation>计划训练</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GAN training</source>
+        <translation>GAN 训练</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>plan.tapas.json</source>
+        <translation>plan.tapas.json</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>model.onnx</source>
+        <translation>model.onnx</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Custom</source>
+        <translation type="unfinished">自定义</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ring of 8 Gaussians, MLP, synchronous</source>
+        <translation>8 个高斯环，MLP，同步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ring of 8 Gaussians, MLP, asynchronous (k = 2)</source>
+        <translation>8 个高斯环，MLP，异步（k = 2）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Grid of 25 Gaussians, MLP</source>
+        <translation>25 个高斯网格，MLP</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Procedural shapes, DCGAN</source>
+        <translation>程序生成的形状，DCGAN</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Procedural shapes, BigGAN</source>
+        <translation>程序生成的形状，BigGAN</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ring of 8 Gaussians</source>
+        <translation>8 个高斯环</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Grid of 25 Gaussians</source>
+        <translation>25 个高斯网格</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Procedural shapes</source>
+        <translation>程序生成的形状</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Image folder</source>
+        <translation>图像文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>folder of PNG/JPEG images</source>
+        <translation>PNG/JPEG 图像文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Data set&apos;s preset</source>
+        <translation>数据集预设</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MLP</source>
+        <translation>MLP</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>DCGAN</source>
+        <translation>DCGAN</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>BigGAN</source>
+        <translation>BigGAN</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Asynchronous, staleness bound k =</source>
+        <translation>异步，陈旧度上限 k =</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The discriminator trains on fake samples up to k generator updates old instead of waiting for the newest generator (ParaGAN).</source>
+        <translation>判别器使用最多落后 k 次生成器更新的假样本训练，而不等待最新的生成器（ParaGAN）。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>this machine (or host1,host2:4,…)</source>
+        <translation>本机（或 host1,host2:4,…）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Start Run</source>
+        <translation>开始运行</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Kind:</source>
+        <translation>类型：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ranks:</source>
+        <translation>进程数：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hosts:</source>
+        <translation>主机：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Steps:</source>
+        <translation>步数：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checkpoint every:</source>
+        <translation>检查点间隔：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Plan:</source>
+        <translation>计划：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+4"/>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>Preset:</source>
+        <translation>预设：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Data:</source>
+        <translation>数据：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Folder:</source>
+        <translation>文件夹：</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Updates:</source>
+        <translation>更新方式：</translation>
     </message>
 </context>
 <context>
@@ -732,7 +1531,7 @@ Double-click the caption or press − to collapse</source>
         </translation>
     </message>
     <message>
-        <location line="+164"/>
+        <location line="+184"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
@@ -827,7 +1626,12 @@ Double-click the caption or press − to collapse</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
@@ -877,7 +1681,7 @@ Double-click the caption or press − to collapse</source>
         <translation>此版本未内置示例模型（%1）。</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>Open Model</source>
         <translation>打开模型</translation>
     </message>
@@ -897,7 +1701,7 @@ Double-click the caption or press − to collapse</source>
         <translation>正在打开 %1：%2…</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>Opened %1: %2 nodes, %3 parameters, %4 FLOPs per forward pass (%5 ms)</source>
         <translation>已打开 %1：%2 个节点，%3 个参数，每次前向传播 %4 FLOPs（%5 毫秒）</translation>
     </message>
@@ -1133,9 +1937,726 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     </message>
 </context>
 <context>
+    <name>tapas::OverrideDialog</name>
+    <message>
+        <location filename="../views/plan/override_dialog.cpp" line="+40"/>
+        <source>Change Weight Layout</source>
+        <translation>更改权重布局</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1
+(read by %2, %3)</source>
+        <translation>%1
+（由 %2、%3 读取）</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Change Sharding</source>
+        <translation>更改切分</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Weight:</source>
+        <translation>权重：</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Op:</source>
+        <translation>算子：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Store as:</source>
+        <translation>存储为：</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Strategy:</source>
+        <translation>策略：</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>This instance only</source>
+        <translation>仅此实例</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+2"/>
+        <source>Every instance of its block class (%n instances)</source>
+        <translation>
+            <numerusform>其块类的每个实例（%n 个实例）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Every instance of its block class (it has only this one)</source>
+        <translation>其块类的每个实例（只有这一个）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Apply to:</source>
+        <translation>应用于：</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Strategies of %1 that store it this way: %2</source>
+        <translation>以此方式存储它的 %1 策略：%2</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>in %1: %2</source>
+        <translation>输入 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>out: %1</source>
+        <translation>输出：%1</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::PlanActions</name>
+    <message>
+        <location filename="../app/studio/plan_actions.cpp" line="+52"/>
+        <source>Opened the project %1</source>
+        <translation>已打开项目 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Opened %1</source>
+        <translation>已打开 %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+239"/>
+        <source>Cannot Open Project</source>
+        <translation>无法打开项目</translation>
+    </message>
+    <message>
+        <location line="-156"/>
+        <source>&amp;Search…</source>
+        <translation>搜索(&amp;S)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Search sharding plans for a cluster and compare them</source>
+        <translation>为集群搜索切分方案并进行比较</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Write the plan for a cluster: plan file, mpirun, SLURM, DTensor, Megatron-LM, graph</source>
+        <translation>为集群写出方案：方案文件、mpirun、SLURM、DTensor、Megatron-LM、图</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open &amp;Project…</source>
+        <translation>打开项目(&amp;P)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open a Tapas Studio project: model, cluster, plans and overrides</source>
+        <translation>打开 Tapas Studio 项目：模型、集群、方案和覆盖</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Sa&amp;ve Project</source>
+        <translation>保存项目(&amp;V)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save Project &amp;As…</source>
+        <translation>项目另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open P&amp;lan File…</source>
+        <translation>打开方案文件(&amp;L)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Load a .tapas.json plan of the open model</source>
+        <translation>载入当前模型的 .tapas.json 方案</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Recent Pro&amp;jects</source>
+        <translation>最近的项目(&amp;J)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Plan</source>
+        <translation>方案(&amp;P)</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+48"/>
+        <source>Search finished: %n plan(s)</source>
+        <translation>
+            <numerusform>搜索完成：%n 个方案</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+50"/>
+        <source>Unsaved Changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The plans and overrides have changes that are not saved. Save them as a project?</source>
+        <translation>方案和覆盖有未保存的更改。要保存为项目吗？</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Cannot Save Project</source>
+        <translation>无法保存项目</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Saved the project %1</source>
+        <translation>已保存项目 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Save Project</source>
+        <translation>保存项目</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tapas Studio projects (*.tapasproj)</source>
+        <translation>Tapas Studio 项目 (*.tapasproj)</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Cannot Open Plan</source>
+        <translation>无法打开方案</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Opened the plan %1</source>
+        <translation>已打开方案 %1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Open Project</source>
+        <translation>打开项目</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tapas Studio projects (*.tapasproj);;All files (*)</source>
+        <translation>Tapas Studio 项目 (*.tapasproj);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Open Plan</source>
+        <translation>打开方案</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Plan files (*.tapas.json *.json);;All files (*)</source>
+        <translation>方案文件 (*.tapas.json *.json);;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::PlanDocks</name>
+    <message>
+        <location filename="../app/studio/plan_docks.cpp" line="+35"/>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Show &amp;Sharding on the Graph</source>
+        <translation>在图上显示切分(&amp;S)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Colour ops by their sharding and mark the collectives on the edges</source>
+        <translation>按切分为算子着色，并在边上标出集合通信</translation>
+    </message>
+    <message>
+        <location line="+48"/>
+        <source>Change refused: %1</source>
+        <translation>更改被拒绝：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Change Refused</source>
+        <translation>更改被拒绝</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::PlanModel</name>
+    <message>
+        <location filename="../views/plan/plan_model.cpp" line="+106"/>
+        <source>All ops</source>
+        <translation>全部算子</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>%1 (backward)</source>
+        <translation>%1（反向）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 of %2, %3</source>
+        <translation>%2 上的 %1，%3</translation>
+    </message>
+    <message>
+        <location line="+178"/>
+        <source>%1 ×%2</source>
+        <translation>%1 ×%2</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>%n row(s)</source>
+        <translation>
+            <numerusform>%n 行</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+4"/>
+        <source>%n op(s) with collectives</source>
+        <translation>
+            <numerusform>%n 个算子有集合通信</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+13"/>
+        <source>%1: %n identical instance(s); each row below is one op shared by all of them, its figures summed over the instances.</source>
+        <translation>
+            <numerusform>%1：%n 个相同的实例；下面每一行是它们共有的一个算子，数值为所有实例之和。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>%1 (instance %2)</source>
+        <translation>%1（实例 %2）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>weight (%1)</source>
+        <translation>权重（%1）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source> (%1 of %2 instances differ)</source>
+        <translation>（%2 个实例中有 %1 个不同）</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>Overridden by you in %1 of %2 instances.</source>
+        <translation>你在 %2 个实例中的 %1 个里覆盖了它。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Overridden by you: the search&apos;s choice was replaced.</source>
+        <translation>已由你覆盖：搜索的选择已被替换。</translation>
+    </message>
+    <message>
+        <location line="+68"/>
+        <source>Weight %1, read by %2</source>
+        <translation>权重 %1，由 %2 读取</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Strategy: %1 (%2)</source>
+        <translation>策略：%1（%2）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>in %1 %2: %3</source>
+        <translation>输入 %1 %2：%3</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>out %1 %2: %3</source>
+        <translation>输出 %1 %2：%3</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Collectives: %1</source>
+        <translation>集合通信：%1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Op</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Sharding</source>
+        <translation>切分</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Collectives</source>
+        <translation>集合通信</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::PlanPanel</name>
+    <message>
+        <location filename="../views/plan/plan_panel.cpp" line="+123"/>
+        <location line="+120"/>
+        <source>All op types</source>
+        <translation>全部算子类型</translation>
+    </message>
+    <message>
+        <location line="-117"/>
+        <location line="+118"/>
+        <source>All blocks</source>
+        <translation>全部块</translation>
+    </message>
+    <message>
+        <location line="-106"/>
+        <source>No model open.</source>
+        <translation>未打开模型。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No plan yet: run a search to see each op&apos;s sharding and costs.</source>
+        <translation>尚无方案：运行搜索以查看每个算子的切分与开销。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Mesh %1 · step %2 ms (compute %3, communication %4) · memory %5 of %6 per device</source>
+        <translation>网格 %1 · 每步 %2 毫秒（计算 %3，通信 %4）· 每设备内存 %5 / %6</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>does NOT fit</source>
+        <translation>内存放不下</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>%n override(s)</source>
+        <translation>
+            <numerusform>%n 处覆盖</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>Refused: %1</source>
+        <translation>已拒绝：%1</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>Change Weight Layout…</source>
+        <translation>更改权重布局…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+16"/>
+        <source>Change Sharding…</source>
+        <translation>更改切分…</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>Search ops and weights…</source>
+        <translation>搜索算子和权重…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Has collective</source>
+        <translation>有集合通信</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Show only ops with a collective (all-reduce, all-gather, …) on an input</source>
+        <translation>只显示输入上有集合通信（all-reduce、all-gather 等）的算子</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Choose another strategy for the selected op or layout for the selected weight</source>
+        <translation>为选中的算子选择其他策略，或为选中的权重选择其他布局</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::PlanRunMonitor</name>
+    <message>
+        <location filename="../views/runs/plan_run_monitor.cpp" line="+57"/>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+22"/>
+        <source>samples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <location line="-21"/>
+        <source>communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Step time per rank</source>
+        <translation>各进程步时间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+6"/>
+        <source>ms</source>
+        <translation type="unfinished">毫秒</translation>
+    </message>
+    <message>
+        <location line="-5"/>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Communication share of the step</source>
+        <translation>通信在每步中的占比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step time: measured vs. predicted</source>
+        <translation>步时间：实测与预测</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Memory per rank</source>
+        <translation>各进程内存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MB</source>
+        <translation>MB</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ranks</source>
+        <translation>进程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Log</source>
+        <translation type="unfinished">日志</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::PlanSession</name>
+    <message>
+        <location filename="../app/studio/plan_session.cpp" line="+106"/>
+        <location line="+17"/>
+        <source>There is no plan to edit: run a search first.</source>
+        <translation>没有可编辑的方案：请先运行搜索。</translation>
+    </message>
+    <message>
+        <location line="-16"/>
+        <source>There is no node #%1 in the model.</source>
+        <translation>模型中没有节点 #%1。</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+7"/>
+        <source>Set %1 to %2 in all %n instances</source>
+        <translation>
+            <numerusform>在全部 %n 个实例中将 %1 设为 %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Set %1 to %2</source>
+        <translation>将 %1 设为 %2</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>There is no tensor #%1 in the model.</source>
+        <translation>模型中没有张量 #%1。</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+9"/>
+        <source>Store %1 as %2 in all %n instances</source>
+        <translation>
+            <numerusform>在全部 %n 个实例中将 %1 存储为 %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Store %1 as %2</source>
+        <translation>将 %1 存储为 %2</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::ProjectDocument</name>
+    <message>
+        <location filename="../app/studio/project_document.cpp" line="+157"/>
+        <source>There is no model to save a project of.</source>
+        <translation>没有可保存为项目的模型。</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Cannot write the project %1: %2</source>
+        <translation>无法写入项目 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Cannot read the project %1: %2</source>
+        <translation>无法读取项目 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The project %1 refers to the model %2, which does not exist.</source>
+        <translation>项目 %1 引用的模型 %2 不存在。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Cannot open the model of the project.</source>
+        <translation>无法打开项目的模型。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Cannot open the project&apos;s model: %1</source>
+        <translation>无法打开项目的模型：%1</translation>
+    </message>
+    <message>
+        <location line="+46"/>
+        <source>Override of %1 skipped: the model has no such node.</source>
+        <translation>已跳过 %1 的覆盖：模型中没有该节点。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The overrides could not be re-applied: %1</source>
+        <translation>无法重新应用覆盖：%1</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Open the plan&apos;s model first.</source>
+        <translation>请先打开该方案的模型。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Cannot read the plan %1: %2</source>
+        <translation>无法读取方案 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::RankTableModel</name>
+    <message>
+        <location filename="../views/runs/rank_table_model.cpp" line="+79"/>
+        <source>Rank</source>
+        <translation>进程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step time</source>
+        <translation>步时间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compute</source>
+        <translation type="unfinished">计算</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Communication</source>
+        <translation type="unfinished">通信</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Data wait</source>
+        <translation>数据等待</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+</context>
+<context>
     <name>tapas::RecentFiles</name>
     <message>
-        <location filename="../app/studio/recent_files.cpp" line="+67"/>
+        <location filename="../app/studio/recent_files.cpp" line="+63"/>
         <source>Clear Recent Files</source>
         <translation>清空最近文件</translation>
     </message>
@@ -1143,6 +2664,582 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <location line="+22"/>
         <source>No recent files</source>
         <translation>没有最近文件</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::RunCompareView</name>
+    <message numerus="yes">
+        <location filename="../views/runs/run_compare_view.cpp" line="+105"/>
+        <source>%1 of %n run(s)</source>
+        <translation>
+            <numerusform>%n 个运行的 %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Smoothing: %1</source>
+        <translation>平滑：%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Compare:</source>
+        <translation>比较：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::RunListModel</name>
+    <message>
+        <location filename="../views/runs/run_list_model.cpp" line="+92"/>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Kind</source>
+        <translation type="unfinished">种类</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::RunMonitor</name>
+    <message>
+        <location filename="../views/runs/run_monitor.cpp" line="+61"/>
+        <source>No run selected.</source>
+        <translation>未选择运行。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>step %1 of %2</source>
+        <translation>第 %1 步，共 %2 步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 · %n rank(s)</source>
+        <translation>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 · %n 个进程</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <location line="+29"/>
+        <source>rank %1</source>
+        <translation>进程 %1</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::RunTexts</name>
+    <message>
+        <location filename="../views/runs/run_texts.cpp" line="+9"/>
+        <source>Plan training</source>
+        <translation>计划训练</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GAN training</source>
+        <translation>GAN 训练</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>starting</source>
+        <translation>启动中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>numerics OK</source>
+        <translation>数值正确</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>numerics mismatch</source>
+        <translation>数值不一致</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running (checkpoint saved)</source>
+        <translation>运行中（已保存检查点）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>hung</source>
+        <translation>挂起</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown</source>
+        <translation type="unfinished">未知</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1 µs</source>
+        <translation>%1 微秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::RunsController</name>
+    <message>
+        <location filename="../app/studio/runs_controller.cpp" line="+79"/>
+        <source>Cannot read the metrics of run %1: %2</source>
+        <translation>无法读取运行 %1 的指标：%2</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <location line="+21"/>
+        <source>Run %1 ended: %2</source>
+        <translation>运行 %1 已结束：%2</translation>
+    </message>
+    <message>
+        <location line="-13"/>
+        <source>Run %1: %2</source>
+        <translation>运行 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Run %1 ended: %2 (%3)</source>
+        <translation>运行 %1 已结束：%2（%3）</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Could not start the run: %1</source>
+        <translation>无法启动运行：%1</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Started run %1: %2</source>
+        <translation>已启动运行 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Stopping run %1…</source>
+        <translation>正在停止运行 %1…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>No run %1 in the list.</source>
+        <translation>列表中没有运行 %1。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Run %1 is still running.</source>
+        <translation>运行 %1 仍在进行。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+18"/>
+        <source>Cannot resume run %1: %2</source>
+        <translation>无法恢复运行 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Resumed run %1: %2</source>
+        <translation>已恢复运行 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Cannot open the run in %1: %2</source>
+        <translation>无法打开 %1 中的运行：%2</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Opened run %1 from %2</source>
+        <translation>已从 %2 打开运行 %1</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::RunsPanel</name>
+    <message>
+        <location filename="../views/runs/runs_panel.cpp" line="+111"/>
+        <source>Open a Run Directory</source>
+        <translation>打开运行目录</translation>
+    </message>
+    <message>
+        <location line="+203"/>
+        <source>New Run</source>
+        <translation>新运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Runs</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop the selected run after its current step</source>
+        <translation>在当前步结束后停止所选运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Resume</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Continue the selected run from its last checkpoint</source>
+        <translation>从最近的检查点继续所选运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Read the runs folder again</source>
+        <translation>重新读取运行文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open Run Folder…</source>
+        <translation>打开运行文件夹…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open a run directory (e.g. one started with `tapas run`) and follow it live</source>
+        <translation>打开一个运行目录（例如用 `tapas run` 启动的）并实时跟踪</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Select a run to see its charts, or several runs to compare them.
+Start a new run with the form on the left.</source>
+        <translation>选择一个运行以查看其图表，或选择多个运行进行比较。
+用左侧表单启动新的运行。</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::SearchDialog</name>
+    <message>
+        <location filename="../app/studio/search_dialog.cpp" line="+175"/>
+        <source>Search Sharding Plans</source>
+        <translation>搜索切分方案</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>&amp;Mesh (dp × tp):</source>
+        <translation>网格 (dp × tp)(&amp;M)：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compute &amp;type:</source>
+        <translation>计算类型(&amp;T)：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Symbolic dimensions</source>
+        <translation>符号维度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Searchers</source>
+        <translation>搜索器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time limit of the exact ILP</source>
+        <translation>精确 ILP 的时间上限</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Keep my overrides fixed</source>
+        <translation>保持我的覆盖不变</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Re-search with the strategies you chose in the Plan dock pinned</source>
+        <translation>固定你在方案面板中选择的策略并重新搜索</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Run Search</source>
+        <translation>开始搜索(&amp;R)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Searcher</source>
+        <translation>搜索器</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Mesh</source>
+        <translation>网格</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Step time (ms)</source>
+        <translation>单步时间（毫秒）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Memory / device (GB)</source>
+        <translation>内存/设备（GB）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fits</source>
+        <translation>可容纳</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Search time (s)</source>
+        <translation>搜索时间（秒）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+32"/>
+        <source>Let the search pick</source>
+        <translation>由搜索选择</translation>
+    </message>
+    <message>
+        <location line="-31"/>
+        <location line="+62"/>
+        <source>The model has no symbolic dimensions.</source>
+        <translation>该模型没有符号维度。</translation>
+    </message>
+    <message>
+        <location line="-61"/>
+        <location line="+62"/>
+        <source>Changing a dimension imports the model again before the search.</source>
+        <translation>修改维度后，搜索前会重新导入模型。</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Searching: %1…</source>
+        <translation>正在搜索：%1…</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Open a model first.</source>
+        <translation>请先打开模型。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The cluster is not valid: %1</source>
+        <translation>集群无效：%1</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Choose at least one searcher.</source>
+        <translation>请至少选择一个搜索器。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Importing the model again with the new dimensions…</source>
+        <translation>正在用新的维度重新导入模型…</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>The cluster has no valid device mesh.</source>
+        <translation>该集群没有有效的设备网格。</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Search cancelled; the previous plans are kept.</source>
+        <translation>搜索已取消；保留之前的方案。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>No searcher found a plan:</source>
+        <translation>没有搜索器找到方案：</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+8"/>
+        <source>%n plan(s) found in %1 s.</source>
+        <translation>
+            <numerusform>在 %1 秒内找到 %n 个方案。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::ShardingOverlay</name>
+    <message>
+        <location filename="../views/graph/sharding_overlay.cpp" line="+63"/>
+        <source>Sharding</source>
+        <translation>切分</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>collective on an edge</source>
+        <translation>边上的集合通信</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>overridden by you</source>
+        <translation>已由你覆盖</translation>
+    </message>
+    <message>
+        <location line="+83"/>
+        <source>%1 (bwd)</source>
+        <translation>%1（反向）</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Sharding: %1 (%2)</source>
+        <translation>切分：%1（%2）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Overridden by you.</source>
+        <translation>已由你覆盖。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Mostly %1</source>
+        <translation>主要为%1</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Collectives here: %1</source>
+        <translation>此处的集合通信：%1</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::ShardingStyle</name>
+    <message>
+        <location filename="../views/graph/sharding_style.cpp" line="+67"/>
+        <source>replicated</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>column (split features)</source>
+        <translation>列切分（切分特征）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>row (split input, partial sum)</source>
+        <translation>行切分（切分输入，部分和）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>batch / rows</source>
+        <translation>批 / 行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>partial sum</source>
+        <translation>部分和</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>other split (heads, …)</source>
+        <translation>其他切分（注意力头等）</translation>
     </message>
 </context>
 <context>

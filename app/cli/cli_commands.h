@@ -11,5 +11,8 @@ int runFold(const QStringList& args);
 int runBenchCommand(const QStringList& args);
 int runSearch(const QStringList& args);      // cli_search.cpp
 int runPlanCommand(const QStringList& args); // cli_search.cpp: `plan check`
+int runRunCommand(const QStringList& args);  // cli_run.cpp: `run` (train a plan on MPI ranks)
+int runExport(const QStringList& args);      // cli_export.cpp: `export` (plan -> cluster files)
+int runGanCommand(const QStringList& args);  // cli_gan.cpp: `gan` (ParaGAN training on MPI ranks)
 
 } // namespace tapas::cli

@@ -1,11 +1,13 @@
 // `tapas search model.onnx --cluster PRESET|file.json [--mesh 2x4] [--dim seq=2048]
-//   [--searchers tapas,megatron,dp,unfolded] [--json] [-o plan.tapas.json]` and
+//   [--searchers tapas,megatron,dp,unfolded] [--json] [-o plan.tapas.json]` (the best plan, the
+//   comparison table and the runner-up plans) and
 // `tapas plan check plan.tapas.json model.onnx`: wiring only; the searchers live in core/search.
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
 
 #include "core/plan/plan_file.h"
 #include "core/search/fit_advice.h"
+#include "core/search/mesh_sweep.h"
 #include "core/search/searcher.h"
 
 #include <QCoreApplication>
@@ -13,34 +15,12 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <iomanip>
 #include <sstream>
 
 namespace tapas::cli {
 
 namespace {
-
-// The best plan of one searcher over the meshes to try (feasible first, then fastest).
-Result<SearchResult> bestOverMeshes(const Searcher& s, SearchRequest request, const std::vector<DeviceMesh>& meshes)
-{
-    std::optional<SearchResult> best;
-    std::string lastError;
-    for (const DeviceMesh& m : meshes) {
-        request.mesh = m;
-        Result<SearchResult> r = s.search(request);
-        if (!r) {
-            lastError = r.error();
-            continue;
-        }
-        auto better = [](const SearchResult& a, const SearchResult& b) {
-            if (a.feasible != b.feasible) return a.feasible;
-            return a.best.report.total.time() < b.best.report.total.time();
-        };
-        if (!best || better(*r, *best)) best = std::move(r).value();
-        if (s.name() == "dp") break; // its mesh is fixed
-    }
-    if (!best) return Result<SearchResult>::failure(lastError);
-    return std::move(*best);
-}
 
 std::string gb(double bytes)
 {
@@ -119,15 +99,23 @@ int runSearch(const QStringList& args)
     request.cluster = *cluster;
     request.memoryLimit = parser.value(memOpt).toDouble();
     request.ilpTimeLimit = parser.value(ilpOpt).toDouble() > 0 ? parser.value(ilpOpt).toDouble() : 60;
+    // The first searcher's plan is the answer; a baseline that cannot run here (e.g. data
+    // parallel with more replicas than samples) is listed with its reason instead of failing all.
     std::vector<SearchResult> results;
+    std::vector<std::pair<std::string, std::string>> notRun; // searcher, why
     for (const Searcher* s : chosen) {
-        Result<SearchResult> r = bestOverMeshes(*s, request, meshes);
+        Result<SearchResult> r = searchBestMesh(*s, request, meshes);
         if (!r) {
-            printErr("tapas search: " + s->name() + ": " + r.error());
-            return kExitFailed;
+            if (results.empty()) {
+                printErr("tapas search: " + s->name() + ": " + r.error());
+                return kExitFailed;
+            }
+            notRun.emplace_back(s->name(), r.error());
+            continue;
         }
         results.push_back(std::move(r).value());
     }
+    const double limit = request.memoryLimit > 0 ? request.memoryLimit : cluster->memoryBytes;
     if (parser.isSet(outOpt)) {
         const SearchResult& main = results.front();
         Result<FoldedGraph> folded = foldGraph(*graph);
@@ -155,7 +143,14 @@ int runSearch(const QStringList& args)
                              {"search_time_s", r.searchSeconds}, {"optimal", r.optimal}, {"time_limit_hit", r.timeLimitHit},
                              {"feasible", r.feasible}, {"warnings", r.warnings}});
         }
-        nlohmann::json doc = {{"cluster", cluster->name}, {"plans", plans}};
+        for (const auto& [name, why] : notRun) plans.push_back({{"searcher", name}, {"error", why}, {"feasible", false}});
+        nlohmann::json runnerUps = nlohmann::json::array();
+        for (const PlanCandidate& c : results.front().runnerUps)
+            runnerUps.push_back({{"mesh", c.plan.mesh.toString()}, {"step_time_s", c.report.total.time()},
+                                 {"memory_bytes_per_device", c.report.total.memory()},
+                                 {"comm_bytes_per_step", c.report.total.commBytes},
+                                 {"feasible", c.report.total.memory() <= limit}});
+        nlohmann::json doc = {{"cluster", cluster->name}, {"plans", plans}, {"runner_ups", runnerUps}};
         if (advice)
             doc["does_not_fit"] = {{"memory_bytes_per_device_needed", advice->bytesPerDevice},
                                    {"smallest_device_count", advice->devices},
@@ -178,6 +173,20 @@ int runSearch(const QStringList& args)
                       r.best.plan.mesh.toString().c_str(), t.time() * 1e3, gb(t.memory()).c_str(), gb(t.commBytes).c_str(),
                       r.searchSeconds * 1e3, r.feasible ? "yes" : "NO");
         out << line;
+    }
+    for (const auto& [name, why] : notRun) out << std::left << std::setw(10) << name << "not run: " << why << "\n";
+    if (!main.runnerUps.empty()) {
+        out << "\nrunner-up plans (" << main.searcher << "):\n";
+        std::snprintf(line, sizeof line, "%-4s %-6s %12s %12s %12s %6s\n", "rank", "mesh", "step (ms)", "memory/dev",
+                      "comm/step", "fits");
+        out << line;
+        int rank = 2;
+        for (const PlanCandidate& c : main.runnerUps) {
+            const CostTerms& t = c.report.total;
+            std::snprintf(line, sizeof line, "%-4d %-6s %12.3f %12s %12s %6s\n", rank++, c.plan.mesh.toString().c_str(),
+                          t.time() * 1e3, gb(t.memory()).c_str(), gb(t.commBytes).c_str(), t.memory() <= limit ? "yes" : "NO");
+            out << line;
+        }
     }
     if (advice) {
         out << "\ndoes not fit: the leanest plan needs " << gb(advice->bytesPerDevice) << " per device (device has "

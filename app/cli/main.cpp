@@ -20,6 +20,9 @@ const Command kCommands[] = {
     {"fold", "find the repeated blocks of a model", tapas::cli::runFold},
     {"search", "search a sharding plan (TAPAS) and compare it with the baselines", tapas::cli::runSearch},
     {"plan", "check a plan file against its model (plan check plan.tapas.json model.onnx)", tapas::cli::runPlanCommand},
+    {"export", "export a plan for a cluster (plan, mpirun, slurm, dtensor, megatron, dot, svg, png)", tapas::cli::runExport},
+    {"run", "train a plan on N MPI ranks and follow it (run plan.tapas.json model.onnx -np 4)", tapas::cli::runRunCommand},
+    {"gan", "ParaGAN training on N MPI ranks, one line per step (gan -np 4 --data ring8 --async)", tapas::cli::runGanCommand},
     {"bench", "run a benchmark and print its table (import, fold, ...)", tapas::cli::runBenchCommand},
 };
 

@@ -2,11 +2,17 @@
 #include "app/studio/language_manager.h"
 #include "app/studio/docks.h"
 #include "app/studio/main_window.h"
+#include "app/studio/runs_controller.h"
+#include "app/studio/plan_docks.h"
+#include "app/studio/plan_session.h"
+#include "core/search/searcher.h"
 #include "views/graph/graph_panel.h"
+#include "views/runs/runs_panel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QIcon>
 #include <QTableView>
@@ -37,30 +43,121 @@ bool parseDims(const QStringList& values, tapas::DimBindings* dims, QString* err
     return true;
 }
 
-// --screenshot: once the first load has settled, grab the window into a PNG and quit.
-void scheduleScreenshot(tapas::MainWindow* window, const QString& file)
+// --open-run DIR...: the runs in the Runs dock, floated to a size where its charts read well.
+bool openRuns(tapas::MainWindow* window, const QStringList& dirs)
+{
+    QStringList ids;
+    for (const QString& dir : dirs) {
+        const tapas::Status s = window->runsController()->follow(QFileInfo(dir).absoluteFilePath());
+        if (!s) {
+            std::fprintf(stderr, "tapas-studio: --open-run %s: %s\n", qPrintable(dir), s.error.c_str());
+            return false;
+        }
+        ids << window->runsPanel()->currentRunId();
+    }
+    if (ids.size() > 1) window->runsPanel()->selectRuns(ids);
+    QDockWidget* dock = window->runsDock();
+    dock->setFloating(true);
+    dock->resize(1560, 940);
+    dock->show();
+    dock->raise();
+    return true;
+}
+
+// --search CLUSTER:MESH: plans the open model with TAPAS and the baselines on the GUI thread
+// (for scripts and screenshots; the Search dialog runs the same searchers in the background),
+// then selects the first MatMul of a repeated block so the Plan dock and graph show it.
+bool searchOpenModel(tapas::MainWindow* window, const QString& spec)
+{
+    tapas::PlanSession* session = window->planSession();
+    const qsizetype colon = spec.lastIndexOf(QLatin1Char(':'));
+    if (!session->graph() || colon <= 0) {
+        std::fprintf(stderr, "tapas-studio: --search %s: expected CLUSTER:MESH, e.g. a100x8:2x4\n", qPrintable(spec));
+        return false;
+    }
+    tapas::Result<tapas::ClusterSpec> cluster = tapas::loadClusterSpec(spec.left(colon).toStdString());
+    tapas::Result<tapas::DeviceMesh> mesh = tapas::parseMesh(spec.mid(colon + 1).toStdString());
+    if (!cluster || !mesh) {
+        std::fprintf(stderr, "tapas-studio: --search %s: %s\n", qPrintable(spec),
+                     (!cluster ? cluster.error() : mesh.error()).c_str());
+        return false;
+    }
+    tapas::SearchRequest request;
+    request.graph = session->graph().get();
+    request.cluster = *cluster;
+    request.mesh = *mesh;
+    std::vector<tapas::SearchResult> results;
+    for (const char* name : {"tapas", "megatron", "dp"}) {
+        tapas::Result<tapas::SearchResult> r = tapas::findSearcher(name)->search(request);
+        if (r) results.push_back(std::move(r).value());
+        else std::fprintf(stderr, "tapas-studio: %s: %s\n", name, r.error().c_str());
+    }
+    if (results.empty()) return false;
+    session->setResults(*cluster, *mesh, tapas::CostOptions{}, std::move(results));
+    const tapas::Graph& g = *session->graph();
+    for (tapas::NodeId n = 0; n < tapas::NodeId(g.nodes.size()); ++n)
+        if (g.node(n).opType == "MatMul" && session->folded() && session->folded()->classOf(n).repeated() &&
+            g.node(n).input(1) != tapas::kNoTensor && tapas::isSourceWeight(g, g.node(n).input(1))) {
+            session->selectNode(n);
+            break;
+        }
+    return true;
+}
+
+// --screenshot: once the first load has settled, grab the window (or its child widget named
+// `widget`, e.g. planDock) into a PNG and quit. With `search`, plan the model first.
+void scheduleScreenshot(tapas::MainWindow* window, const QString& file, const QString& search, const QString& widget)
 {
     // A fixed size, whatever the screen: pictures for the README and for tests compare alike.
     window->resize(1280, 820);
-    auto shoot = [window, file](int exitCode) {
-        QTimer::singleShot(400, window, [window, file, exitCode] {
-            const bool saved = window->grab().save(file);
+    auto shoot = [window, file, widget](int exitCode) {
+        // A dock shares its area with the others: float it at a readable size before grabbing.
+        if (auto* dock = widget.isEmpty() ? nullptr : window->findChild<QDockWidget*>(widget)) {
+            dock->setFloating(true);
+            dock->resize(1280, 720);
+        }
+        QTimer::singleShot(400, window, [window, file, widget, exitCode] {
+            QWidget* target = widget.isEmpty() ? window : window->findChild<QWidget*>(widget);
+            if (!target) std::fprintf(stderr, "tapas-studio: no widget named %s\n", qPrintable(widget));
+            const bool saved = target && target->grab().save(file);
             std::fprintf(saved ? stdout : stderr, "%s %s\n", saved ? "wrote" : "could not write",
                          qPrintable(QDir::toNativeSeparators(file)));
             QCoreApplication::exit(saved ? exitCode : 1);
         });
     };
-    // The picture is the laid-out graph: after the load, wait for the background layout too.
-    QObject::connect(window, &tapas::MainWindow::modelLoaded, window, [window, shoot] {
+    // With a plan: search once the graph is laid out, then wait for the layout the selection
+    // of a node inside a block starts.
+    auto plan = [window, search, shoot] {
+        if (search.isEmpty()) return false;
+        if (!searchOpenModel(window, search)) {
+            shoot(1);
+            return true;
+        }
         tapas::GraphView* view = window->graphPanel()->view();
         if (!view->isBusy()) {
             shoot(0);
+            return true;
+        }
+        auto* once = new QObject(window);
+        QObject::connect(view, &tapas::GraphView::busyChanged, once, [once, shoot](bool busy) {
+            if (busy) return;
+            once->deleteLater();
+            shoot(0);
+        });
+        return true;
+    };
+    // The picture is the laid-out graph: after the load, wait for the background layout too.
+    QObject::connect(window, &tapas::MainWindow::modelLoaded, window, [window, shoot, plan] {
+        tapas::GraphView* view = window->graphPanel()->view();
+        if (!view->isBusy()) {
+            if (!plan()) shoot(0);
             return;
         }
         auto* once = new QObject(window);
-        QObject::connect(view, &tapas::GraphView::busyChanged, once, [window, once, shoot](bool busy) {
+        QObject::connect(view, &tapas::GraphView::busyChanged, once, [window, once, shoot, plan](bool busy) {
             if (busy) return;
             once->deleteLater();
+            if (plan()) return;
             // Pick the first repeated block as a user would: the view zooms to a readable scale
             // on it and the Inspector describes it, so the picture shows more than an overview.
             if (QTableView* blocks = window->docks()->blocksTable(); blocks->model()->rowCount() > 0)
@@ -98,7 +195,17 @@ int main(int argc, char** argv)
     const QCommandLineOption shotOption(QStringLiteral("screenshot"),
         QStringLiteral("Open the model, save a picture of the window to FILE and exit."),
         QStringLiteral("FILE"));
-    parser.addOptions({dimOption, langOption, shotOption});
+    const QCommandLineOption searchOption(QStringLiteral("search"),
+        QStringLiteral("After opening, plan the model for a cluster preset and mesh, e.g. --search a100x8:2x4."),
+        QStringLiteral("CLUSTER:MESH"));
+    const QCommandLineOption shotWidgetOption(QStringLiteral("screenshot-widget"),
+        QStringLiteral("With --screenshot: grab only the widget of that object name (e.g. planDock)."),
+        QStringLiteral("NAME"));
+    const QCommandLineOption openRunOption(QStringLiteral("open-run"),
+        QStringLiteral("Open a run directory in the Runs dock, shown as a window of its own, and follow it "
+                       "while it runs (repeatable: several runs are overlaid)."),
+        QStringLiteral("DIR"));
+    parser.addOptions({dimOption, langOption, shotOption, searchOption, shotWidgetOption, openRunOption});
     parser.process(app);
 
     tapas::DimBindings dims;
@@ -120,11 +227,16 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "tapas-studio: no translation for '%s', using English\n", qPrintable(lang));
     window.setSessionDims(dims);
     window.show();
+    if (parser.isSet(openRunOption) && !openRuns(&window, parser.values(openRunOption))) return 1;
 
     if (!positional.isEmpty())
         window.openModel(QFileInfo(positional.first()).absoluteFilePath(), dims);
     else
         window.openStartupModel();
-    if (parser.isSet(shotOption)) scheduleScreenshot(&window, parser.value(shotOption));
+    if (parser.isSet(shotOption))
+        scheduleScreenshot(&window, parser.value(shotOption), parser.value(searchOption), parser.value(shotWidgetOption));
+    else if (parser.isSet(searchOption))
+        QObject::connect(&window, &tapas::MainWindow::modelLoaded, &window,
+                         [&window, spec = parser.value(searchOption)] { searchOpenModel(&window, spec); });
     return app.exec();
 }

@@ -4,10 +4,15 @@
 #include "app/studio/language_manager.h"
 #include "app/studio/model_document.h"
 #include "app/studio/model_loader.h"
+#include "app/studio/plan_actions.h"
+#include "app/studio/plan_docks.h"
+#include "app/studio/plan_session.h"
 #include "app/studio/recent_files.h"
+#include "app/studio/runs_controller.h"
 #include "views/graph/graph_panel.h"
 #include "views/log_view.h"
 #include "views/model_summary_view.h"
+#include "views/runs/runs_panel.h"
 #include "views/number_text.h"
 
 #include <QAction>
@@ -39,7 +44,7 @@ const QString kSampleModel = QStringLiteral(":/models/sample_gpt.onnx");
 const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
 const QString kStateKey = QStringLiteral("mainWindow/state");
 const QString kLastDirKey = QStringLiteral("mainWindow/lastDir");
-constexpr int kStateVersion = 2; // bump when docks change so an old layout is not restored
+constexpr int kStateVersion = 3; // bump when docks change so an old layout is not restored
 
 // The importer's stage labels, so the status bar speaks the user's language.
 [[maybe_unused]] const char* const kStageLabels[] = {
@@ -215,6 +220,22 @@ void MainWindow::createDocks()
     logDock_->setAllowedAreas(Qt::AllDockWidgetAreas);
     addDockWidget(Qt::BottomDockWidgetArea, logDock_);
     viewMenu_->addAction(logDock_->toggleViewAction());
+    planSession_ = new PlanSession(this);
+    planDocks_ = new PlanDocks(this, planSession_, panel->view(), editMenu_, viewMenu_);
+    tabifyDockWidget(logDock_, planDocks_->planDock());
+    planActions_ = new PlanActions(this, planSession_);
+    runsPanel_ = new RunsPanel(this);
+    runsDock_ = new QDockWidget(this);
+    runsDock_->setObjectName(QStringLiteral("runsDock")); // saveState/restoreState key
+    runsDock_->setWidget(runsPanel_);
+    runsDock_->setAllowedAreas(Qt::AllDockWidgetAreas);
+    addDockWidget(Qt::BottomDockWidgetArea, runsDock_);
+    tabifyDockWidget(logDock_, runsDock_);
+    viewMenu_->addAction(runsDock_->toggleViewAction());
+    runs_ = new RunsController(runsPanel_, this);
+    connect(runs_, &RunsController::message, this, [this](int severity, const QString& text) {
+        log_->add(severity == 0 ? LogSeverity::Info : severity == 1 ? LogSeverity::Warning : LogSeverity::Error, text);
+    });
 }
 
 void MainWindow::restoreWindowState()
@@ -241,6 +262,10 @@ void MainWindow::showEvent(QShowEvent* event)
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!planActions_->maybeSave()) { // unsaved plans: the user chose Cancel
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState(kStateVersion));
@@ -278,6 +303,8 @@ void MainWindow::retranslateUi()
     toolBar_->setWindowTitle(tr("Main Toolbar"));
     logDock_->setWindowTitle(tr("Log"));
     docks_->retranslate();
+    planDocks_->retranslate();
+    runsDock_->setWindowTitle(tr("Runs"));
     editMenu_->setTitle(tr("&Edit"));
     exportPngAction_->setText(tr("Export View as &PNG…"));
     exportPngAction_->setStatusTip(tr("Save the whole graph picture as a PNG image"));
@@ -325,6 +352,7 @@ void MainWindow::openStartupModel()
 
 void MainWindow::chooseAndOpen()
 {
+    if (!planActions_->maybeSave()) return;
     QSettings settings;
     const QString dir = settings.value(kLastDirKey).toString();
     const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), dir,
@@ -364,6 +392,7 @@ void MainWindow::onLoaded(const LoadedModel& model)
     const bool fromFile = !model.path.startsWith(QLatin1Char(':'));
     document_->setModel(model);
     docks_->setModel(document_->graph(), document_->folded());
+    planSession_->setModel(document_->graph(), document_->folded());
     exportPngAction_->setEnabled(true);
     exportSvgAction_->setEnabled(true);
     if (fromFile) recent_->add(model.path);

@@ -25,8 +25,13 @@ class LogView;
 class ModelDocument;
 class ModelLoader;
 class ModelSummaryView;
+class PlanActions;
+class PlanDocks;
+class PlanSession;
 class GraphPanel;
 class StudioDocks;
+class RunsController;
+class RunsPanel;
 class RecentFiles;
 struct LoadedModel;
 
@@ -50,6 +55,15 @@ public:
     LogView* logView() const { return log_; }
     QDockWidget* logDock() const { return logDock_; }
     StudioDocks* docks() const { return docks_; }
+    // The plan of the open model (issue 5) and the Plan dock, graph overlay and Undo/Redo on it.
+    PlanSession* planSession() const { return planSession_; }
+    PlanDocks* planDocks() const { return planDocks_; }
+    // Plan ▸ Search…/Export…, the project actions and the Costs dock.
+    PlanActions* planActions() const { return planActions_; }
+    // The Runs dock (launch form, run list, live monitors) and what wires it to the launcher.
+    QDockWidget* runsDock() const { return runsDock_; }
+    RunsPanel* runsPanel() const { return runsPanel_; }
+    RunsController* runsController() const { return runs_; }
     GraphPanel* graphPanel() const;
     LanguageManager* languageManager() const { return language_; }
     ModelDocument* document() const { return document_; }
@@ -101,6 +115,12 @@ private:
     LogView* log_;
     QDockWidget* logDock_ = nullptr;
     StudioDocks* docks_ = nullptr;
+    PlanSession* planSession_ = nullptr;
+    PlanDocks* planDocks_ = nullptr;
+    PlanActions* planActions_ = nullptr;
+    QDockWidget* runsDock_ = nullptr;
+    RunsPanel* runsPanel_ = nullptr;
+    RunsController* runs_ = nullptr;
     DimBindings sessionDims_;
     QString loadingName_;
     bool dockSizesPending_ = false; // no saved layout: size the docks once the window has its size

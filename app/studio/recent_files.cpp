@@ -8,15 +8,11 @@
 
 namespace tapas {
 
-namespace {
-const QString kKey = QStringLiteral("recentFiles");
-}
-
-RecentFiles::RecentFiles(QObject* parent) : QObject(parent)
+RecentFiles::RecentFiles(QObject* parent, const QString& settingsKey) : QObject(parent), key_(settingsKey)
 {
     // An absent key reads as one empty string, not an empty list: drop blanks so a first start
     // is recognised as one.
-    files_ = QSettings().value(kKey, QStringList()).toStringList();
+    files_ = QSettings().value(key_, QStringList()).toStringList();
     files_.removeAll(QString());
     while (files_.size() > kMaxEntries) files_.removeLast();
 }
@@ -69,7 +65,7 @@ void RecentFiles::retranslate()
 
 void RecentFiles::save() const
 {
-    QSettings().setValue(kKey, files_);
+    QSettings().setValue(key_, files_);
 }
 
 void RecentFiles::rebuildMenu()

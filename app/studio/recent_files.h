@@ -2,6 +2,7 @@
 // File ▸ Open Recent: the last models opened, newest first, kept in QSettings. Files that have
 // disappeared are pruned when the menu is shown, and the window is told so it can say so.
 #include <QObject>
+#include <QString>
 #include <QStringList>
 
 class QMenu;
@@ -14,7 +15,9 @@ class RecentFiles : public QObject {
 public:
     static constexpr int kMaxEntries = 10;
 
-    explicit RecentFiles(QObject* parent = nullptr);
+    // `settingsKey`: the QSettings key of the list, so recent models and recent projects
+    // ("recentProjects") keep separate lists.
+    explicit RecentFiles(QObject* parent = nullptr, const QString& settingsKey = QStringLiteral("recentFiles"));
 
     QStringList files() const { return files_; }
     bool isEmpty() const { return files_.isEmpty(); }
@@ -34,6 +37,7 @@ private:
     void save() const;
     void rebuildMenu();
 
+    QString key_;
     QStringList files_;
     QMenu* menu_ = nullptr;
     QAction* clearAction_ = nullptr;

@@ -101,9 +101,16 @@ CostTerms CostModel::reshardCost(TensorId t, const TensorLayout& from, const Ten
 CostReport evaluatePlan(const ShardingPlan& plan, const CostModel& model, const FoldedGraph* folded)
 {
     const Graph& g = model.graph();
+    std::vector<CostTerms> perNode(g.nodes.size());
+    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) perNode[size_t(n)] = model.nodeCost(n, plan.nodes[size_t(n)]);
+    return reportFromNodeCosts(plan, model, std::move(perNode), folded);
+}
+
+CostReport reportFromNodeCosts(const ShardingPlan& plan, const CostModel& model, std::vector<CostTerms> perNode,
+                               const FoldedGraph* folded)
+{
     CostReport r;
-    r.perNode.resize(g.nodes.size());
-    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) r.perNode[size_t(n)] = model.nodeCost(n, plan.nodes[size_t(n)]);
+    r.perNode = std::move(perNode);
     CostTerms outputs;
     for (const Reshard& rs : plan.reshards) {
         const CostTerms c = model.reshardCost(rs.tensor, rs.from, rs.to);
@@ -121,6 +128,23 @@ CostReport evaluatePlan(const ShardingPlan& plan, const CostModel& model, const 
     }
     r.fits = r.total.memory() <= model.cluster().memoryBytes;
     return r;
+}
+
+Status checkBatchSplit(const Graph& g, const DeviceMesh& mesh)
+{
+    if (mesh.dp <= 1) return Status::success();
+    TensorId widest = kNoTensor;
+    for (TensorId t : g.inputs) {
+        const Shape& s = g.tensor(t).shape;
+        if (s.rank() < 1 || !s.dims[0].isKnown()) continue;
+        if (widest == kNoTensor || s.dims[0].value > g.tensor(widest).shape.dims[0].value) widest = t;
+    }
+    if (widest == kNoTensor) return Status::success();
+    const int64_t batch = g.tensor(widest).shape.dims[0].value;
+    if (batch % mesh.dp == 0) return Status::success();
+    return Status::failure("mesh " + mesh.toString() + ": the data-parallel degree " + std::to_string(mesh.dp) +
+                           " does not divide the batch " + std::to_string(batch) + " (dimension 0 of input '" +
+                           g.tensor(widest).name + "'); each replica must get whole samples");
 }
 
 } // namespace tapas

@@ -69,5 +69,15 @@ struct CostReport {
 };
 
 CostReport evaluatePlan(const ShardingPlan& plan, const CostModel& model, const FoldedGraph* folded = nullptr);
+// The same report from per-node costs already known (CostModel::nodeCost of each node's
+// strategy, as the search's tables hold them): adds the collectives and the per-block sums.
+// evaluatePlan is this with nodeCost computed for every node.
+CostReport reportFromNodeCosts(const ShardingPlan& plan, const CostModel& model, std::vector<CostTerms> perNode,
+                               const FoldedGraph* folded = nullptr);
+
+// Data parallelism hands each replica whole samples: dp must divide the batch (dimension 0 of
+// the graph inputs; the largest one where they differ). The error names the input and the mesh.
+// Inputs whose batch is symbolic are not checked.
+Status checkBatchSplit(const Graph& g, const DeviceMesh& mesh);
 
 } // namespace tapas

@@ -203,4 +203,29 @@ PlacedNode* GraphLayout::find(int id)
     return const_cast<PlacedNode*>(std::as_const(*this).find(id));
 }
 
+Result<std::string> renderDot(const std::string& dotText, const std::string& format)
+{
+    std::lock_guard lock(graphvizMutex());
+    GVC_t* gvc = sharedContext();
+    Agraph_t* g = agmemread(dotText.c_str());
+    if (!g) return Result<std::string>::failure("graph render: Graphviz could not parse the DOT text");
+    std::string out;
+    std::string error;
+    if (gvLayout(gvc, g, "dot") != 0) {
+        error = "graph render: Graphviz dot layout failed";
+    } else {
+        char* data = nullptr;
+        unsigned int length = 0;
+        if (gvRenderData(gvc, g, format.c_str(), &data, &length) != 0 || !data)
+            error = "graph render: Graphviz has no renderer for format '" + format + "'";
+        else
+            out.assign(data, length);
+        if (data) gvFreeRenderData(data);
+        gvFreeLayout(gvc, g);
+    }
+    agclose(g);
+    if (!error.empty()) return Result<std::string>::failure(error);
+    return out;
+}
+
 } // namespace tapas

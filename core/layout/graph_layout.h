@@ -123,4 +123,9 @@ Result<GraphLayout> layoutCollapse(const GraphLayout& current, const std::vector
 // True when some two nodes of `layout` overlap (tests, and the collapse's own check).
 bool layoutHasOverlap(const GraphLayout& layout);
 
+// Lays out and renders a DOT document with Graphviz under the same process-wide lock
+// (`format`: "svg", "png", ... any -T format the installed plugins offer). Fails with a sentence
+// when the text does not parse or the format has no renderer.
+Result<std::string> renderDot(const std::string& dotText, const std::string& format);
+
 } // namespace tapas

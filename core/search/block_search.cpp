@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 namespace tapas {
@@ -182,29 +183,85 @@ BlockSearchOutput searchBlocks(StrategyTable& table, const FoldedGraph& folded, 
     return out;
 }
 
-PlanCandidate makeCandidate(const CostModel& model, const std::vector<int>& choices, const FoldedGraph* folded)
+FoldedGraph peelPinnedInstances(const FoldedGraph& folded, const std::vector<StrategyOverride>& pinned)
 {
+    std::vector<std::vector<char>> peel(folded.classes.size());
+    bool any = false;
+    for (size_t c = 0; c < folded.classes.size(); ++c) peel[c].assign(folded.classes[c].instances.size(), 0);
+    for (const StrategyOverride& p : pinned) {
+        if (p.node < 0 || size_t(p.node) >= folded.nodeRef.size()) continue;
+        const NodeBlockRef& r = folded.nodeRef[size_t(p.node)];
+        if (r.classId < 0 || folded.classes[size_t(r.classId)].instances.size() < 2) continue; // already alone
+        peel[size_t(r.classId)][size_t(r.instance)] = 1;
+        any = true;
+    }
+    if (!any) return folded;
+    FoldedGraph out = folded;
+    out.classes.clear();
+    // (class, instance) -> new (class, instance)
+    std::vector<std::vector<BlockRef>> moved(folded.classes.size());
+    std::vector<BlockClass> extra;
+    for (size_t c = 0; c < folded.classes.size(); ++c) {
+        const BlockClass& old = folded.classes[c];
+        BlockClass kept = old;
+        kept.instances.clear();
+        moved[c].resize(old.instances.size());
+        // A class whose every instance is pinned keeps its first one.
+        const bool allPinned = std::all_of(peel[c].begin(), peel[c].end(), [](char x) { return x != 0; });
+        for (size_t i = 0; i < old.instances.size(); ++i) {
+            if (!peel[c][i] || (allPinned && i == 0)) {
+                moved[c][i] = {int(c), int(kept.instances.size())};
+                kept.instances.push_back(old.instances[i]);
+                continue;
+            }
+            BlockClass alone = old;
+            alone.instances = {old.instances[i]};
+            moved[c][i] = {int(folded.classes.size() + extra.size()), 0};
+            extra.push_back(std::move(alone));
+        }
+        out.classes.push_back(std::move(kept));
+    }
+    for (BlockClass& e : extra) out.classes.push_back(std::move(e));
+    for (size_t c = 0; c < out.classes.size(); ++c) out.classes[c].id = int(c);
+    for (BlockRef& b : out.chain) b = moved[size_t(b.classId)][size_t(b.instance)];
+    for (NodeBlockRef& r : out.nodeRef) {
+        if (r.classId < 0) continue;
+        const BlockRef b = moved[size_t(r.classId)][size_t(r.instance)];
+        r.classId = b.classId;
+        r.instance = b.instance;
+    }
+    return out;
+}
+
+std::unordered_map<NodeId, std::string> fixedStrategies(const SearchRequest& request)
+{
+    std::unordered_map<NodeId, std::string> out;
+    for (const StrategyOverride& f : request.fixed) out[f.node] = f.strategy;
+    return out;
+}
+
+PlanCandidate makeCandidate(StrategyTable& table, const std::vector<int>& choices, const FoldedGraph* folded)
+{
+    const CostModel& model = table.model();
     const Graph& g = model.graph();
     std::vector<OpStrategy> strategies;
+    std::vector<CostTerms> perNode;
     strategies.reserve(g.nodes.size());
-    // Corresponding nodes of a class's instances are structurally identical, so they share the
-    // first instance's strategy list: computed once per class position, not once per node.
-    std::unordered_map<NodeId, std::vector<OpStrategy>> byRepresentative;
+    perNode.reserve(g.nodes.size());
     for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
         NodeId rep = n;
         if (folded && size_t(n) < folded->nodeRef.size() && folded->nodeRef[size_t(n)].classId >= 0) {
             const NodeBlockRef& ref = folded->nodeRef[size_t(n)];
             rep = folded->classes[size_t(ref.classId)].instances.front().nodes[size_t(ref.position)];
         }
-        auto it = byRepresentative.find(rep);
-        if (it == byRepresentative.end()) it = byRepresentative.emplace(rep, nodeStrategies(g, rep, model.mesh().tp)).first;
-        const std::vector<OpStrategy>& all = it->second;
-        const int c = choices[size_t(n)];
-        strategies.push_back(all[size_t(c < int(all.size()) ? c : 0)]);
+        int c = choices[size_t(n)];
+        if (c < 0 || c >= table.count(rep)) c = 0;
+        strategies.push_back(table.strategy(rep, c));
+        perNode.push_back(table.cost(rep, c));
     }
     PlanCandidate pc;
     pc.plan = buildPlan(g, model.mesh(), std::move(strategies));
-    pc.report = evaluatePlan(pc.plan, model, folded);
+    pc.report = reportFromNodeCosts(pc.plan, model, std::move(perNode), folded);
     return pc;
 }
 
@@ -233,10 +290,16 @@ std::vector<std::string> headWarnings(const Graph& g, int tp)
 
 } // namespace
 
-Result<SearchResult> runBlockSearcher(const std::string& name, const SearchRequest& request, const FoldedGraph& folded,
-                                      const DpConfig& config)
+Result<SearchResult> runBlockSearcher(const std::string& name, const SearchRequest& request, const FoldedGraph& foldedIn,
+                                      const DpConfig& configIn)
 {
     const auto start = std::chrono::steady_clock::now();
+    // Pinned nodes: their instances are searched on their own, and only with their pin.
+    std::optional<FoldedGraph> peeled;
+    if (!request.fixed.empty()) peeled = peelPinnedInstances(foldedIn, request.fixed);
+    const FoldedGraph& folded = peeled ? *peeled : foldedIn;
+    DpConfig config = configIn;
+    config.fixed = fixedStrategies(request);
     CostModel model(*request.graph, request.cluster, request.mesh, request.cost);
     StrategyTable table(*request.graph, model, config);
     const double limit = request.memoryLimit > 0 ? request.memoryLimit : request.cluster.memoryBytes;
@@ -246,8 +309,8 @@ Result<SearchResult> runBlockSearcher(const std::string& name, const SearchReque
     SearchResult r;
     r.searcher = name;
     r.uniqueBlocksSearched = bs.scopeSearches;
-    r.best = makeCandidate(model, bs.plans.front(), &folded);
-    for (size_t i = 1; i < bs.plans.size(); ++i) r.runnerUps.push_back(makeCandidate(model, bs.plans[i], &folded));
+    r.best = makeCandidate(table, bs.plans.front(), &folded);
+    for (size_t i = 1; i < bs.plans.size(); ++i) r.runnerUps.push_back(makeCandidate(table, bs.plans[i], &folded));
     r.feasible = r.best.report.total.memory() <= limit;
     r.warnings = table.warnings();
     for (std::string& w : headWarnings(*request.graph, request.mesh.tp)) r.warnings.push_back(std::move(w));

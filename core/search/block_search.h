@@ -20,8 +20,18 @@ BlockSearchOutput searchBlocks(StrategyTable& table, const FoldedGraph& folded, 
 // The whole graph as one block: the search with folding off.
 FoldedGraph singleBlockFold(const Graph& g);
 
-// Plan and report from one strategy index per node.
-PlanCandidate makeCandidate(const CostModel& model, const std::vector<int>& choices, const FoldedGraph* folded);
+// Every block instance holding a node in `pinned` leaves its class for a class of its own, so
+// the class's shared table stays right for the other instances and the pinned copy is searched
+// with its pin. Instances keep their chain order; nothing changes when no instance is pinned.
+FoldedGraph peelPinnedInstances(const FoldedGraph& folded, const std::vector<StrategyOverride>& pinned);
+
+// DpConfig::fixed from the request's pinned strategies.
+std::unordered_map<NodeId, std::string> fixedStrategies(const SearchRequest& request);
+
+// Plan and report from one strategy index per node. A node's strategy and node cost come from
+// its class representative's entry in `table` (corresponding nodes of a class's instances are
+// structurally identical), so an instance replays its class's work instead of redoing it.
+PlanCandidate makeCandidate(StrategyTable& table, const std::vector<int>& choices, const FoldedGraph* folded);
 
 // Runs searchBlocks and packages a SearchResult (shared by the TAPAS, Megatron and unfolded searchers).
 Result<SearchResult> runBlockSearcher(const std::string& name, const SearchRequest& request, const FoldedGraph& folded,

@@ -17,10 +17,18 @@ public:
         if (!request.graph) return Result<SearchResult>::failure("search: no graph given");
         const auto start = std::chrono::steady_clock::now();
         const DeviceMesh mesh{request.cluster.deviceCount(), 1};
+        if (Status s = checkBatchSplit(*request.graph, mesh); !s) return Result<SearchResult>::failure("data parallel: " + s.error);
         CostModel model(*request.graph, request.cluster, mesh, request.cost);
+        DpConfig config;
+        StrategyTable table(*request.graph, model, config);
         SearchResult r;
         r.searcher = name();
-        r.best = makeCandidate(model, std::vector<int>(request.graph->nodes.size(), 0), nullptr);
+        // One plan only: every node replicated; a pin asking for anything else is reported.
+        r.best = makeCandidate(table, std::vector<int>(request.graph->nodes.size(), 0), nullptr);
+        for (const StrategyOverride& f : request.fixed)
+            if (f.node >= 0 && f.node < NodeId(request.graph->nodes.size()) && f.strategy != "replicate")
+                r.warnings.push_back("node '" + request.graph->node(f.node).name + "': fixed strategy '" + f.strategy +
+                                     "' needs tensor parallelism; data parallel replicates it");
         const double limit = request.memoryLimit > 0 ? request.memoryLimit : request.cluster.memoryBytes;
         r.feasible = r.best.report.total.memory() <= limit;
         r.optimal = true; // the only plan of its kind

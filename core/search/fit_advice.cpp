@@ -14,6 +14,7 @@ Result<bool> fitsOn(const Searcher& s, SearchRequest r, int nodes, double limit,
     const int n = r.cluster.deviceCount(), node = r.cluster.devicesPerNode;
     for (const DeviceMesh m : {DeviceMesh{n / node, node}, DeviceMesh{1, n}}) {
         r.mesh = m;
+        if (!validateRequest(r)) continue; // e.g. more replicas than samples in the batch
         Result<SearchResult> res = s.search(r);
         if (!res) return Result<bool>::failure(res.error());
         if (res->feasible) {

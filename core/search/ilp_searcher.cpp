@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #if TAPAS_HAVE_CBC
 #include <Cbc_C_Interface.h>
@@ -16,6 +17,15 @@
 namespace tapas {
 
 namespace {
+
+#if TAPAS_HAVE_CBC
+std::string seconds(double s)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g", s);
+    return b;
+}
+#endif
 
 class IlpSearcher : public Searcher {
 public:
@@ -39,7 +49,14 @@ private:
         const Graph& g = *request.graph;
         CostModel model(g, request.cluster, request.mesh, request.cost);
         DpConfig config;
+        config.fixed = fixedStrategies(request);
         StrategyTable table(g, model, config);
+        // The time limit covers the whole search, model building included, not just CBC's clock.
+        const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+        const auto outOfTime = [&](const std::string& stage) {
+            return Result<SearchResult>::failure("ilp: time limit of " + seconds(request.ilpTimeLimit) + " s hit while " +
+                                                 stage + " (" + seconds(elapsed()) + " s spent); no plan");
+        };
         const double limit = request.memoryLimit > 0 ? request.memoryLimit : request.cluster.memoryBytes;
         // Objective in microseconds: CBC's absolute tolerances would blur costs in seconds.
         constexpr double kScale = 1e6;
@@ -50,6 +67,11 @@ private:
         std::vector<int> memCols;
         std::vector<double> memCoefs;
         for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+            if ((n & 255) == 0 && (elapsed() > request.ilpTimeLimit || request.progress.cancelled())) {
+                Cbc_deleteModel(m);
+                if (request.progress.cancelled()) return Result<SearchResult>::failure("ilp search cancelled");
+                return outOfTime("building the model's choice variables");
+            }
             firstCol[size_t(n)] = cols;
             const std::vector<int>& allowed = table.allowed(n);
             std::vector<int> row;
@@ -75,6 +97,11 @@ private:
         Cbc_addRow(m, "", int(memCols.size()), memCols.data(), memCoefs.data(), 'L', limit);
         // Edge variables: y >= x_pa + x_cb - 1 wherever that pair of choices reshards.
         for (NodeId c = 0; c < NodeId(g.nodes.size()); ++c) {
+            if ((c & 255) == 0 && (elapsed() > request.ilpTimeLimit || request.progress.cancelled())) {
+                Cbc_deleteModel(m);
+                if (request.progress.cancelled()) return Result<SearchResult>::failure("ilp search cancelled");
+                return outOfTime("building the model's resharding variables");
+            }
             const Node& node = g.node(c);
             for (size_t i = 0; i < node.inputs.size(); ++i) {
                 const TensorId t = node.inputs[i];
@@ -98,16 +125,21 @@ private:
                     }
             }
         }
-        Cbc_setMaximumSeconds(m, request.ilpTimeLimit);
+        const double remaining = request.ilpTimeLimit - elapsed();
+        if (remaining <= 0) {
+            Cbc_deleteModel(m);
+            return outOfTime("building the model");
+        }
+        Cbc_setMaximumSeconds(m, remaining);
         Cbc_solve(m);
         const bool optimal = Cbc_isProvenOptimal(m);
-        const bool timeLimit = Cbc_isSecondsLimitReached(m);
+        // CBC checks its clock between nodes and may run a little past it; the wall time decides.
+        const bool timeLimit = Cbc_isSecondsLimitReached(m) || (!optimal && elapsed() >= request.ilpTimeLimit);
         const double* x = Cbc_numberSavedSolutions(m) > 0 || optimal ? Cbc_getColSolution(m) : nullptr;
         if (!x) {
             Cbc_deleteModel(m);
-            return Result<SearchResult>::failure(timeLimit ? "ilp: no solution within the time limit of " +
-                                                                 std::to_string(request.ilpTimeLimit) + " s"
-                                                           : "ilp: no plan fits the memory limit");
+            if (timeLimit) return outOfTime("solving, before CBC found a plan");
+            return Result<SearchResult>::failure("ilp: no plan fits the memory limit");
         }
         std::vector<int> choices(g.nodes.size(), 0);
         for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
@@ -118,7 +150,7 @@ private:
         Cbc_deleteModel(m);
         SearchResult r;
         r.searcher = "ilp";
-        r.best = makeCandidate(model, choices, nullptr);
+        r.best = makeCandidate(table, choices, nullptr);
         r.feasible = r.best.report.total.memory() <= limit;
         r.optimal = optimal;
         r.timeLimitHit = timeLimit;

@@ -24,10 +24,23 @@ StrategyTable::Entry& StrategyTable::entry(NodeId n)
     std::string warning;
     e.all = nodeStrategies(g_, n, model_.mesh().tp, &warning);
     if (!warning.empty()) warnings_.push_back(warning);
-    for (size_t i = 0; i < e.all.size(); ++i) {
-        e.costs.push_back(model_.nodeCost(n, e.all[i]));
-        if (!config_.allow || config_.allow(n, e.all[i])) e.allowed.push_back(int(i));
+    for (size_t i = 0; i < e.all.size(); ++i) e.costs.push_back(model_.nodeCost(n, e.all[i]));
+    auto pin = config_.fixed.find(n);
+    if (pin != config_.fixed.end()) {
+        for (size_t i = 0; i < e.all.size(); ++i)
+            if (e.all[i].name == pin->second) e.allowed.push_back(int(i));
+        if (e.allowed.empty()) {
+            std::string offered;
+            for (const OpStrategy& s : e.all) offered += (offered.empty() ? "" : ", ") + s.name;
+            const Node& node = g_.node(n);
+            warnings_.push_back("node '" + (node.name.empty() ? "#" + std::to_string(n) : node.name) + "': fixed strategy '" +
+                                pin->second + "' is not valid on tp " + std::to_string(model_.mesh().tp) + " (valid: " +
+                                offered + "); left to the search");
+        }
     }
+    if (e.allowed.empty())
+        for (size_t i = 0; i < e.all.size(); ++i)
+            if (!config_.allow || config_.allow(n, e.all[i])) e.allowed.push_back(int(i));
     if (e.allowed.empty()) e.allowed.push_back(0); // replicate is always possible
     e.ready = true;
     return e;

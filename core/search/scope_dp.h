@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tapas {
@@ -19,6 +20,9 @@ struct DpConfig {
     int perState = 3;  // Pareto entries kept per frontier layout
     // Restricts a node's strategies (Megatron's fixed roles); null = every strategy allowed.
     std::function<bool(NodeId, const OpStrategy&)> allow;
+    // Strategies pinned by name (SearchRequest::fixed): such a node gets only that strategy,
+    // whatever `allow` says. A name the node's rule does not offer is reported, not pinned.
+    std::unordered_map<NodeId, std::string> fixed;
 };
 
 // Each node's valid strategies and their node costs, computed lazily once.
@@ -29,6 +33,7 @@ public:
     const std::vector<int>& allowed(NodeId n);
     const OpStrategy& strategy(NodeId n, int index);
     const CostTerms& cost(NodeId n, int index);
+    int count(NodeId n) { return int(entry(n).all.size()); } // strategies of n, allowed or not
     const CostModel& model() const { return model_; }
     std::vector<std::string> warnings() const { return warnings_; }
 

@@ -22,6 +22,9 @@ struct SearchRequest {
     int runnerUps = 3;        // next-best plans to report
     double ilpTimeLimit = 60; // seconds
     Progress progress;
+    // Strategies the plan must keep ("Re-search with my overrides fixed"); a searcher that
+    // cannot honour one reports it in SearchResult::warnings.
+    std::vector<StrategyOverride> fixed;
 };
 
 struct PlanCandidate {

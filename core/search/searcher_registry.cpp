@@ -26,7 +26,14 @@ const Searcher* findSearcher(const std::string& name)
 Status validateRequest(const SearchRequest& request)
 {
     if (!request.graph) return Status::failure("search: no graph given");
-    return validateMesh(request.cluster, request.mesh, true);
+    if (Status s = validateMesh(request.cluster, request.mesh, true); !s) return s;
+    if (Status s = checkBatchSplit(*request.graph, request.mesh); !s) return s;
+    for (const StrategyOverride& f : request.fixed)
+        if (f.node < 0 || f.node >= NodeId(request.graph->nodes.size()))
+            return Status::failure("search: fixed strategy '" + f.strategy + "' names node #" + std::to_string(f.node) +
+                                   ", which the model does not have (" + std::to_string(request.graph->nodes.size()) +
+                                   " nodes)");
+    return Status::success();
 }
 
 } // namespace tapas

@@ -32,28 +32,35 @@ TensorLayout producedLayout(const Graph& g, const ShardingPlan& p, TensorId t)
     return TensorLayout::replicated();
 }
 
-void placeCollectives(const Graph& g, ShardingPlan& plan)
+void appendNodeReshards(const Graph& g, const ShardingPlan& plan, NodeId n, std::vector<Reshard>& out)
 {
-    plan.reshards.clear();
-    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
-        const Node& node = g.node(n);
-        const OpStrategy& s = plan.nodes[size_t(n)];
-        for (size_t i = 0; i < node.inputs.size() && i < s.inputs.size(); ++i) {
-            const TensorId t = node.inputs[i];
-            if (t == kNoTensor || isSourceWeight(g, t)) continue;
-            const TensorLayout from = producedLayout(g, plan, t);
-            const CollectiveKind k = reshardCollective(from, s.inputs[i]);
-            if (from != s.inputs[i])
-                plan.reshards.push_back({t, n, int(i), from, s.inputs[i], k, backwardCollective(k)});
-        }
+    const Node& node = g.node(n);
+    const OpStrategy& s = plan.nodes[size_t(n)];
+    for (size_t i = 0; i < node.inputs.size() && i < s.inputs.size(); ++i) {
+        const TensorId t = node.inputs[i];
+        if (t == kNoTensor || isSourceWeight(g, t)) continue;
+        const TensorLayout from = producedLayout(g, plan, t);
+        const CollectiveKind k = reshardCollective(from, s.inputs[i]);
+        if (from != s.inputs[i]) out.push_back({t, n, int(i), from, s.inputs[i], k, backwardCollective(k)});
     }
+}
+
+void appendOutputReshards(const Graph& g, const ShardingPlan& plan, std::vector<Reshard>& out)
+{
     for (TensorId t : g.outputs) {
         const TensorLayout from = producedLayout(g, plan, t);
         if (from.kind == TensorLayout::P) {
             const CollectiveKind k = reshardCollective(from, TensorLayout::replicated());
-            plan.reshards.push_back({t, kNoNode, -1, from, TensorLayout::replicated(), k, backwardCollective(k)});
+            out.push_back({t, kNoNode, -1, from, TensorLayout::replicated(), k, backwardCollective(k)});
         }
     }
+}
+
+void placeCollectives(const Graph& g, ShardingPlan& plan)
+{
+    plan.reshards.clear();
+    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) appendNodeReshards(g, plan, n, plan.reshards);
+    appendOutputReshards(g, plan, plan.reshards);
 }
 
 ShardingPlan buildPlan(const Graph& g, const DeviceMesh& mesh, std::vector<OpStrategy> nodeStrategies)

@@ -23,6 +23,13 @@ struct Reshard {
     CollectiveKind backward = CollectiveKind::None;
 };
 
+// A choice pinned from outside the search (a user's override): node `node` runs the strategy
+// named `strategy` (an OpStrategy::name from its rule).
+struct StrategyOverride {
+    NodeId node = kNoNode;
+    std::string strategy;
+};
+
 struct ShardingPlan {
     DeviceMesh mesh;
     std::vector<OpStrategy> nodes; // indexed by NodeId
@@ -36,8 +43,13 @@ TensorLayout producedLayout(const Graph& g, const ShardingPlan& p, TensorId t);
 // True for tensors whose layout is free to choose (weights: stored sharded).
 bool isSourceWeight(const Graph& g, TensorId t);
 
-// Fills plan.reshards from the node strategies (graph outputs end replicated).
+// Fills plan.reshards from the node strategies (graph outputs end replicated): every node's
+// input reshards in node order, then the graph outputs'.
 void placeCollectives(const Graph& g, ShardingPlan& plan);
+// The two halves of placeCollectives, for editors that re-place around a few nodes only: the
+// reshards node n's inputs need (in input order) and those the graph outputs need.
+void appendNodeReshards(const Graph& g, const ShardingPlan& plan, NodeId n, std::vector<Reshard>& out);
+void appendOutputReshards(const Graph& g, const ShardingPlan& plan, std::vector<Reshard>& out);
 ShardingPlan buildPlan(const Graph& g, const DeviceMesh& mesh, std::vector<OpStrategy> nodeStrategies);
 
 // Every node has a strategy of the right arity whose splits divide their dims, every mismatch

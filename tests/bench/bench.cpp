@@ -11,6 +11,9 @@ const std::vector<BenchInfo>& benchmarks()
         importBenchmark(),
         foldBenchmark(),
         searchBenchmark(),
+        launchRunBenchmark(),
+        editBenchmark(),
+        ganBenchmark(),
     };
     return list;
 }

@@ -15,6 +15,9 @@ const std::vector<BenchInfo>& benchmarks();
 BenchInfo importBenchmark(); // bench_import.cpp
 BenchInfo foldBenchmark();   // bench_fold.cpp
 BenchInfo searchBenchmark(); // bench_search.cpp
+BenchInfo launchRunBenchmark(); // bench_run.cpp: `tapas bench run`
+BenchInfo editBenchmark();   // bench_edit.cpp
+BenchInfo ganBenchmark();    // bench_gan.cpp
 // Runs benchmark `name` with its arguments; prints usage and returns 2 for an unknown name.
 int runBenchmark(const std::string& name, const std::vector<std::string>& args);
 

@@ -145,6 +145,65 @@ private slots:
         QVERIFY(r.fits);
     }
 
+    // Memory per device by hand on in[8,64] -> Relu -> x -> MatMul(x, W[64,128]) -> y (fp16):
+    // weights are whole on every dp replica and split by tp; a kept activation counts its
+    // replica's batch, 1/tp of it when split over tp, all of it when replicated or partial.
+    void memory_per_device_dp_versus_tp_by_hand()
+    {
+        const Graph g = tinyMlp();
+        const ClusterSpec c = testCluster();
+        const double weight = 64.0 * 128 * 16; // Adam in mixed precision: 16 bytes per parameter
+        {
+            const DeviceMesh dp{4, 1};
+            const CostModel m(g, c, dp);
+            const ShardingPlan plan = buildPlan(g, dp, {nodeStrategies(g, 0, 1).front(), nodeStrategies(g, 1, 1).front()});
+            const CostReport r = evaluatePlan(plan, m);
+            QCOMPARE(r.total.weightMemory, weight);
+            // 2 samples per replica: x 2x64, y 2x128, 2 bytes each
+            QCOMPARE(r.total.activationMemory, 2.0 * 64 * 2 + 2.0 * 128 * 2);
+        }
+        {
+            const DeviceMesh tp{1, 4};
+            const CostModel m(g, c, tp);
+            // Column-parallel: x replicated (whole), W split by columns, y split by columns.
+            const ShardingPlan column = buildPlan(g, tp, {strategy(nodeStrategies(g, 0, 4), "replicate"),
+                                                          strategy(nodeStrategies(g, 1, 4), "column")});
+            QVERIFY(checkPlan(g, column).ok());
+            const CostReport rc = evaluatePlan(column, m);
+            QCOMPARE(rc.total.weightMemory, weight / 4);
+            QCOMPARE(rc.total.activationMemory, 8.0 * 64 * 2 + 8.0 * 128 * 2 / 4);
+            // Row-parallel: x split by features (1/4), y partial (whole on every device).
+            const ShardingPlan row = buildPlan(g, tp, {strategy(nodeStrategies(g, 0, 4), "S(1)"),
+                                                       strategy(nodeStrategies(g, 1, 4), "row")});
+            QVERIFY(checkPlan(g, row).ok());
+            const CostReport rr = evaluatePlan(row, m);
+            QCOMPARE(rr.total.weightMemory, weight / 4);
+            QCOMPARE(rr.total.activationMemory, 8.0 * 64 * 2 / 4 + 8.0 * 128 * 2);
+        }
+        {
+            // dp 2 x tp 2: 4 samples per replica, column split two ways.
+            const DeviceMesh mixed{2, 2};
+            const CostModel m(g, c, mixed);
+            const ShardingPlan column = buildPlan(g, mixed, {strategy(nodeStrategies(g, 0, 2), "replicate"),
+                                                             strategy(nodeStrategies(g, 1, 2), "column")});
+            const CostReport r = evaluatePlan(column, m);
+            QCOMPARE(r.total.weightMemory, weight / 2);
+            QCOMPARE(r.total.activationMemory, 4.0 * 64 * 2 + 4.0 * 128 * 2 / 2);
+        }
+    }
+
+    void data_parallel_degree_must_divide_the_batch()
+    {
+        const Graph g = tinyMlp(); // batch 8
+        QVERIFY(checkBatchSplit(g, {8, 1}).ok());
+        QVERIFY(checkBatchSplit(g, {2, 8}).ok());
+        const Status bad = checkBatchSplit(g, {16, 1});
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error.find("16x1") != std::string::npos && bad.error.find("batch 8") != std::string::npos &&
+                     bad.error.find("input 'in'") != std::string::npos,
+                 bad.error.c_str());
+    }
+
     void gpt2_small_data_parallel_holds_16_bytes_per_parameter()
     {
         Result<Graph> g = zooGraph("gpt", {});

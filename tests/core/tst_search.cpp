@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <chrono>
 
 using namespace tapas;
 
@@ -155,8 +156,14 @@ private slots:
                                                                      QString::fromStdString(mesh)).arg(tt).arg(mt)));
                 QVERIFY(checkPlan(g, t.best.plan).ok());
                 QVERIFY(checkPlan(g, m.best.plan).ok());
-                // Tensor parallelism beats pure data parallelism on these sizes.
-                QVERIFY(tt < run("dp", g, cluster, mesh).best.report.total.time());
+                // Tensor parallelism beats pure data parallelism on these sizes, where data
+                // parallelism can run at all (batch 8 does not split over 16 or 32 replicas).
+                SearchRequest dpReq;
+                dpReq.graph = &g;
+                dpReq.cluster = *loadClusterSpec(cluster);
+                Result<SearchResult> dp = findSearcher("dp")->search(dpReq);
+                if (dpReq.cluster.deviceCount() <= 8) QVERIFY(dp.ok() && tt < dp->best.report.total.time());
+                else QVERIFY2(!dp.ok() && dp.error().find("does not divide the batch 8") != std::string::npos, qPrintable(QString::fromStdString(dp.ok() ? "ran" : dp.error())));
             }
         }
     }
@@ -201,14 +208,18 @@ private slots:
             graphs.emplace_back(file, std::move(g).value());
         }
         for (const auto& [name, g] : graphs) {
+            // A model exported with batch 1 cannot be split over data-parallel replicas.
+            const std::string mesh = checkBatchSplit(g, {2, 4}).ok() ? "2x4" : "1x8";
             for (const char* searcher : {"tapas", "megatron", "dp"}) {
-                const SearchResult r = run(searcher, g, "a100x8", "2x4");
+                if (std::string(searcher) == "dp" && !checkBatchSplit(g, {8, 1}).ok()) continue;
+                const SearchResult r = run(searcher, g, "a100x8", mesh);
                 Status ok = checkPlan(g, r.best.plan);
                 QVERIFY2(ok.ok(), qPrintable(QString::fromStdString(name + " / " + searcher + ": " + ok.error)));
                 QVERIFY(r.best.report.total.time() > 0);
             }
             // On models Megatron has no recipe for, the search still beats or ties pure data parallelism.
-            QVERIFY(run("tapas", g, "a100x8", "2x4").best.report.total.time() <= run("dp", g, "a100x8", "2x4").best.report.total.time() * (1 + 1e-9));
+            if (checkBatchSplit(g, {8, 1}).ok())
+                QVERIFY(run("tapas", g, "a100x8", mesh).best.report.total.time() <= run("dp", g, "a100x8", mesh).best.report.total.time() * (1 + 1e-9));
         }
     }
 
@@ -261,7 +272,8 @@ private slots:
 
     void model_that_fits_nowhere_gets_its_need_and_a_device_count()
     {
-        const Graph g = zoo("gpt", transformer(8, 2048, 16, 256, 8));
+        // Batch 64, so that data parallelism can grow with the device count (dp must divide it).
+        const Graph g = zoo("gpt", transformer(8, 2048, 16, 256, 64));
         SearchRequest r;
         r.graph = &g;
         r.cluster = *loadClusterSpec("a100x8");
@@ -341,6 +353,88 @@ private slots:
         } else {
             QVERIFY(ilp->timeLimitHit);
         }
+    }
+
+    void fixed_strategies_survive_every_searcher_and_the_plan_checks()
+    {
+        const Graph g = zoo("gpt", transformer(3, 2048, 16, 256, 2));
+        NodeId up0 = kNoNode, up1 = kNoNode, up2 = kNoNode;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+            if (g.node(n).opType != "MatMul") continue;
+            if (inScope(g, n, "h.0/mlp/c_fc")) up0 = n;
+            if (inScope(g, n, "h.1/mlp/c_fc")) up1 = n;
+            if (inScope(g, n, "h.2/mlp/c_fc")) up2 = n;
+        }
+        QVERIFY(up0 != kNoNode && up1 != kNoNode && up2 != kNoNode);
+        SearchRequest r;
+        r.graph = &g;
+        r.cluster = *loadClusterSpec("a100x8");
+        r.mesh = {1, 8};
+        r.ilpTimeLimit = 60;
+        // Unpinned, the MLP-up products are column-parallel in every layer.
+        const SearchResult free = *findSearcher("tapas")->search(r);
+        QCOMPARE(free.best.plan.nodes[size_t(up1)].name, std::string("column"));
+        // Pin the middle layer's (a later instance of the class) and the first layer's.
+        r.fixed = {{up1, "replicate"}, {up0, "row"}};
+        for (const char* name : {"tapas", "unfolded", "ilp", "megatron"}) {
+            Result<SearchResult> res = findSearcher(name)->search(r);
+            if (!res && res.error().find("no MILP solver") != std::string::npos) continue;
+            QVERIFY2(res.ok(), res.error().c_str());
+            const ShardingPlan& p = res->best.plan;
+            QVERIFY2(p.nodes[size_t(up1)].name == "replicate", name);
+            QVERIFY2(p.nodes[size_t(up0)].name == "row", name);
+            const Status ok = checkPlan(g, p);
+            QVERIFY2(ok.ok(), qPrintable(QString::fromStdString(std::string(name) + ": " + ok.error)));
+            for (const PlanCandidate& c : res->runnerUps) QCOMPARE(c.plan.nodes[size_t(up1)].name, std::string("replicate"));
+            // For TAPAS the pins cost time: never faster than its free plan.
+            if (std::string(name) == "tapas") QVERIFY(res->best.report.total.time() >= free.best.report.total.time() * (1 - 1e-9));
+        }
+        // The class's other instance is still searched freely.
+        const SearchResult pinned = *findSearcher("tapas")->search(r);
+        QCOMPARE(pinned.best.plan.nodes[size_t(up2)].name, std::string("column"));
+        // A strategy the node does not offer is reported, a node the model lacks is an error.
+        r.fixed = {{up1, "diagonal"}};
+        const SearchResult odd = *findSearcher("tapas")->search(r);
+        QVERIFY(std::any_of(odd.warnings.begin(), odd.warnings.end(),
+                            [](const std::string& w) { return w.find("fixed strategy 'diagonal'") != std::string::npos; }));
+        r.fixed = {{NodeId(g.nodes.size() + 5), "row"}};
+        Result<SearchResult> bad = findSearcher("tapas")->search(r);
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.error().find("#" + std::to_string(g.nodes.size() + 5)) != std::string::npos, bad.error().c_str());
+    }
+
+    void mesh_with_more_replicas_than_samples_is_refused()
+    {
+        const Graph g = zoo("gpt", transformer(2, 256, 4, 64, 8)); // batch 8
+        SearchRequest r;
+        r.graph = &g;
+        r.cluster = *loadClusterSpec("h100x16");
+        r.mesh = {16, 1};
+        for (const char* name : {"tapas", "dp"}) {
+            Result<SearchResult> res = findSearcher(name)->search(r);
+            QVERIFY(!res.ok());
+            QVERIFY2(res.error().find("does not divide the batch 8") != std::string::npos, res.error().c_str());
+        }
+        r.mesh = {2, 8};
+        QVERIFY(findSearcher("tapas")->search(r).ok());
+    }
+
+    void ilp_time_limit_covers_model_building()
+    {
+        const Graph g = zoo("gpt", transformer(24, 512, 8, 128, 8));
+        SearchRequest r;
+        r.graph = &g;
+        r.cluster = *loadClusterSpec("a100x8");
+        r.mesh = {1, 8};
+        r.ilpTimeLimit = 0.05;
+        const auto start = std::chrono::steady_clock::now();
+        Result<SearchResult> res = findSearcher("ilp")->search(r);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!res && res.error().find("no MILP solver") != std::string::npos) QSKIP("built without CBC");
+        if (res) QVERIFY(res->timeLimitHit || res->optimal);
+        else QVERIFY2(res.error().find("time limit") != std::string::npos, res.error().c_str());
+        // Building stops once the limit is spent: the overshoot is one chunk of work, not the whole model.
+        QVERIFY2(wall < 2.0, qPrintable(QStringLiteral("ilp ran %1 s with a 0.05 s limit").arg(wall)));
     }
 
     void cancel_and_bad_mesh_are_errors()

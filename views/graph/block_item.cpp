@@ -33,7 +33,20 @@ BlockItem::BlockItem(const VisualItem& item, QGraphicsItem* parent) : QGraphicsI
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(true);
     setToolTip(item_.tooltip);
+    baseTooltip_ = item_.tooltip;
     setZValue(2);
+}
+
+void BlockItem::setOverlay(const QColor& fill, const QString& note)
+{
+    overlayFill_ = fill;
+    setToolTip(note.isEmpty() ? baseTooltip_ : baseTooltip_ + QStringLiteral("\n") + note);
+    update();
+}
+
+QBrush BlockItem::brush() const
+{
+    return QBrush(overlayFill_.isValid() ? overlayFill_ : item_.fill);
 }
 
 QRectF BlockItem::box() const
@@ -71,7 +84,7 @@ void BlockItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     painter->setRenderHint(QPainter::Antialiasing);
     const QRectF r = box();
     const bool selected = option->state & QStyle::State_Selected;
-    QColor fill = item_.fill;
+    QColor fill = brush().color();
     if (hovered_) fill = fill.darker(106);
     painter->setPen(QPen(selected || hit_ ? QColor(0x1F, 0x4E, 0xB4) : item_.border, selected || hit_ ? 3 : 1.6));
     painter->setBrush(fill);

@@ -3,6 +3,7 @@
 // with a + control; double-click or + expands it in place.
 #include "views/graph/graph_presentation.h"
 
+#include <QBrush>
 #include <QGraphicsItem>
 
 namespace tapas {
@@ -21,6 +22,9 @@ public:
     // The + control, in item coordinates.
     QRectF controlRect() const;
     void setHit(bool hit);
+    // The sharding overlay: the fill of the class's dominant strategy family (invalid: none).
+    void setOverlay(const QColor& fill, const QString& note);
+    QBrush brush() const; // the fill painted now
 
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
@@ -34,6 +38,8 @@ private:
     VisualItem item_;
     bool hovered_ = false;
     bool hit_ = false;
+    QColor overlayFill_;
+    QString baseTooltip_;
 };
 
 // The frame around an expanded instance's ops: a caption strip with the instance's name and a

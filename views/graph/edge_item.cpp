@@ -51,14 +51,29 @@ EdgeItem::EdgeItem(const RoutedEdge& route, const VisualEdge& edge, QGraphicsIte
     }
     setPath(path);
     setToolTip(edge_.tooltip);
+    baseTooltip_ = edge_.tooltip;
     setAcceptHoverEvents(true);
     setFlag(ItemIsSelectable);
     setZValue(1);
 }
 
+void EdgeItem::setCollectives(const QString& label, const QString& note)
+{
+    prepareGeometryChange();
+    collectives_ = label;
+    setToolTip(note.isEmpty() ? baseTooltip_ : baseTooltip_ + QStringLiteral("\n") + note);
+    labelRect_ = QRectF();
+    if (!label.isEmpty()) {
+        const QPointF mid = path().pointAtPercent(0.5);
+        const double w = 7.0 * label.size() + 10; // sized for the small label font
+        labelRect_ = QRectF(mid.x() - w / 2, mid.y() - 8, w, 16);
+    }
+    update();
+}
+
 QRectF EdgeItem::boundingRect() const
 {
-    return QGraphicsPathItem::boundingRect().united(arrow_.boundingRect()).adjusted(-6, -6, 6, 6);
+    return QGraphicsPathItem::boundingRect().united(arrow_.boundingRect()).united(labelRect_).adjusted(-6, -6, 6, 6);
 }
 
 QPainterPath EdgeItem::shape() const
@@ -72,14 +87,26 @@ QPainterPath EdgeItem::shape() const
 void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
     const bool strong = hovered_ || (option->state & QStyle::State_Selected);
-    const QColor color = strong ? QColor(0x1F, 0x4E, 0xB4) : QColor(0x80, 0x80, 0x80);
+    const bool comm = !collectives_.isEmpty();
+    const QColor commColor(0xC0, 0x1C, 0x28); // ShardingStyle::collectiveColor()
+    const QColor color = strong ? QColor(0x1F, 0x4E, 0xB4) : comm ? commColor : QColor(0x80, 0x80, 0x80);
     painter->setRenderHint(QPainter::Antialiasing);
-    painter->setPen(QPen(color, strong ? 2.4 : 1.1));
+    painter->setPen(QPen(color, strong ? 2.4 : comm ? 2.0 : 1.1, comm ? Qt::DashLine : Qt::SolidLine));
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(path());
     painter->setPen(Qt::NoPen);
     painter->setBrush(color);
     painter->drawPolygon(arrow_);
+    if (comm && option->levelOfDetailFromTransform(painter->worldTransform()) >= 0.35) {
+        painter->setPen(QPen(commColor, 1));
+        painter->setBrush(QColor(0xFF, 0xF4, 0xF4));
+        painter->drawRoundedRect(labelRect_, 4, 4);
+        QFont f = painter->font();
+        f.setPointSizeF(f.pointSizeF() * 0.75);
+        painter->setFont(f);
+        painter->setPen(commColor.darker(120));
+        painter->drawText(labelRect_, Qt::AlignCenter, collectives_);
+    }
 }
 
 void EdgeItem::hoverEnterEvent(QGraphicsSceneHoverEvent* event)

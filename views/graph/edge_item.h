@@ -19,6 +19,10 @@ public:
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
     const VisualEdge& visual() const { return edge_; }
     bool isHovered() const { return hovered_; }
+    // The sharding overlay: the collectives running on this edge ("all-reduce"), drawn as a
+    // label on the line; empty: none.
+    void setCollectives(const QString& label, const QString& note);
+    QString collectives() const { return collectives_; }
 
 protected:
     void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
@@ -28,6 +32,9 @@ private:
     VisualEdge edge_;
     QPolygonF arrow_;
     bool hovered_ = false;
+    QString collectives_;
+    QString baseTooltip_;
+    QRectF labelRect_;
 };
 
 } // namespace tapas

@@ -10,7 +10,22 @@ NodeItem::NodeItem(const VisualItem& item, QGraphicsItem* parent) : QGraphicsIte
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(true);
     setToolTip(item_.tooltip);
+    baseTooltip_ = item_.tooltip;
     setZValue(2);
+}
+
+void NodeItem::setOverlay(const QColor& fill, const QColor& border, bool overridden, const QString& note)
+{
+    overlayFill_ = fill;
+    overlayBorder_ = border;
+    overridden_ = overridden;
+    setToolTip(note.isEmpty() ? baseTooltip_ : baseTooltip_ + QStringLiteral("\n") + note);
+    update();
+}
+
+QBrush NodeItem::brush() const
+{
+    return QBrush(overlayFill_.isValid() ? overlayFill_ : item_.fill);
 }
 
 QRectF NodeItem::box() const
@@ -43,13 +58,19 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const QRectF r = box();
     const double radius = terminal ? r.height() / 2 : 5;
     painter->setRenderHint(QPainter::Antialiasing);
-    QColor fill = item_.fill;
+    QColor fill = brush().color();
     if (hovered_) fill = fill.darker(106);
     const bool selected = option->state & QStyle::State_Selected;
-    QPen pen(selected || hit_ ? QColor(0x1F, 0x4E, 0xB4) : item_.border, selected || hit_ ? 2.6 : 1.2);
+    const QColor border = overlayBorder_.isValid() ? overlayBorder_ : item_.border;
+    QPen pen(selected || hit_ ? QColor(0x1F, 0x4E, 0xB4) : border, selected || hit_ ? 2.6 : 1.2);
     painter->setPen(pen);
     painter->setBrush(fill);
     painter->drawRoundedRect(r, radius, radius);
+    if (overridden_) { // the user's override: a dot in the corner, as in the Plan dock
+        painter->setPen(QPen(Qt::white, 1));
+        painter->setBrush(QColor(0xD5, 0x5E, 0x00));
+        painter->drawEllipse(QPointF(r.right() - 5, r.top() + 5), 4, 4);
+    }
 
     // Level of detail: when zoomed far out the text would be an unreadable smear; skip it.
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());

@@ -3,6 +3,7 @@
 // output shape underneath, tooltip with name, scope and every output.
 #include "views/graph/graph_presentation.h"
 
+#include <QBrush>
 #include <QGraphicsItem>
 
 namespace tapas {
@@ -19,6 +20,12 @@ public:
     const VisualItem& visual() const { return item_; }
     // Highlighted as a search hit (drawn with a thick outline even when not selected).
     void setHit(bool hit);
+    // The sharding overlay (sharding_overlay.h): a fill by strategy family and a mark for a
+    // user override, or none (an invalid colour) to show the model's own colours.
+    void setOverlay(const QColor& fill, const QColor& border, bool overridden, const QString& note);
+    // The fill the box is painted with now (the overlay's when set).
+    QBrush brush() const;
+    bool isOverridden() const { return overridden_; }
 
 protected:
     void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
@@ -29,6 +36,9 @@ private:
     VisualItem item_;
     bool hovered_ = false;
     bool hit_ = false;
+    QColor overlayFill_, overlayBorder_;
+    bool overridden_ = false;
+    QString baseTooltip_;
 };
 
 } // namespace tapas

@@ -1,0 +1,66 @@
+#include "core/search/mesh_sweep.h"
+
+#include <algorithm>
+#include <algorithm>
+#include <optional>
+#include <string>
+
+namespace tapas {
+
+bool betterSearchResult(const SearchResult& a, const SearchResult& b)
+{
+    if (a.feasible != b.feasible) return a.feasible;
+    return a.best.report.total.time() < b.best.report.total.time();
+}
+
+Result<SearchResult> searchBestMesh(const Searcher& searcher, SearchRequest request, const std::vector<DeviceMesh>& meshes)
+{
+    if (meshes.empty()) return Result<SearchResult>::failure(searcher.name() + ": no device mesh to search on");
+    const bool fixedMesh = searcher.name() == "dp"; // data parallel puts every device on dp
+    const size_t runs = fixedMesh ? 1 : meshes.size();
+    const Progress outer = request.progress;
+    double reached = 0; // searchers restart their own bar per stage; ours only moves forward
+    std::optional<SearchResult> best;
+    std::vector<PlanCandidate> others;
+    std::string lastError;
+    for (size_t i = 0; i < runs; ++i) {
+        if (outer.cancelled()) return Result<SearchResult>::failure(searcher.name() + " search cancelled");
+        request.mesh = meshes[i];
+        // Each mesh gets an equal share of the bar, so the bar never runs backwards.
+        request.progress.report = [&outer, &reached, i, runs](double f, std::string_view stage) {
+            reached = std::max(reached, (double(i) + std::clamp(f, 0.0, 1.0)) / double(runs));
+            outer(reached, stage);
+        };
+        Result<SearchResult> r = searcher.search(request);
+        if (!r) {
+            if (outer.cancelled()) return Result<SearchResult>::failure(searcher.name() + " search cancelled");
+            lastError = r.error();
+            continue;
+        }
+        if (best && !betterSearchResult(*r, *best)) {
+            others.push_back(std::move(r->best));
+            for (PlanCandidate& c : r->runnerUps) others.push_back(std::move(c));
+            continue;
+        }
+        if (best) {
+            others.push_back(std::move(best->best));
+            for (PlanCandidate& c : best->runnerUps) others.push_back(std::move(c));
+        }
+        best = std::move(r).value();
+    }
+    outer(1.0, "done");
+    if (!best) return Result<SearchResult>::failure(lastError);
+    // The next best plans of the whole sweep, whichever mesh they are on.
+    const double limit = request.memoryLimit > 0 ? request.memoryLimit : request.cluster.memoryBytes;
+    for (PlanCandidate& c : best->runnerUps) others.push_back(std::move(c));
+    std::stable_sort(others.begin(), others.end(), [limit](const PlanCandidate& a, const PlanCandidate& b) {
+        const bool fa = a.report.total.memory() <= limit, fb = b.report.total.memory() <= limit;
+        if (fa != fb) return fa;
+        return a.report.total.time() < b.report.total.time();
+    });
+    if (others.size() > size_t(std::max(0, request.runnerUps))) others.resize(size_t(std::max(0, request.runnerUps)));
+    best->runnerUps = std::move(others);
+    return std::move(*best);
+}
+
+} // namespace tapas

@@ -1,0 +1,50 @@
+#pragma once
+// INTERNAL to runtime/exec (includes torch): only the exec .cpp files include this header.
+//
+// Runs the graph IR forward on this rank's shards: each node's inputs are first brought to the
+// layout its strategy needs (tp_collectives), a replicated float input of a node whose work is
+// split passes Megatron's "f", then the op runs on torch (op_kernels). The reference run is the
+// same interpreter with every node replicated and tp = 1.
+#include "runtime/exec/layout_analysis.h"
+
+#include <torch/torch.h>
+
+#include <unordered_map>
+#include <vector>
+
+namespace tapas::runtime {
+
+struct LocalValue {
+    torch::Tensor t;
+    TensorLayout layout;
+    int k = 1; // interleave of a split layout
+};
+
+class GraphInterpreter {
+public:
+    // `g` must stay alive; its shapes are this rank's (batch already divided by dp).
+    GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIndex);
+
+    const ExecLayouts& layouts() const { return L_; }
+    // The local shape of tensor t in `layout` (split dim / tp), empty when the IR does not know it.
+    std::optional<std::vector<int64_t>> localShape(TensorId t, const TensorLayout& layout) const;
+
+    // `params`: trainable weights by tensor id, in their storage layout. `feeds`: graph inputs.
+    // Returns the graph outputs, partial ones reduced, split ones contiguous (interleave 1).
+    // Throws std::runtime_error naming the node on failure.
+    std::vector<LocalValue> forward(const std::unordered_map<TensorId, torch::Tensor>& params,
+                                    const std::unordered_map<TensorId, torch::Tensor>& feeds) const;
+
+private:
+    bool followsSplitOutput(NodeId n, size_t i, const torch::Tensor& in, size_t, torch::Tensor& out) const;
+    const Graph& g_;
+    ExecLayouts L_;
+    int tpIndex_ = 0;
+    std::unordered_map<TensorId, torch::Tensor> constants_; // known values, untrained weights
+};
+
+// The value an untrained stored tensor takes: BatchNorm running variance 1, masks of square
+// last dims lower-triangular (causal buffers), other bools true, the rest 0.
+torch::Tensor untrainedWeight(const Graph& g, TensorId t);
+
+} // namespace tapas::runtime

@@ -1,0 +1,460 @@
+#include "runtime/exec/plan_trainer.h"
+
+#include "runtime/exec/graph_interpreter.h"
+#include "runtime/exec/op_kernels.h"
+#include "runtime/exec/tp_collectives.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace tapas::runtime {
+
+namespace {
+
+using torch::Tensor;
+using Clock = std::chrono::steady_clock;
+
+uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t z = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint64_t hashName(const std::string& s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+// A stream of uniforms from splitmix64: the same numbers on every rank and every run.
+struct Stream {
+    uint64_t state;
+    double uniform()
+    {
+        state += 0x9e3779b97f4a7c15ull;
+        uint64_t z = state;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        return (double(z >> 11) + 0.5) / 9007199254740992.0;
+    }
+};
+
+Tensor seededNormal(uint64_t seed, const std::vector<int64_t>& shape, double stddev)
+{
+    Tensor t = torch::empty(shape, torch::kFloat32);
+    float* p = t.data_ptr<float>();
+    Stream s{seed};
+    const int64_t n = t.numel();
+    for (int64_t i = 0; i < n; i += 2) {
+        const double r = std::sqrt(-2 * std::log(s.uniform())), a = 2 * M_PI * s.uniform();
+        p[i] = float(stddev * r * std::cos(a));
+        if (i + 1 < n) p[i + 1] = float(stddev * r * std::sin(a));
+    }
+    return t;
+}
+
+Tensor seededInts(uint64_t seed, const std::vector<int64_t>& shape, int64_t high)
+{
+    Tensor t = torch::empty(shape, torch::kLong);
+    int64_t* p = t.data_ptr<int64_t>();
+    Stream s{seed};
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = std::min<int64_t>(high - 1, int64_t(s.uniform() * double(high)));
+    return t;
+}
+
+std::string lower(std::string s)
+{
+    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+bool nameHas(const std::string& name, std::initializer_list<const char*> parts)
+{
+    const std::string l = lower(name);
+    for (const char* p : parts)
+        if (l.find(p) != std::string::npos) return true;
+    return false;
+}
+
+std::vector<int64_t> knownShape(const Graph& g, TensorId t)
+{
+    const tapas::Tensor& x = g.tensor(t);
+    if (!x.shape.isFullyKnown())
+        throw std::runtime_error("tensor '" + x.name + "' has shape " + x.shape.toString() +
+                                 ": bind its symbolic dims with --dim name=value");
+    return x.shape.knownDims();
+}
+
+// The single-rank value of trainable weight t: norm scales 1 and biases 0, other weights
+// normal with std 1/sqrt(fan-in) from a generator seeded by (seed, name).
+Tensor fullWeight(const Graph& g, TensorId t, uint64_t seed)
+{
+    const tapas::Tensor& x = g.tensor(t);
+    const std::vector<int64_t> shape = knownShape(g, t);
+    const bool norm = nameHas(x.name, {"norm", "ln_", "ln.", "_ln", "layer_norm", "bn"});
+    const bool bias = nameHas(x.name, {"bias", "beta"});
+    if (norm && shape.size() == 1) return bias ? torch::zeros(shape) : torch::ones(shape);
+    for (NodeId c : x.consumers) {
+        const Node& n = g.node(c);
+        if (n.opType == "BatchNormalization" || n.opType == "LayerNormalization") {
+            if (n.input(1) == t) return torch::ones(shape);
+            if (n.input(2) == t) return torch::zeros(shape);
+        }
+    }
+    int64_t fanIn = 1;
+    if (shape.size() == 2) fanIn = shape[0];
+    else if (shape.size() > 2)
+        for (size_t i = 1; i < shape.size(); ++i) fanIn *= shape[i];
+    else fanIn = shape.empty() ? 1 : shape[0];
+    const double stddev = shape.size() >= 2 ? 1.0 / std::sqrt(double(std::max<int64_t>(fanIn, 1))) : 0.02;
+    return seededNormal(mix(seed, hashName(x.name)), shape, stddev);
+}
+
+// How many rows the Gather an integer input indexes has (so synthetic ids stay in range).
+int64_t indexRange(const Graph& g, TensorId t)
+{
+    int64_t rows = -1;
+    std::vector<TensorId> frontier{t};
+    for (int hop = 0; hop < 3 && !frontier.empty(); ++hop) {
+        std::vector<TensorId> next;
+        for (TensorId f : frontier)
+            for (NodeId c : g.tensor(f).consumers) {
+                const Node& n = g.node(c);
+                if ((n.opType == "Gather" || n.opType == "GatherElements") && n.input(1) == f) {
+                    const Shape& s = g.tensor(n.input(0)).shape;
+                    const int r = s.rank();
+                    int64_t axis = n.attrInt("axis", 0);
+                    if (axis < 0) axis += r;
+                    if (axis >= 0 && axis < r && s.dims[size_t(axis)].isKnown()) {
+                        const int64_t v = s.dims[size_t(axis)].value;
+                        rows = rows < 0 ? v : std::min(rows, v);
+                    }
+                } else if (n.opType == "Cast" || n.opType == "Unsqueeze" || n.opType == "Reshape" ||
+                           n.opType == "Squeeze") {
+                    if (n.output(0) != kNoTensor) next.push_back(n.output(0));
+                }
+            }
+        frontier = std::move(next);
+    }
+    return rows;
+}
+
+double maxAbs(const Tensor& t) { return t.numel() ? t.abs().max().item<double>() : 0; }
+
+struct LossParts {
+    Tensor backward; // what this rank back-propagates
+    Tensor report;   // this rank's share of the global loss (sums to it over all ranks)
+};
+
+} // namespace
+
+struct PlanTrainer::Impl {
+    TrainerSetup s;
+    std::unique_ptr<GraphInterpreter> interp;
+    std::vector<TensorId> paramIds;
+    std::unordered_map<TensorId, Tensor> params, adamM, adamV;
+    int64_t adamStep = 0;
+    TpGroup tpGroup, noGroup;
+
+    Tensor globalInput(TensorId t, int64_t step) const
+    {
+        const Graph& g = *s.global;
+        const tapas::Tensor& x = g.tensor(t);
+        const std::vector<int64_t> shape = knownShape(g, t);
+        const uint64_t seed = mix(mix(s.seed, uint64_t(step)), hashName(x.name));
+        if (dtypeIsFloating(x.dtype)) return seededNormal(seed, shape, 1.0);
+        const int64_t rows = indexRange(g, t);
+        if (rows > 0 && !nameHas(x.name, {"mask"})) return seededInts(seed, shape, rows).to(torchType(x.dtype));
+        return torch::ones(shape, torchType(x.dtype)); // masks: attend everywhere
+    }
+
+    // A graph tensor's rows for this dp rank (dim 0, when the local graph divides it).
+    Tensor dpSlice(const Tensor& whole, TensorId t) const
+    {
+        if (s.dp <= 1) return whole;
+        const Shape& ls = s.local->tensor(t).shape;
+        if (!ls.rankKnown || ls.dims.empty() || !ls.dims[0].isKnown() || whole.dim() == 0) return whole;
+        const int64_t rows = ls.dims[0].value;
+        if (rows * s.dp != whole.size(0)) return whole;
+        return whole.narrow(0, s.dpIndex * rows, rows).contiguous();
+    }
+
+    bool dpSplit(TensorId t) const
+    {
+        if (s.dp <= 1) return false;
+        const Shape& ls = s.local->tensor(t).shape;
+        const Shape& gs = s.global->tensor(t).shape;
+        return ls.rank() > 0 && gs.rank() > 0 && ls.dims[0].isKnown() && gs.dims[0].isKnown() &&
+               ls.dims[0].value * s.dp == gs.dims[0].value;
+    }
+
+    std::unordered_map<TensorId, Tensor> feeds(int64_t step, bool local) const
+    {
+        std::unordered_map<TensorId, Tensor> f;
+        for (TensorId t : s.global->inputs) {
+            Tensor whole = globalInput(t, step);
+            f[t] = local ? dpSlice(whole, t) : whole;
+        }
+        return f;
+    }
+
+    // MSE of every float graph output against seeded targets, normalised by the global element
+    // count, so the loss and its gradient do not depend on how the outputs are split.
+    LossParts loss(const std::vector<LocalValue>& outs, int64_t step, bool sharded) const
+    {
+        const Graph& g = *s.global;
+        Tensor back = torch::zeros({}, torch::kFloat32), report = torch::zeros({}, torch::kFloat32);
+        for (size_t i = 0; i < g.outputs.size(); ++i) {
+            const TensorId t = g.outputs[i];
+            if (!dtypeIsFloating(g.tensor(t).dtype)) continue;
+            const std::vector<int64_t> shape = knownShape(g, t);
+            Tensor target = seededNormal(mix(mix(s.seed, uint64_t(step)), hashName("target:" + g.tensor(t).name)), shape, 1.0);
+            double count = 1;
+            for (int64_t d : shape) count *= double(d);
+            double weight = 1;
+            if (sharded) {
+                target = dpSlice(target, t);
+                if (s.dp > 1 && !dpSplit(t)) weight = 1.0 / s.dp; // every dp rank holds it whole
+                target = shardOf(target, outs[i].layout, 1, s.tp, s.tpIndex);
+            }
+            Tensor diff = outs[i].t - target;
+            Tensor part = (diff * diff).sum() * (weight / count);
+            back = back + part;
+            if (!sharded || outs[i].layout.kind != TensorLayout::R || s.tpIndex == 0) report = report + part.detach();
+        }
+        return {back, report};
+    }
+
+    void zeroGrads()
+    {
+        for (auto& [t, p] : params)
+            if (p.grad().defined()) p.mutable_grad().zero_();
+    }
+
+    // Forward + backward on this rank's shards, gradients summed over dp. Returns the loss.
+    double forwardBackward(int64_t step, double& commSeconds)
+    {
+        setActiveTpGroup(&tpGroup);
+        tpGroup.commSeconds = 0;
+        zeroGrads();
+        const std::vector<LocalValue> outs = interp->forward(params, feeds(step, true));
+        LossParts l = loss(outs, step, true);
+        l.backward.backward();
+        double seconds = 0;
+        if (s.dp > 1 && !paramIds.empty()) {
+            std::vector<Tensor> grads;
+            for (TensorId t : paramIds) {
+                Tensor& p = params[t];
+                if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+                grads.push_back(p.grad().reshape({-1}));
+            }
+            Tensor flat = torch::cat(grads).contiguous();
+            allReduceInPlace(*s.dpComm, flat, seconds);
+            int64_t off = 0;
+            for (TensorId t : paramIds) {
+                Tensor& p = params[t];
+                p.mutable_grad().copy_(flat.narrow(0, off, p.numel()).reshape(p.sizes()));
+                off += p.numel();
+            }
+        }
+        Tensor rep = l.report.reshape({1}).contiguous().clone();
+        allReduceInPlace(*s.world, rep, seconds);
+        commSeconds = tpGroup.commSeconds + seconds;
+        setActiveTpGroup(nullptr);
+        return rep.item<double>();
+    }
+};
+
+PlanTrainer::PlanTrainer() : d(std::make_unique<Impl>()) {}
+PlanTrainer::~PlanTrainer() = default;
+
+Result<std::unique_ptr<PlanTrainer>> PlanTrainer::create(const TrainerSetup& setup)
+{
+    using R = Result<std::unique_ptr<PlanTrainer>>;
+    std::unique_ptr<PlanTrainer> tr(new PlanTrainer());
+    Impl& d = *tr->d;
+    d.s = setup;
+    try {
+        Result<ExecLayouts> layouts = analyseLayouts(*setup.local, setup.plan, setup.tp);
+        if (!layouts.ok()) return R::failure(layouts.error());
+        d.interp = std::make_unique<GraphInterpreter>(*setup.local, *layouts, setup.tpIndex);
+        d.tpGroup.comm = setup.tpComm;
+        d.tpGroup.tp = setup.tp;
+        d.tpGroup.index = setup.tpIndex;
+        d.tpGroup.skipFAllReduce = setup.corruptCollective;
+        const ExecLayouts& L = d.interp->layouts();
+        for (TensorId t = 0; t < TensorId(setup.local->tensors.size()); ++t) {
+            if (!isTrainable(*setup.local, t)) continue;
+            d.paramIds.push_back(t);
+            Tensor full = fullWeight(*setup.global, t, setup.seed);
+            Tensor shard = shardOf(full, L.storage[size_t(t)], L.producedK[size_t(t)], L.tp, setup.tpIndex).clone();
+            d.params[t] = shard.set_requires_grad(true);
+            d.adamM[t] = torch::zeros_like(shard);
+            d.adamV[t] = torch::zeros_like(shard);
+        }
+    } catch (const std::exception& e) {
+        return R::failure(e.what());
+    }
+    return R(std::move(tr));
+}
+
+Result<NumericsReport> PlanTrainer::checkNumerics(int64_t step, double tolerance)
+{
+    NumericsReport rep;
+    const Graph& g = *d->s.global;
+    try {
+        double comm = 0;
+        rep.loss = d->forwardBackward(step, comm);
+        // The unsharded reference: global batch, whole weights, every node replicated.
+        setActiveTpGroup(&d->noGroup);
+        Result<ExecLayouts> refLayouts = analyseLayouts(g, nullptr, 1);
+        if (!refLayouts.ok()) return Result<NumericsReport>::failure(refLayouts.error());
+        GraphInterpreter ref(g, *refLayouts, 0);
+        std::unordered_map<TensorId, Tensor> full;
+        for (TensorId t : d->paramIds) full[t] = fullWeight(g, t, d->s.seed).set_requires_grad(true);
+        LossParts l = d->loss(ref.forward(full, d->feeds(step, false)), step, false);
+        l.backward.backward();
+        setActiveTpGroup(nullptr);
+        rep.referenceLoss = l.report.item<double>();
+
+        const ExecLayouts& L = d->interp->layouts();
+        double worstRel = -1;
+        TensorId worst = TensorId(g.tensors.size()); // stands for "loss"
+        auto consider = [&](TensorId id, double abs, double rel) {
+            rep.maxAbsError = std::max(rep.maxAbsError, abs);
+            if (rel > worstRel) {
+                worstRel = rel;
+                worst = id;
+                rep.worstAbs = abs;
+            }
+        };
+        const double lossAbs = std::abs(rep.loss - rep.referenceLoss);
+        consider(TensorId(g.tensors.size()), lossAbs, lossAbs / std::max(std::abs(rep.referenceLoss), 1e-12));
+        for (TensorId t : d->paramIds) {
+            Tensor mine = d->params[t].grad();
+            Tensor refGrad = full[t].grad();
+            if (!refGrad.defined()) refGrad = torch::zeros_like(full[t]);
+            if (!mine.defined()) mine = torch::zeros_like(d->params[t]);
+            Tensor expect = shardOf(refGrad, L.storage[size_t(t)], L.producedK[size_t(t)], L.tp, d->s.tpIndex);
+            const double abs = maxAbs(mine - expect);
+            consider(t, abs, abs / std::max(maxAbs(refGrad), 1e-6));
+        }
+        d->zeroGrads();
+        // Over all ranks: the largest errors, and which tensor had the largest relative one.
+        double figures[3] = {rep.maxAbsError, worstRel, 0};
+        d->s.world->allReduceMax(figures, 2);
+        rep.maxAbsError = figures[0];
+        rep.maxRelError = figures[1];
+        double who[2] = {worstRel == figures[1] ? double(worst) : -1.0, worstRel == figures[1] ? rep.worstAbs : 0};
+        d->s.world->allReduceMax(who, 2);
+        const TensorId w = TensorId(who[0]);
+        rep.worstTensor = w >= 0 && w < TensorId(g.tensors.size()) ? g.tensor(w).name : "loss";
+        rep.worstAbs = who[1];
+        rep.worstRel = rep.maxRelError;
+        rep.ok = rep.maxRelError <= tolerance;
+    } catch (const std::exception& e) {
+        setActiveTpGroup(nullptr);
+        return Result<NumericsReport>::failure(e.what());
+    }
+    return rep;
+}
+
+Result<StepFigures> PlanTrainer::step(int64_t step)
+{
+    StepFigures f;
+    const auto start = Clock::now();
+    try {
+        double comm = 0;
+        f.loss = d->forwardBackward(step, comm);
+        torch::NoGradGuard noGrad;
+        // Adam, element-wise, so every shard updates exactly as its slice of the whole would.
+        const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+        ++d->adamStep;
+        const double c1 = 1 - std::pow(b1, double(d->adamStep)), c2 = 1 - std::pow(b2, double(d->adamStep));
+        for (TensorId t : d->paramIds) {
+            Tensor& p = d->params[t];
+            if (!p.grad().defined()) continue;
+            const Tensor& gr = p.grad();
+            d->adamM[t].mul_(b1).add_(gr, 1 - b1);
+            d->adamV[t].mul_(b2).addcmul_(gr, gr, 1 - b2);
+            p.sub_(d->adamM[t] / c1 / ((d->adamV[t] / c2).sqrt() + eps) * d->s.lr);
+        }
+        f.commTime = comm;
+    } catch (const std::exception& e) {
+        setActiveTpGroup(nullptr);
+        return Result<StepFigures>::failure("step " + std::to_string(step) + ": " + e.what());
+    }
+    f.stepTime = std::chrono::duration<double>(Clock::now() - start).count();
+    f.computeTime = std::max(0.0, f.stepTime - f.commTime);
+    return f;
+}
+
+Status PlanTrainer::saveCheckpoint(const std::string& file, int64_t step) const
+{
+    try {
+        std::vector<Tensor> list{torch::tensor({step, d->adamStep}, torch::kLong)};
+        for (TensorId t : d->paramIds) {
+            list.push_back(d->params.at(t).detach());
+            list.push_back(d->adamM.at(t));
+            list.push_back(d->adamV.at(t));
+        }
+        torch::save(list, file);
+    } catch (const std::exception& e) {
+        return Status::failure("cannot write checkpoint '" + file + "': " + e.what());
+    }
+    return Status::success();
+}
+
+Result<int64_t> PlanTrainer::loadCheckpoint(const std::string& file)
+{
+    std::vector<Tensor> list;
+    try {
+        torch::load(list, file);
+    } catch (const std::exception& e) {
+        return Result<int64_t>::failure("cannot read checkpoint '" + file + "': " + e.what());
+    }
+    if (list.size() != 1 + 3 * d->paramIds.size() || list[0].numel() != 2)
+        return Result<int64_t>::failure("checkpoint '" + file + "' holds " + std::to_string(list.size()) +
+                                        " tensors; this plan's shards need " +
+                                        std::to_string(1 + 3 * d->paramIds.size()));
+    torch::NoGradGuard noGrad;
+    for (size_t i = 0; i < d->paramIds.size(); ++i) {
+        const TensorId t = d->paramIds[i];
+        for (int k = 0; k < 3; ++k) {
+            const Tensor& src = list[1 + 3 * i + size_t(k)];
+            Tensor& dst = k == 0 ? d->params[t] : k == 1 ? d->adamM[t] : d->adamV[t];
+            if (src.sizes() != dst.sizes())
+                return Result<int64_t>::failure("checkpoint '" + file + "': weight '" + d->s.local->tensor(t).name +
+                                                "' has another shape than this plan's shard");
+            dst.copy_(src);
+        }
+    }
+    d->adamStep = list[0][1].item<int64_t>();
+    return list[0][0].item<int64_t>();
+}
+
+int64_t PlanTrainer::shardBytes() const
+{
+    int64_t b = 0;
+    for (const auto& [t, p] : d->params) b += p.numel() * int64_t(p.element_size());
+    return b;
+}
+
+int64_t PlanTrainer::globalBatch() const
+{
+    for (TensorId t : d->s.global->inputs) {
+        const Shape& s = d->s.global->tensor(t).shape;
+        if (s.rank() > 0 && s.dims[0].isKnown()) return s.dims[0].value;
+    }
+    return 1;
+}
+
+} // namespace tapas::runtime

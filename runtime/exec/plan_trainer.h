@@ -1,0 +1,68 @@
+#pragma once
+// One rank's part of training a sharded plan (DESIGN.md, "Plan execution"): its shards of the
+// weights (initialised from the seed so that they are slices of the single-rank weights), the
+// synthetic batch of each step (seeded by seed and step, so a resumed run sees the same data),
+// forward + backward on the plan's layouts, gradient averaging over dp, an Adam step, the
+// numerics check against the unsharded model, and checkpoints. No torch in this header.
+#include "core/ir/graph.h"
+#include "core/shard/sharding_plan.h"
+#include "core/util/result.h"
+#include "runtime/comm/communicator.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tapas::runtime {
+
+struct TrainerSetup {
+    const Graph* global = nullptr; // dims as the plan was made (global batch): the reference
+    const Graph* local = nullptr;  // the same model with the batch divided by dp
+    const ShardingPlan* plan = nullptr;
+    Communicator* world = nullptr;
+    Communicator* tpComm = nullptr; // this rank's tp group (size tp)
+    Communicator* dpComm = nullptr; // this rank's dp group (size dp)
+    int dp = 1, tp = 1, dpIndex = 0, tpIndex = 0;
+    uint64_t seed = 1;
+    double lr = 1e-3;
+    bool corruptCollective = false; // test hook: skip the backward all-reduce of Megatron's f
+};
+
+struct NumericsReport {
+    bool ok = false;
+    double maxAbsError = 0, maxRelError = 0; // over ranks and tensors (loss included)
+    std::string worstTensor;                 // the tensor with the largest relative error
+    double worstAbs = 0, worstRel = 0;
+    double loss = 0, referenceLoss = 0;
+};
+
+struct StepFigures {
+    double loss = 0;        // the global loss (same on every rank)
+    double stepTime = 0;    // s, this rank
+    double commTime = 0;    // s inside collectives, this rank
+    double computeTime = 0; // stepTime - commTime
+};
+
+class PlanTrainer {
+public:
+    static Result<std::unique_ptr<PlanTrainer>> create(const TrainerSetup& setup);
+    ~PlanTrainer();
+
+    // Runs step `step`'s batch sharded and unsharded without updating the weights and compares
+    // loss and every gradient shard; collective over all ranks.
+    Result<NumericsReport> checkNumerics(int64_t step, double tolerance);
+    Result<StepFigures> step(int64_t step);
+    // Writes this rank's shards, optimizer state and the step (torch::save of a tensor list).
+    Status saveCheckpoint(const std::string& file, int64_t step) const;
+    // Returns the step the checkpoint was written after.
+    Result<int64_t> loadCheckpoint(const std::string& file);
+    int64_t shardBytes() const;
+    int64_t globalBatch() const;
+
+private:
+    PlanTrainer();
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace tapas::runtime

@@ -1,0 +1,440 @@
+// The train-plan command's control flow: arguments, model and plan loading, the numerics gate,
+// the step loop with its metrics, checkpoints, resume and the graceful stop. The numerics and
+// the tensors live in PlanTrainer; this file stays torch-free.
+#include "runtime/exec/train_plan.h"
+
+#include "core/onnx/onnx_importer.h"
+#include "core/plan/plan_file.h"
+#include "runtime/comm/communicator.h"
+#include "runtime/exec/plan_trainer.h"
+#include "runtime/metrics/metrics_sink.h"
+#include "runtime/protocol/run_directory.h"
+#include "runtime/rank_log.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace tapas::runtime {
+
+namespace {
+
+namespace fs = std::filesystem;
+using protocol::MetricsEvent;
+
+volatile std::sig_atomic_t g_stopRequested = 0;
+void onSigterm(int) { g_stopRequested = 1; }
+
+std::string readFile(const std::string& path, bool& ok)
+{
+    std::ifstream in(path, std::ios::binary);
+    ok = bool(in);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+double residentBytes()
+{
+    std::ifstream in("/proc/self/statm");
+    long pages = 0, resident = 0;
+    in >> pages >> resident;
+    return double(resident) * double(sysconf(_SC_PAGESIZE));
+}
+
+std::string hostName()
+{
+    char buf[256] = {};
+    gethostname(buf, sizeof buf - 1);
+    return buf;
+}
+
+std::string fmt(double v)
+{
+    char b[64];
+    std::snprintf(b, sizeof b, "%.3g", v);
+    return b;
+}
+
+// The plan file's mesh and the input shapes it was made for (to bind dims the user left open).
+struct PlanHeader {
+    int dp = 1, tp = 1;
+    std::map<std::string, std::vector<std::string>> inputDims; // input -> dims as text
+};
+
+Result<PlanHeader> readPlanHeader(const std::string& path)
+{
+    bool ok = false;
+    const std::string text = readFile(path, ok);
+    if (!ok) return Result<PlanHeader>::failure("cannot read plan file '" + path + "'");
+    PlanHeader h;
+    try {
+        const auto j = nlohmann::json::parse(text);
+        h.dp = j.at("mesh").at("dp").get<int>();
+        h.tp = j.at("mesh").at("tp").get<int>();
+        if (j.contains("model") && j["model"].contains("inputs"))
+            for (const auto& in : j["model"]["inputs"]) {
+                std::string s = in.value("shape", "");
+                std::vector<std::string> dims;
+                if (s.size() >= 2 && s.front() == '[' && s.back() == ']') {
+                    std::stringstream ss(s.substr(1, s.size() - 2));
+                    std::string d;
+                    while (std::getline(ss, d, ',')) dims.push_back(d);
+                }
+                h.inputDims[in.value("name", "")] = dims;
+            }
+    } catch (const std::exception& e) {
+        return Result<PlanHeader>::failure("plan file '" + path + "': " + e.what());
+    }
+    if (h.dp < 1 || h.tp < 1) return Result<PlanHeader>::failure("plan file '" + path + "': mesh must be positive");
+    return h;
+}
+
+// Binds the symbolic input dims the user did not bind to the sizes the plan was made for.
+DimBindings bindDims(const Graph& unbound, const PlanHeader& h, DimBindings dims)
+{
+    for (TensorId t : unbound.inputs) {
+        const Tensor& x = unbound.tensor(t);
+        auto it = h.inputDims.find(x.name);
+        if (it == h.inputDims.end() || !x.shape.rankKnown) continue;
+        for (size_t i = 0; i < x.shape.dims.size() && i < it->second.size(); ++i) {
+            const Dim& d = x.shape.dims[i];
+            if (!d.isSymbolic() || dims.count(d.symbol)) continue;
+            char* end = nullptr;
+            const long long v = std::strtoll(it->second[i].c_str(), &end, 10);
+            if (end && *end == '\0' && v > 0) dims[d.symbol] = v;
+        }
+    }
+    return dims;
+}
+
+// The symbol of the batch: dim 0 of the first graph input that has a symbolic dim 0.
+std::string batchSymbol(const Graph& unbound)
+{
+    for (TensorId t : unbound.inputs) {
+        const Shape& s = unbound.tensor(t).shape;
+        if (s.rank() > 0 && s.dims[0].isSymbolic()) return s.dims[0].symbol;
+    }
+    return {};
+}
+
+class Run {
+public:
+    Run(const MpiContext& mpi, const TrainPlanOptions& o) : mpi_(mpi), o_(o) {}
+
+    int exec();
+
+private:
+    void emit(const MetricsEvent& e)
+    {
+        if (sink_) sink_->record(e);
+    }
+    // Every rank knows about the failure (it happened on all of them): report once, exit 1.
+    int failAll(const std::string& why)
+    {
+        std::fprintf(stderr, "tapas-worker train-plan (rank %d): %s\n", mpi_.rank(), why.c_str());
+        std::fflush(stderr);
+        emit(MetricsEvent::statusEvent("failed", why, mpi_.rank()));
+        return kExitFailed;
+    }
+    // Only this rank failed: the others may be waiting in a collective, so the job is aborted.
+    [[noreturn]] void failHere(const std::string& why)
+    {
+        std::fprintf(stderr, "tapas-worker train-plan (rank %d): %s\n", mpi_.rank(), why.c_str());
+        std::fflush(stderr);
+        if (sink_) sink_->record(MetricsEvent::statusEvent("failed", why, mpi_.rank()));
+        mpi_.abort(kExitFailed);
+    }
+    Status checkpoint(int64_t step);
+    Result<int64_t> resume();
+
+    const MpiContext& mpi_;
+    TrainPlanOptions o_;
+    std::unique_ptr<MetricsSink> sink_;
+    std::unique_ptr<Communicator> world_;
+    MeshGroups groups_;
+    std::unique_ptr<PlanTrainer> trainer_;
+};
+
+Status Run::checkpoint(int64_t step)
+{
+    const fs::path dir = fs::path(protocol::checkpointsDir(o_.runDir)) / ("step-" + std::to_string(step));
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    Status s = trainer_->saveCheckpoint((dir / ("rank-" + std::to_string(mpi_.rank()) + ".pt")).string(), step);
+    double bad = s.ok() ? 0 : 1;
+    world_->allReduceMax(&bad, 1); // also the barrier: every shard is on disk after it
+    if (bad > 0) return s.ok() ? Status::failure("another rank could not write its checkpoint") : s;
+    if (mpi_.rank() == 0) {
+        const fs::path latest = fs::path(protocol::checkpointsDir(o_.runDir)) / "latest";
+        const fs::path tmp = latest.string() + ".tmp";
+        {
+            std::ofstream out(tmp);
+            out << "step-" << step << "\n";
+        }
+        fs::rename(tmp, latest, ec); // atomic: a reader sees the old or the new name
+        if (ec) return Status::failure("cannot update '" + latest.string() + "': " + ec.message());
+        MetricsEvent e = MetricsEvent::statusEvent("checkpoint", std::to_string(step));
+        e.fields["path"] = fs::relative(dir, o_.runDir, ec).string();
+        emit(e);
+    }
+    return Status::success();
+}
+
+Result<int64_t> Run::resume()
+{
+    const fs::path latest = fs::path(protocol::checkpointsDir(o_.runDir)) / "latest";
+    bool ok = false;
+    std::string name = readFile(latest.string(), ok);
+    name.erase(std::remove_if(name.begin(), name.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
+               name.end());
+    if (!ok || name.rfind("step-", 0) != 0)
+        return Result<int64_t>::failure("--resume: no checkpoint named in '" + latest.string() + "'");
+    const fs::path file = fs::path(protocol::checkpointsDir(o_.runDir)) / name / ("rank-" + std::to_string(mpi_.rank()) + ".pt");
+    return trainer_->loadCheckpoint(file.string());
+}
+
+int Run::exec()
+{
+    const int rank = mpi_.rank();
+    std::error_code ec;
+    fs::create_directories(fs::path(o_.runDir) / "logs", ec);
+    if (o_.rankLogs) {
+        if (rank == 0)
+            std::fprintf(stderr, "tapas-worker train-plan: each rank's output goes to %s/logs/rank-N.log\n",
+                         o_.runDir.c_str());
+        const std::string err = redirectOutputToRankLog(o_.runDir, rank);
+        if (!err.empty()) std::fprintf(stderr, "tapas-worker: %s\n", err.c_str());
+    }
+    if (rank == 0) {
+        const std::string id = fs::path(o_.runDir).filename().string();
+        sink_ = std::make_unique<MetricsSink>(o_.runDir, id, o_.metricsPort, o_.metricsToken);
+        if (!sink_->ok()) std::fprintf(stderr, "tapas-worker: %s\n", sink_->error().c_str());
+    }
+    emit(MetricsEvent::statusEvent("starting", o_.resume ? "resuming" : "loading model and plan"));
+    // SIGTERM from a direct kill; SIGUSR1 because mpirun forwards it to every rank unchanged,
+    // while its own SIGTERM handling kills the ranks shortly after passing the signal on.
+    std::signal(SIGTERM, onSigterm);
+    std::signal(SIGUSR1, onSigterm);
+    std::signal(SIGINT, onSigterm);
+
+    Result<PlanHeader> header = readPlanHeader(o_.plan);
+    if (!header.ok()) return failAll(header.error());
+    const int meshSize = header->dp * header->tp;
+    if (meshSize != mpi_.size())
+        return failAll("plan '" + o_.plan + "' is for a " + std::to_string(header->dp) + "x" + std::to_string(header->tp) +
+                       " mesh of " + std::to_string(meshSize) + " ranks, but the run has " + std::to_string(mpi_.size()) +
+                       " ranks (mpirun -np " + std::to_string(mpi_.size()) + ")");
+    ImportOptions io;
+    io.runChecker = false;
+    Result<Graph> unbound = importOnnxFile(o_.model, io);
+    if (!unbound.ok()) return failAll(unbound.error());
+    io.dims = bindDims(*unbound, *header, o_.dims);
+    Result<Graph> global = importOnnxFile(o_.model, io);
+    if (!global.ok()) return failAll(global.error());
+    Result<PlanDocument> doc = loadPlanFile(o_.plan, *global);
+    if (!doc.ok()) return failAll(doc.error());
+    const int dp = doc->plan.mesh.dp, tp = doc->plan.mesh.tp;
+    Graph localGraph;
+    const Graph* local = &*global;
+    if (dp > 1) {
+        const std::string batch = batchSymbol(*unbound);
+        if (batch.empty() || !io.dims.count(batch))
+            return failAll("model '" + o_.model + "': a data-parallel mesh (dp " + std::to_string(dp) +
+                           ") needs a symbolic batch dimension on the inputs, bound by --dim or the plan");
+        if (io.dims[batch] % dp != 0)
+            return failAll("batch " + batch + "=" + std::to_string(io.dims[batch]) + " does not divide over dp " +
+                           std::to_string(dp));
+        ImportOptions lo = io;
+        lo.dims[batch] /= dp;
+        Result<Graph> l = importOnnxFile(o_.model, lo);
+        if (!l.ok()) return failAll(l.error());
+        if (l->nodes.size() != global->nodes.size())
+            return failAll("model '" + o_.model + "' imports differently with the batch divided by dp");
+        localGraph = std::move(*l);
+        local = &localGraph;
+    }
+
+    world_ = makeWorldCommunicator();
+    try {
+        groups_ = splitMesh(*world_, dp, tp);
+    } catch (const std::exception& e) {
+        return failAll(e.what());
+    }
+    TrainerSetup setup;
+    setup.global = &*global;
+    setup.local = local;
+    setup.plan = &doc->plan;
+    setup.world = world_.get();
+    setup.tpComm = groups_.tp.get();
+    setup.dpComm = groups_.dp.get();
+    setup.dp = dp;
+    setup.tp = tp;
+    setup.tpIndex = groups_.tpIndex;
+    setup.dpIndex = groups_.dpIndex;
+    setup.seed = o_.seed;
+    setup.lr = o_.lr;
+    const char* corrupt = std::getenv("TAPAS_TEST_CORRUPT_COLLECTIVE");
+    setup.corruptCollective = corrupt && std::strcmp(corrupt, "1") == 0;
+    Result<std::unique_ptr<PlanTrainer>> trainer = PlanTrainer::create(setup);
+    if (!trainer.ok()) return failAll(trainer.error());
+    trainer_ = std::move(*trainer);
+
+    int64_t first = 1;
+    if (o_.resume) {
+        Result<int64_t> done = resume();
+        double bad = done.ok() ? 0 : 1;
+        world_->allReduceMax(&bad, 1);
+        if (bad > 0) return failAll(done.ok() ? "another rank could not load its checkpoint" : done.error());
+        first = *done + 1;
+        emit(MetricsEvent::logEvent("info", 0, "resumed from the checkpoint after step " + std::to_string(*done)));
+    } else if (!o_.skipNumerics) {
+        Result<NumericsReport> n = trainer_->checkNumerics(1, o_.tolerance);
+        if (!n.ok()) failHere(n.error());
+        if (n->ok) {
+            MetricsEvent e = MetricsEvent::statusEvent("numerics_ok", "loss and every gradient shard match the unsharded model (max relative error " + fmt(n->maxRelError) + ")");
+            e.fields["max_abs_error"] = fmt(n->maxAbsError);
+            e.fields["max_rel_error"] = fmt(n->maxRelError);
+            e.fields["loss"] = fmt(n->loss);
+            e.fields["reference_loss"] = fmt(n->referenceLoss);
+            emit(e);
+        } else {
+            MetricsEvent e = MetricsEvent::statusEvent("numerics_mismatch", "'" + n->worstTensor + "' differs from the unsharded model by " + fmt(n->worstRel) + " (relative), over the tolerance " + fmt(o_.tolerance));
+            e.fields["worst_tensor"] = n->worstTensor;
+            e.fields["abs_error"] = fmt(n->worstAbs);
+            e.fields["rel_error"] = fmt(n->worstRel);
+            e.fields["max_abs_error"] = fmt(n->maxAbsError);
+            e.fields["tolerance"] = fmt(o_.tolerance);
+            emit(e);
+            std::fprintf(stderr, "tapas-worker train-plan (rank %d): numerics mismatch: %s (relative error %s > %s)\n",
+                         rank, n->worstTensor.c_str(), fmt(n->worstRel).c_str(), fmt(o_.tolerance).c_str());
+            return kExitNumericsMismatch;
+        }
+    }
+    emit(MetricsEvent::statusEvent("running", std::to_string(mpi_.size()) + " ranks, mesh " + std::to_string(dp) + "x" + std::to_string(tp)));
+    const double predicted = doc->cost.time();
+    const int64_t batch = trainer_->globalBatch();
+    const std::string host = hostName();
+    const std::vector<std::string> hosts = mpi_.gatherToRoot(host);
+    const int size = mpi_.size();
+    constexpr int kFigures = 5;
+    for (int64_t step = first; step <= o_.steps; ++step) {
+        Result<StepFigures> f = trainer_->step(step);
+        if (!f.ok()) failHere(f.error());
+        const float mine[kFigures] = {float(f->stepTime), float(f->computeTime), float(f->commTime), float(residentBytes()),
+                                      float(trainer_->shardBytes())};
+        std::vector<float> all(size_t(size) * kFigures);
+        world_->allGather(mine, kFigures, all.data());
+        if (rank == 0) {
+            double stepTime = 0, compute = 0, comm = 0;
+            MetricsEvent stats;
+            stats.type = protocol::EventType::RankStats;
+            stats.step = step;
+            for (int r = 0; r < size; ++r) {
+                const float* v = &all[size_t(r) * kFigures];
+                stepTime = std::max(stepTime, double(v[0]));
+                compute = std::max(compute, double(v[1]));
+                comm = std::max(comm, double(v[2]));
+                protocol::RankStat rs;
+                rs.rank = r;
+                rs.host = size_t(r) < hosts.size() ? hosts[size_t(r)] : std::string();
+                rs.values = {{"step_time", v[0]}, {"compute_time", v[1]}, {"comm_time", v[2]}, {"memory_bytes", v[3]}, {"shard_bytes", v[4]}};
+                stats.ranks.push_back(std::move(rs));
+            }
+            emit(MetricsEvent::stepEvent(step, {{"loss", f->loss}, {"step_time", stepTime}, {"compute_time", compute},
+                                                {"comm_time", comm}, {"predicted_step_time", predicted},
+                                                {"samples_per_s", stepTime > 0 ? double(batch) / stepTime : 0}}));
+            emit(stats);
+        }
+        if (o_.checkpointEvery > 0 && step % o_.checkpointEvery == 0) {
+            Status s = checkpoint(step);
+            if (!s.ok()) return failAll(s.error);
+        }
+        double stop = g_stopRequested ? 1 : 0;
+        world_->allReduceMax(&stop, 1); // every rank stops after the same step
+        if (stop > 0 && step < o_.steps) {
+            emit(MetricsEvent::statusEvent("stopped", "stopped by request after step " + std::to_string(step)));
+            return 0;
+        }
+    }
+    emit(MetricsEvent::statusEvent("finished", std::to_string(o_.steps) + " steps"));
+    return 0;
+}
+
+} // namespace
+
+const char* trainPlanUsage()
+{
+    return "  train-plan --model M.onnx --plan P.tapas.json --run-dir D [--steps N] [--checkpoint-every K]\n"
+           "             [--resume] [--dim name=value ...] [--seed S] [--lr X] [--tolerance E]\n"
+           "             [--skip-numerics] [--metrics-port P --metrics-token T] [--no-rank-logs]\n"
+           "                  train a sharded plan on the ranks (mesh dp x tp = ranks)\n";
+}
+
+Result<TrainPlanOptions> parseTrainPlanArgs(int argc, char** argv, int first)
+{
+    using R = Result<TrainPlanOptions>;
+    TrainPlanOptions o;
+    auto number = [](const char* text, double& out) {
+        char* end = nullptr;
+        out = std::strtod(text, &end);
+        return end && *end == '\0' && end != text;
+    };
+    for (int i = first; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+        if (a == "--resume") o.resume = true;
+        else if (a == "--skip-numerics") o.skipNumerics = true;
+        else if (a == "--no-rank-logs") o.rankLogs = false;
+        else if (a == "--model" || a == "--plan" || a == "--run-dir" || a == "--metrics-token") {
+            const char* v = value();
+            if (!v) return R::failure("option " + a + " needs a value");
+            (a == "--model" ? o.model : a == "--plan" ? o.plan : a == "--run-dir" ? o.runDir : o.metricsToken) = v;
+        } else if (a == "--dim") {
+            const char* v = value();
+            const char* eq = v ? std::strchr(v, '=') : nullptr;
+            double n = 0;
+            if (!eq || eq == v || !number(eq + 1, n) || n < 1 || n != double(int64_t(n)))
+                return R::failure("--dim needs name=positive integer, got '" + std::string(v ? v : "") + "'");
+            o.dims[std::string(v, size_t(eq - v))] = int64_t(n);
+        } else if (a == "--steps" || a == "--checkpoint-every" || a == "--seed" || a == "--lr" || a == "--tolerance" ||
+                   a == "--metrics-port") {
+            const char* v = value();
+            double n = 0;
+            if (!v || !number(v, n)) return R::failure("option " + a + " needs a number");
+            const bool integral = a != "--lr" && a != "--tolerance";
+            if (n < 0 || (integral && n != double(int64_t(n))) || (a == "--metrics-port" && n > 65535))
+                return R::failure("option " + a + " got an out-of-range value '" + std::string(v) + "'");
+            if (a == "--steps") o.steps = int64_t(n);
+            else if (a == "--checkpoint-every") o.checkpointEvery = int64_t(n);
+            else if (a == "--seed") o.seed = uint64_t(n);
+            else if (a == "--lr") o.lr = n;
+            else if (a == "--tolerance") o.tolerance = n;
+            else o.metricsPort = int(n);
+        } else {
+            return R::failure("unknown option '" + a + "'");
+        }
+    }
+    if (o.model.empty() || o.plan.empty() || o.runDir.empty())
+        return R::failure("--model, --plan and --run-dir are required");
+    if (o.metricsPort > 0 && o.metricsToken.empty()) return R::failure("--metrics-port needs --metrics-token");
+    return o;
+}
+
+int runTrainPlan(const MpiContext& mpi, const TrainPlanOptions& options)
+{
+    Run run(mpi, options);
+    return run.exec();
+}
+
+} // namespace tapas::runtime

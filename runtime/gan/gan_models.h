@@ -1,0 +1,59 @@
+#pragma once
+// The GAN networks (torch; include only from runtime/gan's torch TUs, never from a header that
+// torch-free code includes): an MLP pair for the 2-D mixtures, DCGAN, and a BigGAN-style
+// conditional pair (residual blocks, class-conditional batch norm, spectral norm, optional
+// self-attention; hinge loss and the EMA of G live in the trainer).
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+
+namespace tapas::runtime::gan {
+
+struct ModelSpec {
+    std::string kind = "mlp"; // mlp | dcgan | biggan
+    int zDim = 16;
+    int width = 128;          // mlp hidden units, or image models' base channels
+    int resolution = 32;      // image models: 32 | 64
+    int outChannels = 2;      // mlp: 2 (a point); images: 3
+    int dInChannels = 2;      // what D reads: 3, or 4 with channel padding
+    int numClasses = 1;
+    bool selfAttention = false;
+};
+
+class GeneratorNet : public torch::nn::Module {
+public:
+    // z: N x zDim; y: N class ids (int64). Returns N x C x H x W (mlp: N x 2).
+    virtual torch::Tensor forward(const torch::Tensor& z, const torch::Tensor& y) = 0;
+};
+
+class DiscriminatorNet : public torch::nn::Module {
+public:
+    // Returns N raw scores (logits).
+    virtual torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& y) = 0;
+};
+
+std::shared_ptr<GeneratorNet> makeGenerator(const ModelSpec& s);
+std::shared_ptr<DiscriminatorNet> makeDiscriminator(const ModelSpec& s);
+
+// Copies every parameter and buffer of `from` into `to` (same architecture).
+void copyModule(torch::nn::Module& to, const torch::nn::Module& from);
+// to = decay * to + (1 - decay) * from, for parameters; buffers are copied.
+void emaUpdate(torch::nn::Module& to, const torch::nn::Module& from, double decay);
+// Rewrites 4-D parameters into channels-last memory format (libtorch's Module::to has no
+// memory-format overload).
+void toChannelsLast(torch::nn::Module& m);
+
+// Hardware-aware layout: the memory format and channel padding that run fastest here.
+struct LayoutChoice {
+    bool channelsLast = false;
+    bool padChannels = false;
+    double contiguousMs = 0, channelsLastMs = 0; // one D+G forward/backward, best of the repeats
+    double paddedMs = 0, unpaddedMs = 0;
+    bool measured = false;
+};
+// Times a D and G forward/backward on a batch of `batch` for the candidates not forced by
+// `layout` (auto | contiguous | channels_last) and `pad` (auto | on | off).
+LayoutChoice probeLayout(const ModelSpec& s, int batch, const std::string& layout, const std::string& pad);
+
+} // namespace tapas::runtime::gan

@@ -1,0 +1,79 @@
+#pragma once
+// Everything `tapas-worker gan` can be told (docs/paragan.md lists each option with its meaning).
+// Plain C++ (no torch, Qt or MPI) so the launcher side and the tests can build argv from it.
+#include "core/util/result.h"
+
+#include <string>
+#include <vector>
+
+namespace tapas::runtime::gan {
+
+// One side's (G or D) optimisation policy: ParaGAN's asymmetric optimisation gives each side its
+// own optimizer settings, schedule and learning-rate scaling rule.
+struct SidePolicy {
+    double lr = 2e-4;          // at the preset's reference global batch (before scaling)
+    double beta1 = 0.5, beta2 = 0.999;
+    int warmupSteps = 0;       // linear warm-up from lr/warmup to lr
+    std::string decay = "none"; // none | linear | cosine (over the run's steps, to 0.1 x lr)
+    std::string scaling = "none"; // none | linear | sqrt: lr x (global batch / reference)^p
+};
+
+struct GanOptions {
+    // data
+    std::string data = "ring8";   // ring8 | grid25 | shapes | folder
+    std::string dataDir;          // folder data set: PNG/JPEG files, optionally in class sub-folders
+    double mixtureStd = 0.05;     // standard deviation of each Gaussian of ring8 / grid25
+    // model
+    std::string model;            // mlp | dcgan | biggan (empty: the data set's preset)
+    int resolution = 32;          // 32 | 64 (image models)
+    int width = 0;                // base channel count (image models) or hidden units (mlp); 0: preset
+    int zDim = 0;                 // latent size (0: preset)
+    bool selfAttention = false;   // biggan: SAGAN block at half the output resolution
+    double ema = -1;              // EMA decay of G's weights (0 off; -1: preset)
+    std::string loss;             // bce | hinge (empty: preset)
+    int pack = 0;                 // PacGAN packing: D judges packs of this many samples (0: preset)
+    // schedule and batch
+    int steps = 200;              // generator updates
+    int localBatch = 0;           // per rank (0: derived from globalBatch)
+    int globalBatch = 0;          // ranks x local (0: preset)
+    int referenceBatch = 0;       // global batch the preset's learning rates were tuned at
+    int dSteps = 0;               // discriminator updates per generator update (0: preset)
+    SidePolicy g, d;
+    // ParaGAN: asynchronous updates with bounded staleness
+    bool async = false;
+    int staleness = 1;            // k: fake samples D trains on are at most k G updates old
+    // congestion-aware pipeline
+    int loaderThreads = 1;        // starting value (adaptive) or fixed value (static)
+    int prefetch = 2;             // prefetch queue depth, same
+    bool adaptivePipeline = true;
+    double ioLatencyMs = 0;       // injected per-batch load latency
+    // hardware-aware layout
+    std::string layout = "auto";  // auto | contiguous | channels_last
+    std::string channelPad = "auto"; // auto | on | off: pad image channels 3 -> 4 before D
+    // records
+    std::string runDir;           // runs/<id>; empty: no files (metrics to stdout only)
+    std::string runId;
+    int metricsPort = 0;
+    std::string metricsToken;
+    int checkpointEvery = 0;
+    int sampleEvery = 0;          // 0: preset (every 50 steps)
+    int metricEvery = 0;          // mixture evaluation (0: = sampleEvery)
+    bool resume = false;
+    unsigned long long seed = 1234;
+    int threads = 0;              // torch intra-op threads (0: leave as is)
+    bool presetApplied = false;
+    std::string preset;           // the preset's name, once applied
+};
+
+// Parses `tapas-worker gan` options (argv after the sub-command). Boolean switches take an
+// optional 0/1/true/false/on/off value, so the launcher's --key value pairs work too.
+Result<GanOptions> parseGanOptions(const std::vector<std::string>& args);
+
+// Fills everything left at 0/empty from the data set's preset (ring8/grid25: MLP; shapes and
+// folders: DCGAN; --model biggan: BigGAN settings). Checks value ranges; names the bad option.
+Status applyPresetAndCheck(GanOptions& o);
+
+// One line per option, for --help.
+std::string ganUsage();
+
+} // namespace tapas::runtime::gan

@@ -1,0 +1,586 @@
+// The ParaGAN training loop: data parallel over the ranks (gradients averaged with all-reduce),
+// synchronous or asynchronous with bounded staleness (docs/paragan.md, "Asynchronous mode"),
+// asymmetric optimisation per side, the congestion-aware pipeline, the measured layout,
+// checkpoints with exact resume, sample grids and the metrics protocol's GAN values.
+#include "runtime/gan/gan_models.h" // torch first: Qt-free TU, but keep the house order
+
+#include "runtime/gan/gan_checkpoint.h"
+#include "runtime/gan/gan_image_io.h"
+#include "runtime/gan/gan_pipeline.h"
+#include "runtime/gan/gan_policy.h"
+#include "runtime/gan/gan_trainer.h"
+#include "runtime/protocol/run_directory.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+
+namespace F = torch::nn::functional;
+namespace fs = std::filesystem;
+
+namespace tapas::runtime::gan {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Gradients of a module flattened into one buffer, so one all-reduce carries a whole side.
+class GradBuffer {
+public:
+    explicit GradBuffer(torch::nn::Module& m) : params_(m.parameters())
+    {
+        size_t n = 0;
+        for (auto& p : params_) n += size_t(p.numel());
+        flat_ = torch::zeros({int64_t(n)});
+    }
+    float* gather()
+    {
+        int64_t off = 0;
+        for (auto& p : params_) {
+            const int64_t n = p.numel();
+            if (p.grad().defined()) flat_.narrow(0, off, n).copy_(p.grad().reshape({-1}));
+            else flat_.narrow(0, off, n).zero_();
+            off += n;
+        }
+        return flat_.data_ptr<float>();
+    }
+    size_t count() const { return size_t(flat_.numel()); }
+    // Writes the summed buffer back as the mean over `ranks`; returns the gradient's norm.
+    double scatter(int ranks)
+    {
+        flat_.div_(double(ranks));
+        int64_t off = 0;
+        for (auto& p : params_) {
+            const int64_t n = p.numel();
+            if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+            p.mutable_grad().copy_(flat_.narrow(0, off, n).view_as(p));
+            off += n;
+        }
+        return flat_.norm().item<double>();
+    }
+private:
+    std::vector<torch::Tensor> params_;
+    torch::Tensor flat_;
+};
+
+void setLr(torch::optim::Adam& opt, double lr)
+{
+    for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
+}
+
+// A fake batch waiting in the asynchronous buffer, tagged with the G version that made it.
+struct FakeBatch {
+    torch::Tensor x, y;
+    int64_t version = 0;
+};
+
+struct StepFigures {
+    double gLoss = 0, dLoss = 0, dReal = 0, dFake = 0, gNorm = 0, dNorm = 0;
+    double dataWait = 0, compute = 0, comm = 0;
+    int staleness = 0;
+};
+
+} // namespace
+
+class GanTrainer {
+public:
+    explicit GanTrainer(TrainerEnv& env)
+        : env_(env), o_(*env.options), data_(*env.data), comm_(*env.comm), rank_(comm_.rank()), ranks_(comm_.size()) {}
+
+    int run();
+
+private:
+    Status setUp();
+    torch::Tensor noise(int64_t n, uint64_t a, uint64_t b);
+    torch::Tensor labels(int64_t n, uint64_t a, uint64_t b);
+    torch::Tensor prepareForD(torch::Tensor x) const;
+    torch::Tensor dLossOf(const torch::Tensor& real, const torch::Tensor& fake) const;
+    Status trainStep(int step, StepFigures& f);
+    void applyPendingG(StepFigures& f);
+    void report(int step, const StepFigures& f, double stepTime);
+    void evaluate(int stepsDone, bool final);
+    Status checkpoint(int stepsDone);
+    Status loadCheckpoint(const std::string& dir);
+    void emit(const protocol::MetricsEvent& e) { if (env_.sink) env_.sink->record(e); }
+    void logInfo(const std::string& text);
+
+    TrainerEnv& env_;
+    const GanOptions& o_;
+    const DataSource& data_;
+    Communicator& comm_;
+    int rank_, ranks_;
+    ModelSpec spec_;
+    ScalingDecision scale_;
+    LayoutChoice layout_;
+    std::shared_ptr<GeneratorNet> g_, ema_;
+    std::shared_ptr<DiscriminatorNet> d_;
+    std::unique_ptr<torch::optim::Adam> optG_, optD_;
+    std::unique_ptr<GradBuffer> gradG_, gradD_;
+    std::unique_ptr<DataPipeline> pipeline_;
+    std::deque<FakeBatch> buffer_;
+    std::unique_ptr<PendingCollective> pendingG_;
+    int64_t gVersion_ = 0;   // G updates applied
+    int64_t gIssued_ = 0;    // G updates whose gradients are computed (applied or in flight)
+    int startStep_ = 0;
+    int64_t dataStart_ = 0;
+    bool asyncOn_ = false;
+    torch::Tensor fixedZ_, fixedY_;
+    double lrG_ = 0, lrD_ = 0;
+};
+
+torch::Tensor GanTrainer::noise(int64_t n, uint64_t a, uint64_t b)
+{
+    // Every random draw is a function of (seed, rank, step, purpose): resume needs no RNG state
+    // beyond the step number, and the checkpoint records it.
+    auto gen = at::detail::createCPUGenerator(mixSeed(o_.seed, uint64_t(rank_) + 1, a, b));
+    return torch::randn({n, spec_.zDim}, gen);
+}
+
+torch::Tensor GanTrainer::labels(int64_t n, uint64_t a, uint64_t b)
+{
+    if (spec_.numClasses <= 1) return torch::zeros({n}, torch::kLong);
+    auto gen = at::detail::createCPUGenerator(mixSeed(o_.seed, uint64_t(rank_) + 1, a, b ^ 0x1abe1));
+    return torch::randint(spec_.numClasses, {n}, gen, torch::kLong);
+}
+
+torch::Tensor GanTrainer::prepareForD(torch::Tensor x) const
+{
+    if (data_.isMixture()) return o_.pack > 1 ? x.reshape({-1, 2 * o_.pack}) : x; // PacGAN packs
+    if (layout_.padChannels) x = F::pad(x, F::PadFuncOptions({0, 0, 0, 0, 0, 1}));
+    if (layout_.channelsLast) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
+    return x;
+}
+
+torch::Tensor GanTrainer::dLossOf(const torch::Tensor& real, const torch::Tensor& fake) const
+{
+    if (o_.loss == "hinge") return torch::relu(1.0 - real).mean() + torch::relu(1.0 + fake).mean();
+    return F::softplus(-real).mean() + F::softplus(fake).mean(); // -log sigmoid(r) - log(1 - sigmoid(f))
+}
+
+void GanTrainer::logInfo(const std::string& text)
+{
+    if (rank_ != 0) return;
+    std::fprintf(stderr, "[gan] %s\n", text.c_str());
+    emit(protocol::MetricsEvent::logEvent("info", 0, text));
+}
+
+Status GanTrainer::setUp()
+{
+    if (o_.threads > 0) at::set_num_threads(o_.threads);
+    CheckpointMeta meta;
+    std::string resumeDir;
+    if (o_.resume) {
+        Result<std::string> dir = latestCheckpointDir(o_.runDir);
+        if (!dir) return Status::failure(dir.error());
+        Result<CheckpointMeta> m = readCheckpointMeta(*dir);
+        if (!m) return Status::failure(m.error());
+        meta = *m;
+        if (meta.model != o_.model || meta.data != o_.data)
+            return Status::failure("checkpoint '" + *dir + "' trained model '" + meta.model + "' on '" + meta.data +
+                                   "', not '" + o_.model + "' on '" + o_.data + "'");
+        resumeDir = *dir;
+    }
+    Result<ScalingDecision> sd = decideScaling(o_, ranks_, meta.globalBatch, meta.ranks);
+    if (!sd) return Status::failure(sd.error());
+    scale_ = *sd;
+    if (!scale_.note.empty()) logInfo(scale_.note);
+    asyncOn_ = o_.async && o_.staleness > 0;
+
+    spec_.kind = o_.model;
+    spec_.zDim = o_.zDim;
+    spec_.width = o_.width;
+    spec_.resolution = o_.resolution;
+    spec_.outChannels = data_.channels();
+    spec_.numClasses = o_.model == "biggan" ? data_.numClasses() : 1;
+    spec_.selfAttention = o_.selfAttention;
+
+    // Hardware-aware layout: measured on rank 0 (every rank runs the same build on the same
+    // kind of machine), broadcast so all replicas compute identically; a resumed run keeps the
+    // layout its checkpoint was trained with, so its numerics continue bit-for-bit.
+    if (!resumeDir.empty()) {
+        layout_.channelsLast = meta.channelsLast;
+        layout_.padChannels = meta.padChannels;
+    } else if (o_.model != "mlp") {
+        float choice[2] = {0, 0};
+        if (rank_ == 0) {
+            layout_ = probeLayout(spec_, std::min(scale_.localBatch, 32), o_.layout, o_.channelPad);
+            choice[0] = layout_.channelsLast ? 1.f : 0.f;
+            choice[1] = layout_.padChannels ? 1.f : 0.f;
+        }
+        comm_.broadcast(choice, 2, 0);
+        layout_.channelsLast = choice[0] > 0.5f;
+        layout_.padChannels = choice[1] > 0.5f;
+    }
+    spec_.dInChannels = data_.isMixture() ? 2 * o_.pack : data_.channels() + (layout_.padChannels ? 1 : 0);
+    if (scale_.localBatch % o_.pack != 0)
+        return Status::failure("option --pack: the local batch " + std::to_string(scale_.localBatch) +
+                               " is not a multiple of the pack size " + std::to_string(o_.pack));
+
+    torch::manual_seed(o_.seed); // same initial weights on every rank
+    g_ = makeGenerator(spec_);
+    d_ = makeDiscriminator(spec_);
+    if (o_.ema > 0) {
+        ema_ = makeGenerator(spec_);
+        copyModule(*ema_, *g_);
+    }
+    if (layout_.channelsLast) {
+        toChannelsLast(*g_);
+        toChannelsLast(*d_);
+        if (ema_) toChannelsLast(*ema_);
+    }
+    optG_ = std::make_unique<torch::optim::Adam>(g_->parameters(),
+        torch::optim::AdamOptions(o_.g.lr).betas({o_.g.beta1, o_.g.beta2}));
+    optD_ = std::make_unique<torch::optim::Adam>(d_->parameters(),
+        torch::optim::AdamOptions(o_.d.lr).betas({o_.d.beta1, o_.d.beta2}));
+    if (!resumeDir.empty()) {
+        if (Status s = loadCheckpoint(resumeDir); !s) return s;
+        startStep_ = meta.step;
+        dataStart_ = meta.dataPosition;
+        gVersion_ = gIssued_ = meta.gVersion;
+        logInfo("resumed from " + resumeDir + " at step " + std::to_string(startStep_));
+    }
+    gradG_ = std::make_unique<GradBuffer>(*g_);
+    gradD_ = std::make_unique<GradBuffer>(*d_);
+
+    PipelineSettings ps;
+    ps.threads = o_.loaderThreads;
+    ps.prefetch = o_.prefetch;
+    ps.adaptive = o_.adaptivePipeline;
+    ps.ioLatencyMs = o_.ioLatencyMs;
+    pipeline_ = std::make_unique<DataPipeline>(data_, scale_.localBatch, rank_, ranks_, ps, dataStart_);
+
+    const int64_t nFixed = data_.isMixture() ? 2000 : 64;
+    auto gen = at::detail::createCPUGenerator(mixSeed(o_.seed, 0xf1ed));
+    fixedZ_ = torch::randn({nFixed, spec_.zDim}, gen);
+    fixedY_ = torch::arange(nFixed, torch::kLong).remainder(std::max(1, spec_.numClasses));
+
+    if (rank_ == 0) {
+        auto e = protocol::MetricsEvent::statusEvent("running", "ParaGAN " + o_.model + " on " + data_.name());
+        e.fields = {{"model", o_.model}, {"data", data_.name()}, {"preset", o_.preset},
+                    {"mode", asyncOn_ ? "async" : "sync"}, {"staleness_bound", std::to_string(asyncOn_ ? o_.staleness : 0)},
+                    {"ranks", std::to_string(ranks_)}, {"local_batch", std::to_string(scale_.localBatch)},
+                    {"global_batch", std::to_string(scale_.globalBatch)}, {"d_steps", std::to_string(o_.dSteps)},
+                    {"loss", o_.loss}, {"ema", std::to_string(o_.ema)},
+                    {"layout", layout_.channelsLast ? "channels_last" : "contiguous"},
+                    {"channel_pad", layout_.padChannels ? "on" : "off"},
+                    {"layout_measured", layout_.measured ? "yes" : "no"},
+                    {"contiguous_ms", std::to_string(layout_.contiguousMs)},
+                    {"channels_last_ms", std::to_string(layout_.channelsLastMs)},
+                    {"padded_ms", std::to_string(layout_.paddedMs)}, {"unpadded_ms", std::to_string(layout_.unpaddedMs)},
+                    {"lr_scale_g", std::to_string(scale_.scaleG)}, {"lr_scale_d", std::to_string(scale_.scaleD)},
+                    {"resumed_from_step", std::to_string(startStep_)}};
+        emit(e);
+        logInfo("layout: " + std::string(layout_.channelsLast ? "channels_last" : "contiguous") + ", channel padding " +
+                (layout_.padChannels ? "on" : "off") +
+                (layout_.measured ? " (measured: contiguous " + std::to_string(layout_.contiguousMs) + " ms, channels_last " +
+                                        std::to_string(layout_.channelsLastMs) + " ms)"
+                                  : ""));
+    }
+    return {};
+}
+
+void GanTrainer::applyPendingG(StepFigures& f)
+{
+    if (!pendingG_) return;
+    const auto t0 = Clock::now();
+    pendingG_->wait();
+    f.comm += since(t0);
+    pendingG_.reset();
+    f.gNorm = gradG_->scatter(ranks_);
+    optG_->step();
+    ++gVersion_;
+    if (ema_) emaUpdate(*ema_, *g_, o_.ema);
+}
+
+Status GanTrainer::trainStep(int step, StepFigures& f)
+{
+    g_->train();
+    d_->train();
+    lrG_ = scheduledLr(o_.g, scale_.scaleG, step, o_.steps);
+    lrD_ = scheduledLr(o_.d, scale_.scaleD, step, o_.steps);
+    setLr(*optG_, lrG_);
+    setLr(*optD_, lrD_);
+    const int64_t n = scale_.localBatch;
+    auto shapeOf = [&](std::vector<float>& v) {
+        auto t = torch::from_blob(v.data(), {int64_t(v.size())}, torch::kFloat).clone();
+        return data_.isMixture() ? t.view({n, 2}) : t.view({n, data_.channels(), data_.height(), data_.width()});
+    };
+    torch::Tensor gFake, gY; // the G step's fake batch (with graph), made while D's all-reduce runs
+    for (int k = 0; k < o_.dSteps; ++k) {
+        double wait = 0;
+        Result<Batch> b = pipeline_->next(wait);
+        if (!b) return Status::failure("rank " + std::to_string(rank_) + ": " + b.error());
+        f.dataWait += wait;
+        const auto tc = Clock::now();
+        const auto real = prepareForD(shapeOf(b->x));
+        const auto realY = torch::from_blob(b->y.data(), {n}, torch::kLong).clone();
+        // The fake half: in async mode the oldest buffered batch within the staleness bound,
+        // which D uses without waiting for the newest G weights; otherwise a fresh one.
+        FakeBatch fake;
+        while (asyncOn_ && !buffer_.empty() && gIssued_ - buffer_.front().version > o_.staleness) buffer_.pop_front();
+        if (asyncOn_ && !buffer_.empty()) {
+            fake = std::move(buffer_.front());
+            buffer_.pop_front();
+        } else {
+            torch::NoGradGuard ng;
+            fake.y = labels(n, uint64_t(step), uint64_t(k));
+            fake.x = g_->forward(noise(n, uint64_t(step), uint64_t(k)), fake.y);
+            fake.version = gVersion_;
+        }
+        f.staleness = std::max<int>(f.staleness, int(gIssued_ - fake.version));
+        optD_->zero_grad();
+        const auto dr = d_->forward(real, realY), df = d_->forward(prepareForD(fake.x), fake.y);
+        const auto loss = dLossOf(dr, df);
+        loss.backward();
+        f.dLoss = loss.item<double>();
+        f.dReal = o_.loss == "hinge" ? dr.mean().item<double>() : torch::sigmoid(dr).mean().item<double>();
+        f.dFake = o_.loss == "hinge" ? df.mean().item<double>() : torch::sigmoid(df).mean().item<double>();
+        // The previous step's G update lands after D's first step of this one: that D step
+        // never waited for it (asynchronous mode only; synchronous mode has nothing pending).
+        if (k == 0) applyPendingG(f);
+        float* buf = gradD_->gather();
+        const bool last = k + 1 == o_.dSteps;
+        if (asyncOn_ && last) {
+            // Overlap: D's all-reduce runs while G computes its next fake batch.
+            auto pending = comm_.allReduceSumAsync(buf, gradD_->count());
+            gY = labels(n, uint64_t(step), 1000);
+            gFake = g_->forward(noise(n, uint64_t(step), 1000), gY);
+            const auto tw = Clock::now();
+            pending->wait();
+            f.comm += since(tw);
+        } else {
+            const auto tw = Clock::now();
+            comm_.allReduceSum(buf, gradD_->count());
+            f.comm += since(tw);
+        }
+        f.dNorm = gradD_->scatter(ranks_);
+        optD_->step();
+        f.compute += since(tc);
+    }
+    const auto tc = Clock::now();
+    if (!gFake.defined()) {
+        gY = labels(n, uint64_t(step), 1000);
+        gFake = g_->forward(noise(n, uint64_t(step), 1000), gY);
+    }
+    optG_->zero_grad();
+    const auto score = d_->forward(prepareForD(gFake), gY);
+    const auto gLoss = o_.loss == "hinge" ? -score.mean() : F::softplus(-score).mean(); // non-saturating
+    gLoss.backward();
+    f.gLoss = gLoss.item<double>();
+    float* buf = gradG_->gather();
+    ++gIssued_;
+    if (asyncOn_) {
+        // G's all-reduce overlaps the next step's first D update, which trains on this very
+        // batch from the buffer: one G update old, within any bound k >= 1.
+        buffer_.push_back({gFake.detach(), gY, gVersion_});
+        while (int(buffer_.size()) > o_.staleness) buffer_.pop_front();
+        pendingG_ = comm_.allReduceSumAsync(buf, gradG_->count());
+    } else {
+        const auto tw = Clock::now();
+        comm_.allReduceSum(buf, gradG_->count());
+        f.comm += since(tw);
+        f.gNorm = gradG_->scatter(ranks_);
+        optG_->step();
+        ++gVersion_;
+        if (ema_) emaUpdate(*ema_, *g_, o_.ema);
+    }
+    f.compute += since(tc);
+    f.compute -= f.comm; // compute_time excludes the waits counted as comm_time
+    if (f.compute < 0) f.compute = 0;
+    return {};
+}
+
+void GanTrainer::report(int step, const StepFigures& f, double stepTime)
+{
+    // Per-rank figures to rank 0 (and the max over ranks for the step event).
+    const size_t kPer = 5;
+    float mine[kPer] = {float(stepTime), float(f.dataWait), float(f.compute), float(f.comm), float(pipeline_->queueDepth())};
+    std::vector<float> all(kPer * size_t(ranks_));
+    comm_.allGather(mine, kPer, all.data());
+    if (rank_ != 0) return;
+    double mx[kPer] = {0, 0, 0, 0, 0};
+    protocol::MetricsEvent rs;
+    rs.type = protocol::EventType::RankStats;
+    rs.step = step;
+    for (int r = 0; r < ranks_; ++r) {
+        protocol::RankStat s;
+        s.rank = r;
+        s.host = r < int(env_.hosts.size()) ? env_.hosts[size_t(r)] : std::string();
+        const float* v = all.data() + kPer * size_t(r);
+        s.values = {{"step_time", v[0]}, {"data_wait", v[1]}, {"compute_time", v[2]}, {"comm_time", v[3]}, {"queue_depth", v[4]}};
+        for (size_t i = 0; i < kPer; ++i) mx[i] = std::max(mx[i], double(v[i]));
+        rs.ranks.push_back(std::move(s));
+    }
+    emit(protocol::MetricsEvent::stepEvent(step, {
+        {"g_loss", f.gLoss}, {"d_loss", f.dLoss}, {"d_real", f.dReal}, {"d_fake", f.dFake},
+        {"g_grad_norm", f.gNorm}, {"d_grad_norm", f.dNorm},
+        {"images_per_s", mx[0] > 0 ? double(scale_.globalBatch) * o_.dSteps / mx[0] : 0.0},
+        {"step_time", mx[0]}, {"data_wait", mx[1]}, {"compute_time", mx[2]}, {"comm_time", mx[3]},
+        {"queue_depth", double(pipeline_->queueDepth())}, {"loader_threads", double(pipeline_->threads())},
+        {"prefetch_depth", double(pipeline_->prefetchDepth())}, {"load_latency", pipeline_->meanLoadLatency()},
+        {"staleness", double(f.staleness)}, {"lr_g", lrG_}, {"lr_d", lrD_},
+        {"local_batch", double(scale_.localBatch)}, {"global_batch", double(scale_.globalBatch)}}));
+    emit(rs);
+}
+
+void GanTrainer::evaluate(int stepsDone, bool final)
+{
+    if (rank_ != 0 || (o_.runDir.empty() && !data_.isMixture())) return;
+    auto& gen = ema_ ? ema_ : g_;
+    gen->eval(); // eval: no batch-norm statistics or spectral-norm state changes on rank 0 only
+    torch::Tensor out;
+    {
+        torch::NoGradGuard ng;
+        out = gen->forward(fixedZ_, fixedY_).contiguous();
+    }
+    gen->train();
+    std::vector<float> v(out.data_ptr<float>(), out.data_ptr<float>() + out.numel());
+    if (data_.isMixture()) {
+        const MixtureQuality q = evaluateMixture(v, mixtureModes(data_.name()), o_.mixtureStd);
+        emit(protocol::MetricsEvent::metricEvent(stepsDone, {{"modes_covered", double(q.modesCovered)},
+                                                             {"high_quality_share", q.highQualityShare}}));
+    }
+    if (o_.runDir.empty() || (!final && (o_.sampleEvery <= 0 || stepsDone % o_.sampleEvery != 0))) return;
+    char name[64];
+    std::snprintf(name, sizeof name, "step_%06d.png", stepsDone);
+    const std::string dir = protocol::samplesDir(o_.runDir);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    const Status s = data_.isMixture()
+        ? writeScatterPlot(dir + "/" + name, v, mixtureModes(data_.name()), o_.mixtureStd)
+        : writeImageGrid(dir + "/" + name, v, int(out.size(0)), int(out.size(1)), int(out.size(2)), int(out.size(3)), 8);
+    if (!s) {
+        emit(protocol::MetricsEvent::logEvent("warn", 0, s.error));
+        return;
+    }
+    emit(protocol::MetricsEvent::sampleEvent(stepsDone, std::string("samples/") + name));
+}
+
+Status GanTrainer::checkpoint(int stepsDone)
+{
+    StepFigures ignore;
+    applyPendingG(ignore); // a checkpoint holds applied updates only
+    const std::string name = checkpointName(stepsDone);
+    const std::string dir = protocol::checkpointsDir(o_.runDir) + "/" + name;
+    Status st;
+    if (rank_ == 0) {
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        try {
+            torch::save(g_, dir + "/g.pt");
+            torch::save(d_, dir + "/d.pt");
+            if (ema_) torch::save(ema_, dir + "/ema.pt");
+            torch::save(*optG_, dir + "/opt_g.pt");
+            torch::save(*optD_, dir + "/opt_d.pt");
+        } catch (const c10::Error& e) {
+            st = Status::failure("checkpoint '" + dir + "' cannot be written: " + e.what_without_backtrace());
+        }
+        CheckpointMeta m;
+        m.step = stepsDone;
+        m.globalBatch = scale_.globalBatch;
+        m.ranks = ranks_;
+        m.dataPosition = pipeline_->position();
+        m.gVersion = gVersion_;
+        m.channelsLast = layout_.channelsLast;
+        m.padChannels = layout_.padChannels;
+        m.model = o_.model;
+        m.data = o_.data;
+        m.seed = o_.seed;
+        if (st) st = writeCheckpointMeta(dir, m);
+        if (st) st = markLatestCheckpoint(o_.runDir, name);
+        if (st) {
+            auto e = protocol::MetricsEvent::statusEvent("checkpoint", std::to_string(stepsDone));
+            e.fields = {{"path", "checkpoints/" + name}};
+            emit(e);
+        }
+    }
+    comm_.barrier();
+    return st;
+}
+
+Status GanTrainer::loadCheckpoint(const std::string& dir)
+{
+    try {
+        torch::load(g_, dir + "/g.pt");
+        torch::load(d_, dir + "/d.pt");
+        if (ema_) {
+            if (fs::exists(dir + "/ema.pt")) torch::load(ema_, dir + "/ema.pt");
+            else copyModule(*ema_, *g_);
+        }
+        torch::load(*optG_, dir + "/opt_g.pt");
+        torch::load(*optD_, dir + "/opt_d.pt");
+    } catch (const c10::Error& e) {
+        return Status::failure("checkpoint '" + dir + "' cannot be loaded: " + e.what_without_backtrace());
+    }
+    return {};
+}
+
+int GanTrainer::run()
+{
+    if (Status s = setUp(); !s) {
+        std::fprintf(stderr, "tapas-worker gan: %s\n", s.error.c_str());
+        if (rank_ == 0) emit(protocol::MetricsEvent::statusEvent("failed", s.error, rank_));
+        return 1;
+    }
+    int step = startStep_;
+    bool stopped = false;
+    for (; step < o_.steps; ++step) {
+        const auto t0 = Clock::now();
+        StepFigures f;
+        if (Status s = trainStep(step, f); !s) {
+            std::fprintf(stderr, "tapas-worker gan: %s\n", s.error.c_str());
+            if (rank_ == 0) emit(protocol::MetricsEvent::statusEvent("failed", s.error, rank_));
+            return 1; // the launcher sees the rank exit and names it
+        }
+        const double stepTime = since(t0);
+        const std::string note = pipeline_->endStep(stepTime);
+        if (!note.empty()) logInfo(note);
+        report(step, f, stepTime);
+        const int done = step + 1;
+        if (data_.isMixture() && o_.metricEvery > 0 && done % o_.metricEvery == 0 && done < o_.steps) evaluate(done, false);
+        else if (!data_.isMixture() && o_.sampleEvery > 0 && done % o_.sampleEvery == 0 && done < o_.steps) evaluate(done, false);
+        // Stop requests are agreed on by all ranks, so every rank leaves at the same step.
+        double stop = env_.stopRequested && env_.stopRequested->load() ? 1.0 : 0.0;
+        comm_.allReduceMax(&stop, 1);
+        const bool doCkpt = !o_.runDir.empty() && o_.checkpointEvery > 0 && (done % o_.checkpointEvery == 0 || stop > 0);
+        if (doCkpt) {
+            if (Status s = checkpoint(done); !s) {
+                std::fprintf(stderr, "tapas-worker gan: %s\n", s.error.c_str());
+                if (rank_ == 0) emit(protocol::MetricsEvent::statusEvent("failed", s.error, rank_));
+                return 1;
+            }
+        }
+        if (stop > 0) {
+            stopped = true;
+            ++step;
+            break;
+        }
+    }
+    StepFigures ignore;
+    applyPendingG(ignore);
+    evaluate(step, true);
+    if (rank_ == 0) {
+        if (stopped) emit(protocol::MetricsEvent::statusEvent("stopped", "stopped at step " + std::to_string(step)));
+        else emit(protocol::MetricsEvent::statusEvent("finished", std::to_string(step) + " steps"));
+    }
+    return 0;
+}
+
+int trainGan(TrainerEnv& env)
+{
+    try {
+        GanTrainer t(env);
+        return t.run();
+    } catch (const std::exception& e) {
+        const std::string msg = "rank " + std::to_string(env.comm->rank()) + ": " + e.what();
+        std::fprintf(stderr, "tapas-worker gan: %s\n", msg.c_str());
+        if (env.sink) env.sink->record(protocol::MetricsEvent::statusEvent("failed", msg, env.comm->rank()));
+        return 1;
+    }
+}
+
+} // namespace tapas::runtime::gan

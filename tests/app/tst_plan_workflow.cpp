@@ -1,0 +1,514 @@
+// Issue 5's whole path in the real main window, on a zoo GPT: search from the Search dialog
+// (preset a100x8; tapas, megatron and dp), the results listed, an MLP weight's sharding changed
+// for every instance and the Costs dock following it, undo and redo, the project saved and
+// reopened in a fresh window with the plan and the override back, every export format written,
+// a bad host refused with nothing written, the unsaved-changes prompt, and the cluster editor
+// refusing bad values with the field named.
+#include "app/studio/costs_dock.h"
+#include "app/studio/export_dialog.h"
+#include "app/studio/main_window.h"
+#include "app/studio/model_document.h"
+#include "app/studio/plan_actions.h"
+#include "app/studio/plan_session.h"
+#include "app/studio/project_document.h"
+#include "app/studio/recent_files.h"
+#include "app/studio/search_dialog.h"
+#include "core/plan/plan_exporter.h"
+#include "core/zoo/zoo.h"
+#include "views/cluster_editor.h"
+#include "views/costs/costs_view.h"
+
+#include <QBarSet>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <cmath>
+#include <memory>
+
+using namespace tapas;
+
+namespace {
+
+constexpr int kLoadTimeoutMs = 120000;
+constexpr int kSearchTimeoutMs = 120000;
+constexpr int kLayers = 4;
+
+// Answers the next visible QMessageBox with `button`; records its object name.
+class BoxAnswer : public QObject {
+public:
+    QString seen;
+    BoxAnswer(QMessageBox::StandardButton button, QObject* parent) : QObject(parent), button_(button)
+    {
+        connect(&timer_, &QTimer::timeout, this, [this] {
+            for (QWidget* w : QApplication::topLevelWidgets()) {
+                auto* box = qobject_cast<QMessageBox*>(w);
+                if (box && box->isVisible() && seen.isEmpty()) {
+                    seen = box->objectName();
+                    box->button(button_)->click();
+                    timer_.stop();
+                }
+            }
+        });
+        timer_.start(20);
+    }
+
+private:
+    QMessageBox::StandardButton button_;
+    QTimer timer_;
+};
+
+// The current plan's bars in the Costs dock (index 0: the plan under edit leads).
+struct Bars {
+    double compute, tp, dp, weights, activations;
+    bool operator==(const Bars& o) const
+    {
+        return compute == o.compute && tp == o.tp && dp == o.dp && weights == o.weights && activations == o.activations;
+    }
+};
+
+Bars currentBars(const CostsView* v)
+{
+    return {v->computeSet()->at(0), v->tpCommSet()->at(0), v->dpCommSet()->at(0), v->weightMemorySet()->at(0),
+            v->activationMemorySet()->at(0)};
+}
+
+} // namespace
+
+class TstPlanWorkflow : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir tmp_;
+    QString modelPath_;
+    std::unique_ptr<MainWindow> window_;
+    Bars searched_{};
+    Bars edited_{};
+    NodeId mlpNode_ = kNoNode;
+
+    PlanSession* session() const { return window_->planSession(); }
+    PlanActions* actions() const { return window_->planActions(); }
+
+    static bool load(MainWindow* w, const QString& path)
+    {
+        QSignalSpy loaded(w, &MainWindow::modelLoaded);
+        w->openModel(path);
+        return loaded.wait(kLoadTimeoutMs);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("TapasTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_plan_workflow-%1").arg(QCoreApplication::applicationPid()));
+        QSettings().clear();
+        QVERIFY(tmp_.isValid());
+        modelPath_ = tmp_.filePath(QStringLiteral("gpt.onnx"));
+        ZooOptions o;
+        o.layers = kLayers;
+        o.hidden = 256;
+        o.heads = 8;
+        o.ffn = 1024;
+        o.vocab = 1024;
+        o.seq = 128;
+        o.batch = 8;
+        const Status s = writeZooModel("gpt", o, modelPath_.toStdString());
+        QVERIFY2(s.ok(), s.error.c_str());
+        window_ = std::make_unique<MainWindow>();
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(load(window_.get(), modelPath_));
+        QVERIFY(session()->graph());
+        QVERIFY(!session()->hasPlan());
+        QVERIFY(!actions()->exportAction()->isEnabled());
+        QVERIFY(actions()->searchAction()->isEnabled());
+    }
+
+    void cleanupTestCase()
+    {
+        if (window_) window_->planActions()->project()->detach();
+        window_.reset();
+        const QString settingsFile = QSettings().fileName();
+        QSettings().clear();
+        QFile::remove(settingsFile);
+    }
+
+    void search_dialog_runs_three_searchers_in_the_background_and_lists_their_plans()
+    {
+        actions()->searchAction()->trigger();
+        SearchDialog* d = actions()->searchDialog();
+        QVERIFY(d->isVisible());
+        QVERIFY(d->clusterEditor()->selectPreset(QStringLiteral("a100x8")));
+        QCOMPARE(d->meshCombo()->currentIndex(), 0); // "let the search pick"
+        QVERIFY(d->meshCombo()->count() > 1);        // and the preset's meshes
+        for (const auto& s : searchers()) {
+            const QString name = QString::fromStdString(s->name());
+            d->searcherBox(name)->setChecked(name == QLatin1String("tapas") || name == QLatin1String("megatron") ||
+                                             name == QLatin1String("dp"));
+        }
+        QSignalSpy finished(d, &SearchDialog::searchFinished);
+        QTest::mouseClick(d->runButton(), Qt::LeftButton);
+        QVERIFY(d->isRunning());
+        QVERIFY(!d->runButton()->isEnabled());
+        QVERIFY(d->cancelButton()->isEnabled());
+        QVERIFY(finished.wait(kSearchTimeoutMs));
+        QCOMPARE(finished.first().first().toBool(), true);
+        QVERIFY2(d->resultsModel()->rowCount() == 3, qPrintable(d->statusLabel()->text()));
+        QStringList names;
+        for (int r = 0; r < 3; ++r) names << d->resultsModel()->item(r, 0)->text();
+        QCOMPARE(names, (QStringList{QStringLiteral("tapas"), QStringLiteral("megatron"), QStringLiteral("dp")}));
+        for (int r = 0; r < 3; ++r) QVERIFY(d->resultsModel()->item(r, 2)->text().toDouble() > 0); // step time
+        QCOMPARE(session()->results().size(), size_t(3));
+        QVERIFY(session()->hasPlan());
+        QCOMPARE(session()->results()[size_t(session()->currentResult())].searcher, std::string("tapas"));
+        QVERIFY(actions()->exportAction()->isEnabled());
+        QVERIFY(actions()->project()->isModified()); // new results are unsaved work
+        // The Costs dock compares all three, the plan under edit first, with the device limit.
+        const CostsView* costs = actions()->costsDock()->view();
+        QCOMPARE(costs->computeSet()->count(), 3);
+        QVERIFY(costs->computeSet()->at(0) > 0);
+        QVERIFY(costs->memoryLimitLine());
+        QCOMPARE(costs->memoryLimitLine()->at(0).y(), session()->cluster().memoryBytes * 1e-9);
+        QCOMPARE(costs->blockComputeSet()->count(), int(session()->folded()->chain.size()));
+        QVERIFY(costs->headline().contains(QLatin1String("tapas")));
+        searched_ = currentBars(costs);
+    }
+
+    void choosing_a_result_row_makes_that_plan_current()
+    {
+        SearchDialog* d = actions()->searchDialog();
+        QSignalSpy results(session(), &PlanSession::resultsChanged);
+        d->resultsTable()->selectRow(1);
+        QVERIFY(results.wait(5000));
+        QCOMPARE(session()->currentResult(), 1);
+        QCOMPARE(session()->results()[1].searcher, std::string("megatron"));
+        QVERIFY(actions()->costsDock()->view()->headline().contains(QLatin1String("megatron")));
+        d->resultsTable()->selectRow(0);
+        QVERIFY(results.wait(5000));
+        QCOMPARE(session()->currentResult(), 0);
+        QCOMPARE(currentBars(actions()->costsDock()->view()), searched_);
+        d->close();
+    }
+
+    void search_can_be_cancelled_and_keeps_the_previous_plans()
+    {
+        SearchDialog* d = actions()->searchDialog();
+        d->searcherBox(QStringLiteral("megatron"))->setChecked(false);
+        d->searcherBox(QStringLiteral("dp"))->setChecked(false);
+        QSignalSpy finished(d, &SearchDialog::searchFinished);
+        d->run();
+        d->cancel();
+        QVERIFY(finished.wait(kSearchTimeoutMs));
+        QCOMPARE(finished.first().first().toBool(), false);
+        QVERIFY2(d->statusLabel()->text().contains(QLatin1String("cancelled")), qPrintable(d->statusLabel()->text()));
+        QCOMPARE(session()->results().size(), size_t(3));
+        QVERIFY(!d->isRunning());
+        QVERIFY(d->runButton()->isEnabled());
+        d->searcherBox(QStringLiteral("megatron"))->setChecked(true);
+        d->searcherBox(QStringLiteral("dp"))->setChecked(true);
+    }
+
+    void overriding_an_mlp_weight_for_every_instance_changes_the_costs_dock()
+    {
+        const Graph& g = *session()->graph();
+        PlanEditor* editor = session()->editor();
+        QVERIFY(editor);
+        // The first MLP MatMul that reads a weight (mlp/c_fc in layer 0).
+        for (NodeId n = 0; n < NodeId(g.nodes.size()) && mlpNode_ == kNoNode; ++n) {
+            const Node& node = g.node(n);
+            if (node.opType == "MatMul" && node.scope.find("/mlp") != std::string::npos) mlpNode_ = n;
+        }
+        QVERIFY(mlpNode_ != kNoNode);
+        QCOMPARE(int(editor->classPeers(mlpNode_).size()), kLayers);
+        const std::string currentStrategy = editor->plan().nodes[size_t(mlpNode_)].name;
+        QString refusal;
+        bool changed = false;
+        for (const OpStrategy& s : editor->allowedStrategies(mlpNode_)) {
+            if (s.name == currentStrategy) continue;
+            refusal = session()->setStrategy(mlpNode_, QString::fromStdString(s.name), true);
+            if (refusal.isEmpty()) {
+                changed = true;
+                break;
+            }
+        }
+        QVERIFY2(changed, qPrintable(refusal));
+        QCOMPARE(int(editor->overrides().size()), kLayers);
+        const CostsView* costs = actions()->costsDock()->view();
+        edited_ = currentBars(costs);
+        QVERIFY2(!(edited_ == searched_), "the Costs dock did not follow the override");
+        QCOMPARE(costs->data().plans.front().total.time(), editor->report().total.time());
+        QVERIFY(costs->headline().contains(QLatin1String("edited")));
+        QVERIFY(actions()->project()->isModified());
+    }
+
+    void undo_and_redo_move_the_costs_dock_back_and_forth()
+    {
+        const CostsView* costs = actions()->costsDock()->view();
+        QUndoStack* undo = session()->undoStack();
+        QVERIFY(undo->canUndo());
+        undo->undo();
+        QCOMPARE(currentBars(costs), searched_);
+        QVERIFY(session()->editor()->overrides().empty());
+        undo->redo();
+        QCOMPARE(currentBars(costs), edited_);
+        QCOMPARE(int(session()->editor()->overrides().size()), kLayers);
+    }
+
+    void unsaved_changes_prompt_can_cancel_or_discard()
+    {
+        QVERIFY(actions()->project()->isModified());
+        {
+            BoxAnswer answer(QMessageBox::Cancel, this);
+            QVERIFY(!actions()->maybeSave());
+            QCOMPARE(answer.seen, QStringLiteral("unsavedChangesBox"));
+        }
+        {
+            // Closing the window asks too; Cancel keeps it open.
+            BoxAnswer answer(QMessageBox::Cancel, this);
+            window_->close();
+            QCOMPARE(answer.seen, QStringLiteral("unsavedChangesBox"));
+            QVERIFY(window_->isVisible());
+        }
+        {
+            BoxAnswer answer(QMessageBox::Discard, this);
+            QVERIFY(actions()->maybeSave());
+            QCOMPARE(answer.seen, QStringLiteral("unsavedChangesBox"));
+        }
+        QVERIFY(actions()->project()->isModified()); // Discard only lets the caller go on
+    }
+
+    void saved_project_reopens_with_its_plans_and_override_in_a_fresh_window()
+    {
+        const QString path = tmp_.filePath(QStringLiteral("gpt.tapasproj"));
+        QCOMPARE(actions()->saveProjectTo(path), QString());
+        QVERIFY(QFile::exists(path));
+        QVERIFY(!actions()->project()->isModified());
+        QVERIFY(actions()->maybeSave()); // nothing to ask now
+        const double time = session()->editor()->report().total.time();
+        const double memory = session()->editor()->report().total.memory();
+        const std::vector<StrategyOverride> overrides = session()->editor()->overrides();
+
+        MainWindow fresh;
+        fresh.show();
+        QSignalSpy opened(fresh.planActions()->project(), &ProjectDocument::opened);
+        QCOMPARE(fresh.planActions()->openProjectFile(path), QString());
+        QVERIFY(opened.wait(kLoadTimeoutMs));
+        PlanSession* s = fresh.planSession();
+        QCOMPARE(fresh.document()->path(), QFileInfo(modelPath_).absoluteFilePath());
+        QCOMPARE(s->results().size(), size_t(3));
+        QCOMPARE(s->results()[size_t(s->currentResult())].searcher, std::string("tapas"));
+        QVERIFY(s->editor());
+        QCOMPARE(s->editor()->overrides().size(), overrides.size());
+        for (const StrategyOverride& o : overrides) {
+            QVERIFY(s->editor()->isOverridden(o.node));
+            QCOMPARE(s->editor()->plan().nodes[size_t(o.node)].name, o.strategy);
+        }
+        // Re-applied on the searcher's plan rather than replayed edit by edit: the same plan, so
+        // the same costs up to the order of the floating-point sums.
+        QVERIFY(std::abs(s->editor()->report().total.time() - time) <= 1e-9 * time);
+        QVERIFY(std::abs(s->editor()->report().total.memory() - memory) <= 1e-9 * memory);
+        const Bars reopened = currentBars(fresh.planActions()->costsDock()->view());
+        QVERIFY(std::abs(reopened.compute - edited_.compute) <= 1e-9 * edited_.compute);
+        QVERIFY(std::abs(reopened.weights - edited_.weights) <= 1e-9 * edited_.weights);
+        QVERIFY(fresh.planActions()->costsDock()->view()->headline().contains(QLatin1String("edited")));
+        QVERIFY(!fresh.planActions()->project()->isModified());
+        QCOMPARE(fresh.planActions()->project()->path(), QFileInfo(path).absoluteFilePath());
+        QCOMPARE(fresh.planActions()->recentProjects()->files().value(0), QFileInfo(path).absoluteFilePath());
+    }
+
+    void a_bad_project_file_is_refused_naming_the_field()
+    {
+        const QString path = tmp_.filePath(QStringLiteral("bad.tapasproj"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format": "tapas-project", "version": 1, "model": {"path": "gpt.onnx"},
+                    "cluster": {"name": "x"}, "mesh": "1x8"})");
+        f.close();
+        QVERIFY(!parseProjectFile(QByteArray("[1, 2]"), QStringLiteral("bad.tapasproj"), tmp_.path()).ok());
+        QFile in(path);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        Result<ProjectFile> r = parseProjectFile(in.readAll(), QStringLiteral("bad.tapasproj"), tmp_.path());
+        QVERIFY(!r.ok());
+        QVERIFY2(QString::fromStdString(r.error()).contains(QLatin1String("nodes")), r.error().c_str());
+        QVERIFY2(QString::fromStdString(r.error()).contains(QLatin1String("bad.tapasproj")), r.error().c_str());
+        // Through the window: an error box, and the plans under edit stay.
+        BoxAnswer answer(QMessageBox::Ok, this);
+        QVERIFY(!actions()->openProjectFile(path).isEmpty());
+        QTRY_COMPARE(answer.seen, QStringLiteral("planErrorBox"));
+        QCOMPARE(session()->results().size(), size_t(3));
+    }
+
+    void a_plan_file_of_another_model_is_refused()
+    {
+        // A plan of a 2-layer GPT does not fit this 4-layer one.
+        ZooOptions o;
+        o.layers = 2;
+        o.hidden = 256;
+        o.heads = 8;
+        o.ffn = 1024;
+        o.vocab = 1024;
+        o.seq = 128;
+        o.batch = 8;
+        Result<Graph> other = zooGraph("gpt", o);
+        QVERIFY(other.ok());
+        SearchRequest req;
+        req.graph = &*other;
+        req.cluster = session()->cluster();
+        req.mesh = DeviceMesh{1, 8};
+        Result<SearchResult> r = findSearcher("megatron")->search(req);
+        QVERIFY2(r.ok(), r.error().c_str());
+        const QString path = tmp_.filePath(QStringLiteral("other.tapas.json"));
+        QVERIFY(savePlanFile(path.toStdString(), savePlanJson(*other, nullptr, r->best.plan, req.cluster, r->best.report,
+                                                             {"megatron", "test", 0}))
+                    .ok());
+        BoxAnswer answer(QMessageBox::Ok, this);
+        const QString error = actions()->openPlanFile(path);
+        QVERIFY2(!error.isEmpty(), "a plan of another model was accepted");
+        QTRY_COMPARE(answer.seen, QStringLiteral("planErrorBox"));
+        QCOMPARE(session()->results().size(), size_t(3));
+    }
+
+    void export_dialog_writes_every_format_and_refuses_a_bad_host()
+    {
+        actions()->exportAction()->trigger();
+        ExportDialog* d = actions()->exportDialog();
+        QVERIFY(d->isVisible());
+        QCOMPARE(d->formatList()->count(), int(planExporters().size()));
+        QStringList all;
+        for (const auto& e : planExporters()) all << QString::fromStdString(e->name());
+        d->setFormats(all);
+        QCOMPARE(d->formats(), all);
+
+        // A host name with shell metacharacters: refused, named, and nothing written.
+        const QString badDir = tmp_.filePath(QStringLiteral("export-bad"));
+        d->setOutputDir(badDir);
+        d->hostsEdit()->setText(QStringLiteral("node01, x;rm -rf /"));
+        const QString error = d->exportNow();
+        QVERIFY2(error.contains(QLatin1String("x;rm -rf /")), qPrintable(error));
+        QCOMPARE(d->statusLabel()->text(), error);
+        QVERIFY(!QDir(badDir).exists() || QDir(badDir).isEmpty());
+        QCOMPARE(d->hostsEdit()->text(), QStringLiteral("node01, x;rm -rf /")); // the input is kept
+
+        // The edited TAPAS plan is not Megatron's recipe: that format says why and writes nothing.
+        const QString dir = tmp_.filePath(QStringLiteral("export"));
+        d->setOutputDir(dir);
+        d->hostsEdit()->setText(QStringLiteral("gpu-a.example.org"));
+        const QString megatronError = d->exportNow();
+        QVERIFY2(megatronError.contains(QLatin1String("megatron")), qPrintable(megatronError));
+        QVERIFY(!QDir(dir).exists() || QDir(dir).isEmpty());
+        all.removeAll(QStringLiteral("megatron"));
+        d->setFormats(all);
+        QCOMPARE(d->exportNow(), QString());
+        QVERIFY(d->writtenFiles().size() >= all.size());
+        QCOMPARE(d->writtenList()->count(), int(d->writtenFiles().size()));
+        for (const QString& f : d->writtenFiles()) {
+            QVERIFY2(QFileInfo(f).isFile(), qPrintable(f));
+            QVERIFY2(QFileInfo(f).size() > 0, qPrintable(f));
+        }
+        // Each format contributed at least one file.
+        const ExportInput in{session()->graph().get(), session()->folded().get(), &session()->editor()->plan(),
+                             &session()->cluster(), &session()->editor()->report(), {}};
+        for (const auto& e : planExporters()) {
+            if (e->name() == "megatron") continue;
+            Result<ExportFiles> files = e->write(in, ExportOptions{});
+            QVERIFY2(files.ok(), files.error().c_str());
+            for (const auto& [name, content] : *files)
+                QVERIFY2(QFile::exists(QDir(dir).filePath(QString::fromStdString(name))), name.c_str());
+        }
+        // The Megatron baseline's own plan is expressible: its arguments are written.
+        session()->selectResult(1);
+        QCOMPARE(session()->results()[1].searcher, std::string("megatron"));
+        d->setFormats({QStringLiteral("megatron")});
+        const QString megatronDir = tmp_.filePath(QStringLiteral("export-megatron"));
+        d->setOutputDir(megatronDir);
+        QCOMPARE(d->exportNow(), QString());
+        QVERIFY(!d->writtenFiles().isEmpty());
+        for (const QString& f : d->writtenFiles()) QVERIFY2(QFileInfo(f).size() > 0, qPrintable(f));
+        session()->selectResult(0);
+        d->close();
+    }
+
+    void cluster_editor_refuses_bad_values_naming_the_field()
+    {
+        ClusterEditor editor;
+        QVERIFY(editor.selectPreset(QStringLiteral("h100x16")));
+        Result<ClusterSpec> good = editor.cluster();
+        QVERIFY2(good.ok(), good.error().c_str());
+        QCOMPARE(good->nodes, 2);
+        // Device memory 0: refused by core's check, the field named and marked.
+        static_cast<QDoubleSpinBox*>(editor.fieldWidget(QStringLiteral("memory_bytes")))->setValue(0);
+        QCOMPARE(editor.presetCombo()->currentIndex(), editor.presetCombo()->count() - 1); // now "Custom"
+        Result<ClusterSpec> bad = editor.cluster();
+        QVERIFY(!bad.ok());
+        QVERIFY2(QString::fromStdString(bad.error()).contains(QLatin1String("memory_bytes")), bad.error().c_str());
+        QVERIFY(!editor.errorLabel()->isHidden());
+        QVERIFY(!editor.fieldWidget(QStringLiteral("memory_bytes"))->styleSheet().isEmpty());
+        QVERIFY(editor.fieldWidget(QStringLiteral("nodes"))->styleSheet().isEmpty());
+        // Efficiency above 1.
+        static_cast<QDoubleSpinBox*>(editor.fieldWidget(QStringLiteral("memory_bytes")))->setValue(80);
+        static_cast<QDoubleSpinBox*>(editor.fieldWidget(QStringLiteral("efficiency")))->setValue(1.5);
+        bad = editor.cluster();
+        QVERIFY(!bad.ok());
+        QVERIFY2(QString::fromStdString(bad.error()).contains(QLatin1String("efficiency")), bad.error().c_str());
+        static_cast<QDoubleSpinBox*>(editor.fieldWidget(QStringLiteral("efficiency")))->setValue(0.5);
+        QVERIFY(editor.cluster().ok());
+
+        // Save As, change, Load: the saved values come back.
+        const QString saved = tmp_.filePath(QStringLiteral("cluster.json"));
+        QCOMPARE(editor.saveJsonFile(saved), QString());
+        static_cast<QSpinBox*>(editor.fieldWidget(QStringLiteral("nodes")))->setValue(5);
+        QCOMPARE(editor.loadJsonFile(saved), QString());
+        QCOMPARE(editor.cluster()->nodes, 2);
+
+        // Bad files: the error names file and field, the form keeps its values.
+        const QString broken = tmp_.filePath(QStringLiteral("broken.json"));
+        QFile f(broken);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"nodes": -1, "devices_per_node": 8})");
+        f.close();
+        const QString e = editor.loadJsonFile(broken);
+        QVERIFY2(e.contains(QLatin1String("broken.json")) && e.contains(QLatin1String("'nodes'")), qPrintable(e));
+        QCOMPARE(editor.errorLabel()->text(), e);
+        QCOMPARE(editor.cluster()->nodes, 2);
+        QFile g(broken);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write("{ not json");
+        g.close();
+        QVERIFY(editor.loadJsonFile(broken).contains(QLatin1String("not valid JSON")));
+        QVERIFY(!editor.loadJsonFile(tmp_.filePath(QStringLiteral("missing.json"))).isEmpty());
+    }
+
+    void search_dialog_refuses_an_invalid_cluster_without_searching()
+    {
+        SearchDialog* d = actions()->searchDialog();
+        static_cast<QSpinBox*>(d->clusterEditor()->fieldWidget(QStringLiteral("devices_per_node")))->setValue(0);
+        QCOMPARE(d->meshCombo()->count(), 1); // no mesh for an invalid cluster, only "let the search pick"
+        QSignalSpy finished(d, &SearchDialog::searchFinished);
+        d->run();
+        QVERIFY(!d->isRunning());
+        QVERIFY2(d->statusLabel()->text().contains(QLatin1String("devices_per_node")), qPrintable(d->statusLabel()->text()));
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(d->clusterEditor()->selectPreset(QStringLiteral("a100x8")));
+    }
+};
+
+QTEST_MAIN(TstPlanWorkflow)
+#include "tst_plan_workflow.moc"

@@ -1,0 +1,306 @@
+// Plan exporters: every format writes deterministic files that match the expected outputs
+// checked into tests/data/export/ (a 2-layer zoo GPT on the 2-node h100x16 preset, Megatron
+// plan on mesh 2x8); shell scripts pass `bash -n` and shellcheck, the DTensor file passes
+// py_compile; hostile host names are refused and paths with spaces and quotes reach the worker
+// intact (the launch script is run against a fake mpirun that records its arguments).
+//
+// To regenerate the expected outputs after an intended change of a format:
+//   TAPAS_UPDATE_EXPECTED=1 ./tst_plan_export     (then review `git diff tests/data/export`)
+#include "core/plan/export_common.h"
+#include "core/plan/plan_editor.h"
+#include "core/search/searcher.h"
+#include "core/zoo/zoo.h"
+#include "tests/common/zoo_plan.h"
+
+#include <QtTest>
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+using namespace tapas;
+
+namespace {
+
+const char* kModelPath = "/shared/models/gpt 2 layers/it's \"tiny\".onnx";
+
+struct Fixture {
+    Graph g;
+    FoldedGraph folded;
+    ClusterSpec cluster;
+    SearchResult result;
+    ExportInput in;
+    ExportOptions options;
+
+    Fixture()
+    {
+        ZooOptions o;
+        o.layers = 2;
+        o.hidden = 256;
+        o.heads = 8;
+        o.seq = 64;
+        o.batch = 8;
+        o.vocab = 1024;
+        g = *zooGraph("gpt", o);
+        folded = *foldGraph(g);
+        cluster = *loadClusterSpec("h100x16");
+        result = testing::searchPlan(g, cluster, {2, 8}, "megatron");
+        in.graph = &g;
+        in.folded = &folded;
+        in.plan = &result.best.plan;
+        in.cluster = &cluster;
+        in.report = &result.best.report;
+        in.provenance = {"megatron", "test", 0};
+        options.hosts = {"gpu-a.example", "gpu-b.example"};
+        options.workerPath = "/opt/tapas/bin/tapas-worker";
+        options.modelPath = kModelPath;
+        options.planPath = "/shared/plans/gpt2.tapas.json";
+        options.steps = 50;
+    }
+
+    ExportFiles write(const std::string& format) const
+    {
+        const PlanExporter* e = findPlanExporter(format);
+        if (!e) qFatal("no exporter '%s'", format.c_str());
+        Result<ExportFiles> f = e->write(in, options);
+        if (!f) qFatal("export %s: %s", format.c_str(), f.error().c_str());
+        return *f;
+    }
+};
+
+QString expectedDir() { return QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/export"); }
+
+QByteArray bytes(const std::string& s) { return QByteArray(s.data(), qsizetype(s.size())); }
+
+struct Run {
+    int code = -1;
+    QString output;
+};
+
+Run run(const QString& program, const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(program, args);
+    if (!p.waitForFinished(60000)) return {-1, QStringLiteral("did not finish")};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
+}
+
+} // namespace
+
+class TstPlanExport : public QObject {
+    Q_OBJECT
+private slots:
+    void every_format_is_registered_once()
+    {
+        QStringList names;
+        for (const auto& e : planExporters()) names << QString::fromStdString(e->name());
+        QCOMPARE(names, (QStringList{"plan", "mpirun", "slurm", "dtensor", "megatron", "dot", "svg", "png"}));
+        QVERIFY(findPlanExporter("slurm"));
+        QVERIFY(!findPlanExporter("yaml"));
+    }
+
+    void exported_files_match_the_checked_in_expected_outputs()
+    {
+        Fixture f;
+        const bool update = qEnvironmentVariableIntValue("TAPAS_UPDATE_EXPECTED") == 1;
+        int compared = 0;
+        for (const char* format : {"plan", "mpirun", "slurm", "dtensor", "megatron", "dot"}) {
+            const ExportFiles files = f.write(format);
+            QVERIFY(!files.empty());
+            QCOMPARE(f.write(format), files); // deterministic: a second export is byte-identical
+            for (const auto& [name, content] : files) {
+                QFile file(expectedDir() + "/" + QString::fromStdString(name));
+                if (update) {
+                    QDir().mkpath(expectedDir());
+                    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+                    file.write(bytes(content));
+                    continue;
+                }
+                QVERIFY2(file.open(QIODevice::ReadOnly),
+                         qPrintable("missing expected output " + file.fileName() + " (run with TAPAS_UPDATE_EXPECTED=1)"));
+                const QByteArray expected = file.readAll();
+                QVERIFY2(expected == bytes(content), qPrintable(QStringLiteral("%1 differs from the expected output (format %2)")
+                                                                    .arg(file.fileName(), QLatin1String(format))));
+                ++compared;
+            }
+        }
+        if (update) QSKIP("expected outputs rewritten; review git diff tests/data/export");
+        QCOMPARE(compared, 7); // plan, hostfile + launch script, sbatch, python, megatron args, dot
+    }
+
+    void launch_scripts_pass_bash_n_and_shellcheck()
+    {
+        Fixture f;
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        ExportFiles all;
+        for (const char* format : {"mpirun", "slurm", "megatron"}) all.merge(f.write(format));
+        QVERIFY(writeExportFiles(dir.path().toStdString(), all).ok());
+        QStringList scripts;
+        for (const auto& [name, content] : all)
+            if (QString::fromStdString(name).endsWith(QLatin1String(".sh"))) scripts << dir.filePath(QString::fromStdString(name));
+        QCOMPARE(scripts.size(), 3);
+        for (const QString& s : scripts) {
+            QVERIFY2(QFileInfo(s).isExecutable(), qPrintable(s));
+            const Run r = run(QStringLiteral("bash"), {QStringLiteral("-n"), s});
+            QVERIFY2(r.code == 0, qPrintable(s + ": " + r.output));
+        }
+        const QString shellcheck = QStandardPaths::findExecutable(QStringLiteral("shellcheck"));
+        if (shellcheck.isEmpty()) QSKIP("shellcheck is not installed");
+        for (const QString& s : scripts) {
+            const Run r = run(shellcheck, {QStringLiteral("--shell=bash"), s});
+            QVERIFY2(r.code == 0, qPrintable(s + ":\n" + r.output));
+        }
+    }
+
+    void dtensor_plan_compiles_and_loops_over_the_layers()
+    {
+        Fixture f;
+        const ExportFiles files = f.write("dtensor");
+        const std::string& py = files.at("dtensor_plan.py");
+        QVERIFY2(py.find("for i in range(0, 2):") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[f\"transformer.h.{i}.attn.c_attn\"] = ColwiseParallel()") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[f\"transformer.h.{i}.attn.c_proj\"] = RowwiseParallel()") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[f\"transformer.h.{i}.mlp.c_fc\"] = ColwiseParallel()") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[f\"transformer.h.{i}.mlp.c_proj\"] = RowwiseParallel()") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("init_device_mesh(device_type, (DP_SIZE, TP_SIZE)") != std::string::npos, py.c_str());
+        QTemporaryDir dir;
+        QVERIFY(writeExportFiles(dir.path().toStdString(), files).ok());
+        const QString python = QStringLiteral("/usr/bin/python3");
+        if (!QFileInfo::exists(python)) QSKIP("/usr/bin/python3 is not installed");
+        const Run r = run(python, {QStringLiteral("-m"), QStringLiteral("py_compile"), dir.filePath(QStringLiteral("dtensor_plan.py"))});
+        QVERIFY2(r.code == 0, qPrintable(r.output));
+    }
+
+    void hostile_host_names_are_refused_naming_host_and_position()
+    {
+        Fixture f;
+        for (const char* bad : {"a b", "x;rm -rf /", "$(id)", "-oProxyCommand=id", "`id`", "a\nb", ""}) {
+            for (const char* format : {"mpirun", "slurm"}) {
+                ExportOptions o = f.options;
+                o.hosts = {"good-host", bad};
+                Result<ExportFiles> r = findPlanExporter(format)->write(f.in, o);
+                QVERIFY2(!r.ok(), bad);
+                QVERIFY2(r.error().find("position 2") != std::string::npos, r.error().c_str());
+                QVERIFY2(r.error().find("not a plain host name") != std::string::npos, r.error().c_str());
+                if (std::string(bad).find('\n') == std::string::npos)
+                    QVERIFY2(r.error().find(std::string("'") + bad + "'") != std::string::npos, r.error().c_str());
+            }
+        }
+    }
+
+    void too_few_hosts_and_control_characters_are_refused()
+    {
+        Fixture f;
+        ExportOptions o = f.options;
+        o.hosts = {"only-one"};
+        Result<ExportFiles> r = findPlanExporter("mpirun")->write(f.in, o);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().find("needs 16 ranks") != std::string::npos && r.error().find("1 host") != std::string::npos, r.error().c_str());
+        o = f.options;
+        o.modelPath = "/data/x\n rm -rf /";
+        r = findPlanExporter("slurm")->write(f.in, o);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().find("model path") != std::string::npos && r.error().find("control character") != std::string::npos,
+                 r.error().c_str());
+        o = f.options;
+        o.jobName = "job;id";
+        QVERIFY(!findPlanExporter("slurm")->write(f.in, o).ok());
+    }
+
+    void paths_with_spaces_and_quotes_reach_the_worker_intact()
+    {
+        Fixture f;
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(writeExportFiles(dir.path().toStdString(), f.write("mpirun")).ok());
+        const std::string script = f.write("mpirun").at("launch_mpirun.sh");
+        QVERIFY2(script.find(shellQuote(kModelPath)) != std::string::npos, script.c_str());
+        // A stand-in mpirun that records its arguments, one per line.
+        const QString fake = dir.filePath(QStringLiteral("fake mpirun.sh"));
+        const QString log = dir.filePath(QStringLiteral("args.txt"));
+        QFile stub(fake);
+        QVERIFY(stub.open(QIODevice::WriteOnly));
+        stub.write("#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > \"$ARGS_LOG\"\n");
+        stub.close();
+        stub.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("MPIRUN"), fake);
+        env.insert(QStringLiteral("ARGS_LOG"), log);
+        env.insert(QStringLiteral("NCCL_SOCKET_IFNAME"), QStringLiteral("eth0"));
+        const Run r = run(QStringLiteral("bash"), {dir.filePath(QStringLiteral("launch_mpirun.sh"))}, env);
+        QVERIFY2(r.code == 0, qPrintable(r.output));
+        QFile args(log);
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        const QStringList a = QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'));
+        auto after = [&](const char* flag) {
+            const qsizetype i = a.indexOf(QLatin1String(flag));
+            return i >= 0 && i + 1 < a.size() ? a[i + 1] : QString();
+        };
+        QCOMPARE(after("-np"), QStringLiteral("16"));
+        QCOMPARE(after("--hostfile"), dir.filePath(QStringLiteral("hostfile")));
+        QCOMPARE(after("--model"), QString::fromUtf8(kModelPath));
+        QCOMPARE(after("--plan"), QStringLiteral("/shared/plans/gpt2.tapas.json"));
+        QCOMPARE(after("--steps"), QStringLiteral("50"));
+        QVERIFY(a.contains(QStringLiteral("/opt/tapas/bin/tapas-worker")));
+        QVERIFY(a.contains(QStringLiteral("NCCL_SOCKET_IFNAME"))); // NCCL_* of the caller passed with -x
+        QVERIFY(a.contains(QStringLiteral("NCCL_DEBUG")));
+        QCOMPARE(f.write("mpirun").at("hostfile").substr(f.write("mpirun").at("hostfile").find("gpu-a")),
+                 std::string("gpu-a.example slots=8\ngpu-b.example slots=8\n"));
+    }
+
+    void megatron_export_explains_a_plan_it_cannot_express()
+    {
+        Fixture f;
+        const CostModel model(f.g, f.cluster, f.result.best.plan.mesh);
+        PlanEditor editor(f.g, &f.folded, model, f.result.best.plan);
+        const NodeId fc = f.g.tensor(f.g.findTensor("transformer.h.0.mlp.c_fc.weight")).consumers.front();
+        QVERIFY(editor.setStrategy(fc, "row", true).ok());
+        ExportInput in = f.in;
+        in.plan = &editor.plan();
+        in.report = &editor.report();
+        Result<ExportFiles> r = findPlanExporter("megatron")->write(in, f.options);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().find("not expressible") != std::string::npos, r.error().c_str());
+        QVERIFY2(r.error().find(f.g.node(fc).name) != std::string::npos, r.error().c_str());
+        QVERIFY2(r.error().find("'row' where Megatron-LM runs it 'column'") != std::string::npos, r.error().c_str());
+        // The searched Megatron plan itself is expressible: tp 8, no sequence parallelism.
+        const std::string args = f.write("megatron").at("megatron_args.sh");
+        QVERIFY(args.find("--tensor-model-parallel-size 8\n") != std::string::npos);
+        QVERIFY(args.find("MEGATRON_DATA_PARALLEL_SIZE=2\n") != std::string::npos);
+    }
+
+    void graph_renders_as_svg_and_png_with_collectives_on_edges()
+    {
+        Fixture f;
+        const std::string dot = f.write("dot").at("plan_graph.dot");
+        QVERIFY(dot.find("all-reduce") != std::string::npos);
+        QVERIFY(dot.find("fillcolor=\"#8ecae6\"") != std::string::npos); // column-parallel ops
+        const std::string svg = f.write("svg").at("plan_graph.svg");
+        QVERIFY2(svg.find("<svg") != std::string::npos, svg.substr(0, 200).c_str());
+        QVERIFY(svg.find("reduce") != std::string::npos); // Graphviz writes the dash as &#45;
+        const std::string png = f.write("png").at("plan_graph.png");
+        QVERIFY(png.size() > 1000);
+        QCOMPARE(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+    }
+
+    void written_files_replace_old_ones_and_bad_names_are_refused()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString() + "/nested/out";
+        QVERIFY(writeExportFiles(d, {{"a.txt", "one"}}).ok());
+        QVERIFY(writeExportFiles(d, {{"a.txt", "two"}}).ok());
+        QFile a(QString::fromStdString(d + "/a.txt"));
+        QVERIFY(a.open(QIODevice::ReadOnly));
+        QCOMPARE(a.readAll(), QByteArray("two"));
+        QVERIFY(!writeExportFiles(d, {{"../escape.txt", "x"}}).ok());
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("nested/escape.txt"))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstPlanExport)
+#include "tst_plan_export.moc"

@@ -1,0 +1,318 @@
+// tapas-worker train-plan under a real mpirun: sharded plans (TAPAS, Megatron, data parallel) of
+// a reduced-width zoo GPT and of ../shared/models/bert_mini_4l.onnx compute the same loss and
+// gradients as the unsharded model, train, report their steps to the run directory and the
+// metrics socket, checkpoint and resume exactly, refuse a mesh that does not match the ranks,
+// and a deliberately broken collective (TAPAS_TEST_CORRUPT_COLLECTIVE=1) is caught by the
+// numerics check with the tensor named.
+#include "core/cluster/cluster_spec.h"
+#include "core/fold/folded_graph.h"
+#include "core/onnx/onnx_importer.h"
+#include "core/plan/plan_file.h"
+#include "core/search/searcher.h"
+#include "core/zoo/zoo.h"
+#include "runtime/protocol/run_directory.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace tapas;
+using protocol::EventType;
+using protocol::MetricsEvent;
+
+namespace {
+
+struct WorkerRun {
+    int exitCode = -1;
+    QString output;
+    std::string runDir;
+    std::vector<MetricsEvent> events;
+
+    std::vector<const MetricsEvent*> of(EventType t) const
+    {
+        std::vector<const MetricsEvent*> out;
+        for (const MetricsEvent& e : events)
+            if (e.type == t) out.push_back(&e);
+        return out;
+    }
+    const MetricsEvent* status(const std::string& state) const
+    {
+        for (const MetricsEvent& e : events)
+            if (e.type == EventType::Status && e.state == state) return &e;
+        return nullptr;
+    }
+    std::string states() const
+    {
+        std::string s;
+        for (const MetricsEvent& e : events)
+            if (e.type == EventType::Status) s += e.state + "(" + e.text + ") ";
+        return s;
+    }
+    QString rankLog(int r) const
+    {
+        QFile f(QString::fromStdString(protocol::rankLogPath(runDir, r)));
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    }
+};
+
+QProcess* startWorker(int np, const QStringList& args, const QProcessEnvironment& extra)
+{
+    auto* p = new QProcess;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("OMP_NUM_THREADS", "1");
+    for (const QString& k : extra.keys()) env.insert(k, extra.value(k));
+    p->setProcessEnvironment(env);
+    p->setProcessChannelMode(QProcess::MergedChannels);
+    QStringList all{"-np", QString::number(np), "--oversubscribe", "-x", "OMP_NUM_THREADS"};
+    for (const QString& k : extra.keys()) all << "-x" << k;
+    all << QString(TAPAS_BIN_DIR "/tapas-worker") << "train-plan" << args;
+    p->start(TAPAS_MPIEXEC, all);
+    return p;
+}
+
+WorkerRun finish(QProcess* p, const std::string& runDir, int timeoutMs = 150000)
+{
+    WorkerRun r;
+    r.runDir = runDir;
+    if (!p->waitForFinished(timeoutMs)) {
+        p->kill();
+        p->waitForFinished(5000);
+    }
+    r.exitCode = p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1;
+    r.output = QString::fromUtf8(p->readAll());
+    delete p;
+    Result<protocol::MetricsChunk> m = protocol::readMetrics(runDir);
+    if (m.ok()) r.events = m->events;
+    return r;
+}
+
+WorkerRun runWorker(int np, const std::string& model, const std::string& plan, const std::string& runDir,
+                    QStringList extraArgs = {}, const QProcessEnvironment& env = {})
+{
+    QStringList args{"--model", QString::fromStdString(model), "--plan", QString::fromStdString(plan), "--run-dir",
+                     QString::fromStdString(runDir)};
+    args << extraArgs;
+    return finish(startWorker(np, args, env), runDir);
+}
+
+// A CPU cluster with exactly as many devices as the mesh (the presets have a fixed count).
+ClusterSpec cpuCluster(const DeviceMesh& mesh)
+{
+    ClusterSpec c = *loadClusterSpec("cpu-mpi");
+    c.nodes = 1;
+    c.devicesPerNode = mesh.size();
+    return c;
+}
+
+std::string savePlan(const Graph& g, const std::string& searcher, const DeviceMesh& mesh, const std::string& path)
+{
+    SearchRequest r;
+    r.graph = &g;
+    r.cluster = cpuCluster(mesh);
+    r.mesh = mesh;
+    const Searcher* s = findSearcher(searcher);
+    if (!s) qFatal("no searcher %s", searcher.c_str());
+    Result<SearchResult> res = s->search(r);
+    if (!res.ok()) qFatal("search %s %s: %s", searcher.c_str(), mesh.toString().c_str(), res.error().c_str());
+    Result<FoldedGraph> folded = foldGraph(g);
+    const std::string json = savePlanJson(g, folded.ok() ? &*folded : nullptr, res->best.plan, r.cluster, res->best.report,
+                                          {searcher, "test", res->searchSeconds});
+    if (!savePlanFile(path, json).ok()) qFatal("cannot write %s", path.c_str());
+    return path;
+}
+
+} // namespace
+
+class TstTrainPlan : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir tmp_;
+    std::string gptPath_;
+    Graph gpt_;
+
+    std::string dir(const QString& name) const { return (tmp_.path() + "/" + name).toStdString(); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(tmp_.isValid());
+        QVERIFY2(QFileInfo(TAPAS_BIN_DIR "/tapas-worker").isExecutable(), "tapas-worker is not built");
+        ZooOptions o;
+        o.layers = 2;
+        o.hidden = 64;
+        o.heads = 4;
+        o.vocab = 128;
+        o.seq = 16;
+        gptPath_ = dir("gpt.onnx");
+        const Status w = writeZooModel("gpt", o, gptPath_);
+        QVERIFY2(w.ok(), w.error.c_str());
+        ImportOptions io;
+        io.dims = {{"batch", 4}};
+        Result<Graph> g = importOnnxFile(gptPath_, io);
+        QVERIFY2(g.ok(), g.error().c_str());
+        gpt_ = std::move(*g);
+    }
+
+    void sharded_gpt_matches_reference_and_trains_data()
+    {
+        QTest::addColumn<QString>("searcher");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("tp");
+        QTest::newRow("tapas 1x2") << QString("tapas") << 1 << 2;
+        QTest::newRow("megatron 1x2") << QString("megatron") << 1 << 2;
+        QTest::newRow("dp 2x1") << QString("dp") << 2 << 1;
+        QTest::newRow("tapas 2x2") << QString("tapas") << 2 << 2;
+        QTest::newRow("megatron 1x4") << QString("megatron") << 1 << 4;
+    }
+    void sharded_gpt_matches_reference_and_trains()
+    {
+        QFETCH(QString, searcher);
+        QFETCH(int, dp);
+        QFETCH(int, tp);
+        const QString tag = searcher + QString("-%1x%2").arg(dp).arg(tp);
+        const std::string plan = savePlan(gpt_, searcher.toStdString(), {dp, tp}, dir(tag + ".tapas.json"));
+        const WorkerRun r = runWorker(dp * tp, gptPath_, plan, dir("run-" + tag), {"--steps", "3"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output + r.rankLog(0) + QString::fromStdString(r.states())));
+        const MetricsEvent* ok = r.status("numerics_ok");
+        QVERIFY2(ok, r.states().c_str());
+        QVERIFY(ok->fields.count("max_rel_error") && std::stod(ok->fields.at("max_rel_error")) <= 1e-3);
+        QVERIFY(r.status("finished"));
+        const auto steps = r.of(EventType::Step);
+        QCOMPARE(int(steps.size()), 3);
+        for (const MetricsEvent* s : steps) {
+            QVERIFY(std::isfinite(s->values.at("loss")) && s->values.at("loss") > 0);
+            QVERIFY(s->values.at("step_time") > 0);
+            QVERIFY(s->values.at("predicted_step_time") > 0);
+            QVERIFY(s->values.count("comm_time") && s->values.count("compute_time") && s->values.count("samples_per_s"));
+        }
+        const auto stats = r.of(EventType::RankStats);
+        QCOMPARE(int(stats.size()), 3);
+        QCOMPARE(int(stats.back()->ranks.size()), dp * tp);
+        for (const auto& rs : stats.back()->ranks) {
+            QVERIFY(rs.values.at("memory_bytes") > 0);
+            QVERIFY(rs.values.at("shard_bytes") > 0);
+        }
+        if (tp > 1) QVERIFY2(steps.back()->values.at("comm_time") > 0, "a tensor-parallel step communicates");
+        qInfo("%s: step_time %.4f s (compute %.4f, comm %.4f), predicted %.6f s, loss %.4f -> %.4f", qPrintable(tag),
+              steps.back()->values.at("step_time"), steps.back()->values.at("compute_time"),
+              steps.back()->values.at("comm_time"), steps.back()->values.at("predicted_step_time"),
+              steps.front()->values.at("loss"), steps.back()->values.at("loss"));
+    }
+
+    void bert_mini_tapas_plan_matches_reference()
+    {
+        const std::string model = TAPAS_MODELS_DIR "/bert_mini_4l.onnx";
+        if (!QFileInfo::exists(QString::fromStdString(model))) QSKIP("bert_mini_4l.onnx not present");
+        ImportOptions io;
+        io.dims = {{"batch", 2}, {"seq", 8}};
+        Result<Graph> g = importOnnxFile(model, io);
+        QVERIFY2(g.ok(), g.error().c_str());
+        const std::string plan = savePlan(*g, "tapas", {1, 2}, dir("bert.tapas.json"));
+        const WorkerRun r = runWorker(2, model, plan, dir("run-bert"), {"--steps", "2"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output + r.rankLog(0) + QString::fromStdString(r.states())));
+        QVERIFY2(r.status("numerics_ok"), r.states().c_str());
+        QVERIFY(r.status("finished"));
+        QCOMPARE(int(r.of(EventType::Step).size()), 2);
+        qInfo("bert_mini tapas-1x2: step_time %.4f s", r.of(EventType::Step).back()->values.at("step_time"));
+    }
+
+    void plan_for_another_mesh_is_refused()
+    {
+        const std::string plan = savePlan(gpt_, "megatron", {1, 2}, dir("mesh12.tapas.json"));
+        const WorkerRun r = runWorker(4, gptPath_, plan, dir("run-mesh"), {"--steps", "1"});
+        QVERIFY(r.exitCode != 0);
+        const MetricsEvent* failed = r.status("failed");
+        QVERIFY2(failed, r.states().c_str());
+        QVERIFY2(failed->text.find("1x2") != std::string::npos && failed->text.find("4 ranks") != std::string::npos,
+                 failed->text.c_str());
+        QVERIFY(r.of(EventType::Step).empty());
+    }
+
+    void broken_collective_is_caught_by_numerics()
+    {
+        const std::string plan = savePlan(gpt_, "megatron", {1, 2}, dir("corrupt.tapas.json"));
+        QProcessEnvironment env;
+        env.insert("TAPAS_TEST_CORRUPT_COLLECTIVE", "1");
+        const WorkerRun r = runWorker(2, gptPath_, plan, dir("run-corrupt"), {"--steps", "2"}, env);
+        QCOMPARE(r.exitCode, 3);
+        const MetricsEvent* bad = r.status("numerics_mismatch");
+        QVERIFY2(bad, r.states().c_str());
+        QVERIFY(!bad->fields.at("worst_tensor").empty());
+        QVERIFY(gpt_.findTensor(bad->fields.at("worst_tensor")) != kNoTensor);
+        QVERIFY(std::stod(bad->fields.at("rel_error")) > std::stod(bad->fields.at("tolerance")));
+        QVERIFY(r.of(EventType::Step).empty());
+    }
+
+    void resume_continues_the_same_run_exactly()
+    {
+        const std::string plan = savePlan(gpt_, "tapas", {1, 2}, dir("resume.tapas.json"));
+        const WorkerRun straight = runWorker(2, gptPath_, plan, dir("run-straight"), {"--steps", "4", "--skip-numerics"});
+        QVERIFY2(straight.exitCode == 0, qPrintable(straight.rankLog(0)));
+        const std::string rd = dir("run-resumed");
+        const WorkerRun first = runWorker(2, gptPath_, plan, rd, {"--steps", "2", "--checkpoint-every", "2"});
+        QVERIFY2(first.exitCode == 0, qPrintable(first.rankLog(0)));
+        QVERIFY(first.status("checkpoint"));
+        std::ifstream latest(protocol::checkpointsDir(rd) + "/latest");
+        std::string name;
+        latest >> name;
+        QCOMPARE(name, std::string("step-2"));
+        QVERIFY(QFileInfo::exists(QString::fromStdString(protocol::checkpointsDir(rd) + "/step-2/rank-1.pt")));
+        const WorkerRun second = runWorker(2, gptPath_, plan, rd, {"--steps", "4", "--resume"});
+        QVERIFY2(second.exitCode == 0, qPrintable(second.rankLog(0)));
+        const auto a = straight.of(EventType::Step);
+        const auto b = second.of(EventType::Step); // the file holds both runs' steps
+        QCOMPARE(int(a.size()), 4);
+        QCOMPARE(int(b.size()), 4);
+        for (int i = 2; i < 4; ++i) {
+            QCOMPARE(b[size_t(i)]->step, int64_t(i + 1));
+            QVERIFY2(std::abs(a[size_t(i)]->values.at("loss") - b[size_t(i)]->values.at("loss")) < 1e-5,
+                     qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(a[size_t(i)]->values.at("loss")).arg(b[size_t(i)]->values.at("loss"))));
+        }
+    }
+
+    void metrics_arrive_on_the_socket_after_the_token()
+    {
+        const std::string plan = savePlan(gpt_, "tapas", {1, 2}, dir("socket.tapas.json"));
+        QTcpServer server;
+        QVERIFY(server.listen(QHostAddress::LocalHost));
+        const QString token = "t0k3n-h4";
+        const std::string rd = dir("run-socket");
+        QProcess* p = startWorker(2, {"--model", QString::fromStdString(gptPath_), "--plan", QString::fromStdString(plan),
+                                      "--run-dir", QString::fromStdString(rd), "--steps", "2", "--metrics-port",
+                                      QString::number(server.serverPort()), "--metrics-token", token},
+                                  {});
+        QVERIFY(server.waitForNewConnection(60000));
+        QTcpSocket* s = server.nextPendingConnection();
+        QByteArray data;
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < 120000 && !data.contains("\"finished\"")) {
+            if (s->waitForReadyRead(200)) data += s->readAll();
+            if (s->state() != QAbstractSocket::ConnectedState && !s->bytesAvailable()) break;
+        }
+        data += s->readAll();
+        const WorkerRun r = finish(p, rd);
+        QCOMPARE(r.exitCode, 0);
+        const QList<QByteArray> lines = data.split('\n');
+        QVERIFY(!lines.isEmpty());
+        std::string runId, gotToken;
+        QVERIFY2(protocol::parseHelloLine(lines.front().toStdString(), runId, gotToken), lines.front().constData());
+        QCOMPARE(QString::fromStdString(gotToken), token);
+        int steps = 0;
+        for (const QByteArray& l : lines) {
+            if (l.trimmed().isEmpty() || l == lines.front()) continue;
+            Result<MetricsEvent> e = protocol::parseJsonLine(l.toStdString());
+            QVERIFY2(e.ok(), l.constData());
+            steps += e->type == EventType::Step;
+        }
+        QCOMPARE(steps, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstTrainPlan)
+#include "tst_train_plan.moc"
