@@ -56,7 +56,9 @@ MixtureQuality evaluateMixture(const std::vector<float>& xy, const std::vector<P
         if (best <= r2) { ++good; ++q.perMode[arg]; }
     }
     q.highQualityShare = double(good) / double(n);
-    const double need = double(n) / (4.0 * double(modes.size()));
+    // PacGAN's criterion (Lin et al. 2018, after VEEGAN): a mode counts as covered when at least
+    // 20 of every 2500 samples (0.8%) lie within 3 standard deviations of it.
+    const double need = double(n) * 20.0 / 2500.0;
     for (int c : q.perMode)
         if (c >= need && c > 0) ++q.modesCovered;
     return q;

@@ -19,7 +19,7 @@
 namespace {
 
 // Generator updates within which ring8 must reach 7 of 8 modes (docs/paragan.md, "Presets").
-constexpr int kRing8StepBudget = 600;
+constexpr int kRing8StepBudget = 1500;
 
 struct RunOutput {
     int exitCode = -1;
