@@ -6,29 +6,18 @@
 // supervises and stops the run.
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
+#include "app/cli/cli_supervise.h"
 
 #include "runtime/launch/run_launcher.h"
 
-#include <QCoreApplication>
-#include <QTimer>
 
-#include <atomic>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <map>
 
 namespace tapas::cli {
 
 namespace {
-
-std::atomic<bool> gGanInterrupted{false};
-
-void onGanInterrupt(int)
-{
-    gGanInterrupted = true;
-    std::signal(SIGINT, SIG_DFL);
-}
 
 void printGanEvent(const protocol::MetricsEvent& e)
 {
@@ -172,31 +161,7 @@ int runGanCommand(const QStringList& args)
         spec.options = workerOptions;
     }
 
-    runtime::RunLauncher launcher;
-    QObject::connect(&launcher, &runtime::RunLauncher::eventReceived, &launcher, &printGanEvent);
-    QObject::connect(&launcher, &runtime::RunLauncher::runFinished, QCoreApplication::instance(),
-                     [](const QString&) { QCoreApplication::quit(); });
-    if (Status s = launcher.start(request); !s) {
-        printErr("tapas gan: " + s.error);
-        return kExitBadInput;
-    }
-    printOut("run " + launcher.runId().toStdString() + " in " + launcher.runDir().toStdString());
-    printOut(launcher.commandLine().toStdString());
-    gGanInterrupted = false;
-    std::signal(SIGINT, onGanInterrupt);
-    QTimer interruptPoll;
-    QObject::connect(&interruptPoll, &QTimer::timeout, &launcher, [&launcher] {
-        if (!gGanInterrupted.exchange(false)) return;
-        printErr("tapas gan: interrupted, stopping the run (it checkpoints first; Ctrl-C again to leave at once)");
-        launcher.stop();
-    });
-    interruptPoll.start(200);
-    QCoreApplication::exec();
-    std::signal(SIGINT, SIG_DFL);
-    printOut("run " + launcher.runId().toStdString() + ": " + launcher.state().toStdString() +
-             (launcher.detail().isEmpty() ? "" : " (" + launcher.detail().toStdString() + ")") + ", exit code " +
-             std::to_string(launcher.exitCode()) + ", " + launcher.runDir().toStdString());
-    return launcher.state() == QLatin1String("finished") ? kExitOk : kExitFailed;
+    return superviseRun("tapas gan", request, &printGanEvent);
 }
 
 } // namespace tapas::cli

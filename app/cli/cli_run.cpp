@@ -3,31 +3,20 @@
 //   [--hung-seconds T] [--grace-seconds G]`: wiring only; runtime/launch starts and supervises.
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
+#include "app/cli/cli_supervise.h"
 
 #include "runtime/launch/mpirun_command.h"
 #include "runtime/launch/run_launcher.h"
 #include "runtime/launch/worker_command.h"
 
-#include <QCoreApplication>
-#include <QTimer>
 
-#include <atomic>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <unistd.h>
 
 namespace tapas::cli {
 
 namespace {
-
-std::atomic<bool> gInterrupted{false};
-
-void onInterrupt(int)
-{
-    gInterrupted = true;
-    std::signal(SIGINT, SIG_DFL); // a second Ctrl-C ends tapas at once
-}
 
 std::string seconds(double s)
 {
@@ -169,33 +158,7 @@ int runRunCommand(const QStringList& args)
         return kExitOk;
     }
 
-    runtime::RunLauncher launcher;
-    QObject::connect(&launcher, &runtime::RunLauncher::eventReceived, &launcher, &printEvent);
-    QObject::connect(&launcher, &runtime::RunLauncher::runFinished, QCoreApplication::instance(),
-                     [](const QString&) { QCoreApplication::quit(); });
-    if (Status s = launcher.start(request); !s) {
-        printErr("tapas run: " + s.error);
-        return kExitBadInput;
-    }
-    printOut("run " + launcher.runId().toStdString() + " in " + launcher.runDir().toStdString());
-    printOut(launcher.commandLine().toStdString());
-
-    gInterrupted = false;
-    std::signal(SIGINT, onInterrupt);
-    QTimer interruptPoll;
-    QObject::connect(&interruptPoll, &QTimer::timeout, &launcher, [&launcher] {
-        if (!gInterrupted.exchange(false)) return;
-        printErr("tapas run: interrupted, stopping the run (Ctrl-C again to leave at once)");
-        launcher.stop();
-    });
-    interruptPoll.start(200);
-    QCoreApplication::exec();
-    std::signal(SIGINT, SIG_DFL);
-
-    printOut("run " + launcher.runId().toStdString() + ": " + launcher.state().toStdString() +
-             (launcher.detail().isEmpty() ? "" : " (" + launcher.detail().toStdString() + ")") + ", exit code " +
-             std::to_string(launcher.exitCode()) + ", " + launcher.runDir().toStdString());
-    return launcher.state() == QLatin1String("finished") ? kExitOk : kExitFailed;
+    return superviseRun("tapas run", request, &printEvent);
 }
 
 } // namespace tapas::cli
