@@ -6,6 +6,7 @@
 
 #include "core/cluster/cluster_spec.h"
 #include "core/fold/folded_graph.h"
+#include "core/onnx/onnx_importer.h"
 #include "core/plan/plan_file.h"
 #include "core/search/mesh_sweep.h"
 #include "core/search/searcher.h"
@@ -117,13 +118,16 @@ int run(const std::vector<std::string>& args)
     o.heads = heads;
     o.vocab = vocab;
     o.seq = seq;
-    o.batch = batch;
+    o.batch = -1; // symbolic, so the worker can divide it over the dp ranks of the DP plan
     const std::string model = (dir + QStringLiteral("/gpt.onnx")).toStdString();
     if (Status s = writeZooModel("gpt", o, model); !s) {
         std::fprintf(stderr, "tapas bench run: %s\n", s.error.c_str());
         return 1;
     }
-    Result<Graph> g = zooGraph("gpt", o);
+    // Plan the very graph the worker will import: the written file with the batch bound.
+    ImportOptions io;
+    io.dims["batch"] = batch;
+    Result<Graph> g = importOnnxFile(model, io);
     Result<ClusterSpec> cluster = loadClusterSpec("cpu-mpi");
     if (!g || !cluster) {
         std::fprintf(stderr, "tapas bench run: %s\n", (!g ? g.error() : cluster.error()).c_str());
