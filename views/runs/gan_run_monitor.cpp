@@ -13,7 +13,6 @@
 #include <QPixmap>
 #include <QPlainTextEdit>
 #include <QSlider>
-#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTreeWidget>
@@ -84,18 +83,7 @@ GanRunMonitor::GanRunMonitor(QWidget* parent)
     tabs_->addTab(rankTable(), QString());
     tabs_->addTab(logView(), QString());
 
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(chartsBox);
-    split->addWidget(tabs_);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(header());
-    layout->addWidget(split, 1);
-    retranslateCharts();
-    setRecord(nullptr);
+    finishLayout(chartsBox, tabs_, Qt::Horizontal, 3, 2);
 }
 
 double GanRunMonitor::smoothing() const

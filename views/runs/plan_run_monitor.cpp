@@ -6,10 +6,8 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
-#include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
-#include <QVBoxLayout>
 
 namespace tapas {
 
@@ -38,18 +36,7 @@ PlanRunMonitor::PlanRunMonitor(QWidget* parent)
 
     tabs_->addTab(rankTable(), QString());
     tabs_->addTab(logView(), QString());
-    auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(charts);
-    split->addWidget(tabs_);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(header());
-    layout->addWidget(split, 1);
-    retranslateCharts();
-    setRecord(nullptr);
+    finishLayout(charts, tabs_, Qt::Vertical, 3, 1);
 }
 
 void PlanRunMonitor::refreshCharts()

@@ -10,6 +10,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QSplitter>
+#include <QVBoxLayout>
 #include <QTableView>
 
 namespace tapas {
@@ -132,6 +134,22 @@ void RunMonitor::changeEvent(QEvent* event)
         refreshHeader();
     }
     QWidget::changeEvent(event);
+}
+
+void RunMonitor::finishLayout(QWidget* charts, QWidget* details, Qt::Orientation orientation, int chartStretch,
+                              int detailStretch)
+{
+    auto* split = new QSplitter(orientation);
+    split->addWidget(charts);
+    split->addWidget(details);
+    split->setStretchFactor(0, chartStretch);
+    split->setStretchFactor(1, detailStretch);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(header());
+    layout->addWidget(split, 1);
+    retranslateCharts();
+    setRecord(nullptr);
 }
 
 } // namespace tapas

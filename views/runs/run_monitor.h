@@ -42,6 +42,11 @@ protected:
     // One line per rank that reported `name` in rank_stats.
     void setRankLines(RunChart* chart, const std::string& name, double scale = 1) const;
 
+    // The layout both monitors share: the header above a splitter of the charts and the detail
+    // tabs, stretched chartStretch : detailStretch; then shows the empty record.
+    void finishLayout(QWidget* charts, QWidget* details, Qt::Orientation orientation, int chartStretch,
+                      int detailStretch);
+
     const RunRecord* record_ = nullptr;
 
 private:
