@@ -9,6 +9,8 @@
 #endif
 #include "../core/onnx_test_models.h"
 
+#include "tests/common/run_tapas.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,30 +24,11 @@ namespace models = tapas::testmodels;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = tapas::testing::TapasRun;
+using tapas::testing::runTapas;
+using tapas::testing::tapasBinary;
 
-QString tapasBinary() { return QStringLiteral(TAPAS_BIN_DIR "/tapas"); }
 QString modelPath(const char* file) { return QStringLiteral(TAPAS_MODELS_DIR "/") + QLatin1String(file); }
-
-Run runTapas(const QStringList& args)
-{
-    QProcess p;
-    p.start(tapasBinary(), args);
-    Run r;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
 
 QJsonObject inspectJson(const QStringList& extra, const QString& file)
 {

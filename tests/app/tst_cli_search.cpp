@@ -2,6 +2,8 @@
 // shows the runner-up plans beside the best; a baseline that cannot run on the cluster (data
 // parallel with more replicas than samples) is listed with its reason; bad meshes and cluster
 // files are refused with a message naming what is wrong.
+#include "tests/common/run_tapas.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -12,30 +14,11 @@
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = tapas::testing::TapasRun;
+using tapas::testing::runTapas;
+using tapas::testing::tapasBinary;
 
-QString tapasBinary() { return QStringLiteral(TAPAS_BIN_DIR "/tapas"); }
 QString sampleGpt() { return QStringLiteral(TAPAS_SOURCE_DIR "/resources/models/sample_gpt.onnx"); }
-
-Run runTapas(const QStringList& args)
-{
-    QProcess p;
-    p.start(tapasBinary(), args);
-    Run r;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
 
 QStringList searchArgs(const QStringList& extra)
 {
