@@ -157,6 +157,14 @@ void PlanSession::markSaved()
     undo_->setClean();
 }
 
+QString PlanSession::restoreOverrides(const std::vector<StrategyOverride>& overrides)
+{
+    if (!editor_ || overrides.empty()) return {};
+    Result<PlanChange> applied = editor_->apply(overrides);
+    notifyEdited();
+    return applied ? QString() : QString::fromStdString(applied.error());
+}
+
 void PlanSession::notifyEdited()
 {
     Q_EMIT planChanged();

@@ -55,6 +55,11 @@ public:
     QString setStrategy(NodeId node, const QString& strategy, bool wholeClass);
     QString setWeightLayout(TensorId weight, const TensorLayout& layout, bool wholeClass);
 
+    // Re-applies saved overrides to the plan under edit as its starting point (a reopened
+    // project), outside the undo stack: there is nothing to undo back to. Returns the refusal
+    // reason, or an empty string.
+    QString restoreOverrides(const std::vector<StrategyOverride>& overrides);
+
     // Node selection shared by the Plan dock and the graph view (kNoNode: none).
     void selectNode(NodeId node);
     NodeId selectedNode() const { return selected_; }

@@ -271,11 +271,8 @@ void ProjectDocument::restore(const ProjectFile& f)
         }
         overrides.push_back({o.node, o.strategy});
     }
-    if (PlanEditor* e = session_->editor(); e && !overrides.empty()) {
-        Result<PlanChange> applied = e->apply(overrides);
-        if (!applied) warnings << tr("The overrides could not be re-applied: %1").arg(QString::fromStdString(applied.error()));
-        Q_EMIT session_->planChanged(); // the editor changed outside the undo stack
-    }
+    if (const QString refused = session_->restoreOverrides(overrides); !refused.isEmpty())
+        warnings << tr("The overrides could not be re-applied: %1").arg(refused);
     session_->markSaved();
     restoring_ = false;
     path_ = pendingPath_;
