@@ -178,27 +178,48 @@ std::vector<uint64_t> localNodeHashes(const Graph& g, const std::vector<char>& m
 
 std::vector<uint64_t> refineHashes(const Graph& g, std::vector<uint64_t> labels, int rounds)
 {
+    // The neighbourhood is walked `rounds` times, so it is flattened once: per node, its
+    // producers by input slot, then its (consumer, consumer slot, output index) uses. The hash
+    // values are the same as walking the graph's tensors directly; only the memory traffic drops.
+    const size_t n = g.nodes.size();
+    std::vector<uint32_t> inBegin(n + 1), useBegin(n + 1);
+    std::vector<NodeId> producers;
+    struct Use {
+        NodeId consumer;
+        uint32_t slot, output;
+    };
+    std::vector<Use> uses;
+    for (size_t i = 0; i < n; ++i) {
+        const Node& node = g.nodes[i];
+        inBegin[i] = uint32_t(producers.size());
+        for (TensorId t : node.inputs) producers.push_back(t == kNoTensor ? kNoNode : g.tensor(t).producer);
+        useBegin[i] = uint32_t(uses.size());
+        for (size_t o = 0; o < node.outputs.size(); ++o) {
+            const TensorId t = node.outputs[o];
+            if (t == kNoTensor) continue;
+            for (NodeId c : g.tensor(t).consumers) {
+                const Node& cn = g.node(c);
+                for (size_t s = 0; s < cn.inputs.size(); ++s)
+                    if (cn.inputs[s] == t) uses.push_back({c, uint32_t(s), uint32_t(o)});
+            }
+        }
+    }
+    inBegin[n] = uint32_t(producers.size());
+    useBegin[n] = uint32_t(uses.size());
+
     std::vector<uint64_t> next(labels.size());
     std::vector<uint64_t> succ;
     for (int r = 0; r < rounds; ++r) {
-        for (size_t i = 0; i < g.nodes.size(); ++i) {
-            const Node& n = g.nodes[i];
+        for (size_t i = 0; i < n; ++i) {
             uint64_t h = hashMix(labels[i], uint64_t(r));
             // Producers in slot order: MatMul(A, B) is not MatMul(B, A).
-            for (TensorId t : n.inputs) {
-                const NodeId p = t == kNoTensor ? kNoNode : g.tensor(t).producer;
-                h = hashMix(h, p == kNoNode ? 0x11ULL : labels[size_t(p)]);
-            }
+            for (uint32_t k = inBegin[i]; k < inBegin[i + 1]; ++k)
+                h = hashMix(h, producers[k] == kNoNode ? 0x11ULL : labels[size_t(producers[k])]);
             // Consumers as a sorted multiset: their order in the file is not structure.
             succ.clear();
-            for (size_t o = 0; o < n.outputs.size(); ++o) {
-                const TensorId t = n.outputs[o];
-                if (t == kNoTensor) continue;
-                for (NodeId c : g.tensor(t).consumers) {
-                    const Node& cn = g.node(c);
-                    for (size_t s = 0; s < cn.inputs.size(); ++s)
-                        if (cn.inputs[s] == t) succ.push_back(hashMix(hashMix(labels[size_t(c)], s), o));
-                }
+            for (uint32_t k = useBegin[i]; k < useBegin[i + 1]; ++k) {
+                const Use& u = uses[k];
+                succ.push_back(hashMix(hashMix(labels[size_t(u.consumer)], u.slot), u.output));
             }
             std::sort(succ.begin(), succ.end());
             for (uint64_t s : succ) h = hashMix(h, s);
