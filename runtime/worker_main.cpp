@@ -1,5 +1,7 @@
 // tapas-worker: the one MPI program that Tapas starts through mpirun (DESIGN.md, Runtime).
 // Sub-commands: info (rank -> host mapping), train-plan (runtime/exec) and gan (runtime/gan).
+#include "runtime/calibrate/calibrate_worker.h"
+#include "runtime/comm/comm_check.h"
 #include "runtime/exec/train_plan.h"
 #include "runtime/gan/gan_worker.h"
 #include "runtime/mpi_context.h"
@@ -18,6 +20,8 @@ void usage(FILE* out)
                  "commands:\n"
                  "  info [--json]   report each rank's host, pid, CPUs and memory\n"
                  "  gan [options]   ParaGAN training (tapas-worker gan --help; docs/paragan.md)\n"
+                 "  comm-check [options]  check and time every collective, mpi or nccl (--help)\n"
+                 "  calibrate [options]  measure GEMM FLOP/s and MPI all-reduce links, write a cluster spec (--help)\n"
                  "%s",
                  tapas::runtime::trainPlanUsage());
 }
@@ -33,6 +37,8 @@ int main(int argc, char** argv)
     }
     const std::string command = argv[1];
     if (command == "gan") return tapas::runtime::gan::runGanWorker(argc, argv); // parses its own options
+    if (command == "comm-check") return tapas::runtime::runCommCheck(argc, argv); // parses its own options
+    if (command == "calibrate") return tapas::runtime::runCalibrateWorker(argc, argv); // parses its own options
     if (command == "train-plan") {
         auto options = tapas::runtime::parseTrainPlanArgs(argc, argv, 2);
         if (!options.ok()) {

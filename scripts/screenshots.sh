@@ -7,8 +7,18 @@
 # with the graph coloured by that plan's sharding; docs/images/costs_dock.png, the Costs dock
 # comparing that plan with the Megatron and data-parallel baselines.
 # Runs under Xvfb so it works on a headless machine.
-#   BUILD_DIR=build-release bash scripts/screenshots.sh     (BUILD_DIR defaults to build)
+#   BUILD_DIR=build-release bash scripts/screenshots.sh        (BUILD_DIR defaults to build)
+#   BUILD_DIR=build-release bash scripts/screenshots.sh runs   (only the two run monitors)
+#   BUILD_DIR=build-release bash scripts/screenshots.sh graph  (only the graph, plan and costs)
 set -euo pipefail
+what="${1:-all}"
+case "$what" in
+  all | runs | graph) ;;
+  *)
+    echo "usage: screenshots.sh [all|runs|graph]" >&2
+    exit 2
+    ;;
+esac
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-build}"
 case "$build" in
@@ -28,21 +38,24 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$here/docs/images"
 
-model="$work/gpt12.onnx"
-"$tapas" zoo gpt --layers 12 -o "$model"
-# A throwaway settings directory: the picture must not depend on the user's saved layout.
-XDG_CONFIG_HOME="$work/config" xvfb-run -a -s "-screen 0 1600x1000x24" \
-  env QT_QPA_PLATFORM=xcb "$studio" --lang en "$model" --screenshot "$here/docs/images/folded_gpt12.png"
+if [[ "$what" != runs ]]; then
+  model="$work/gpt12.onnx"
+  "$tapas" zoo gpt --layers 12 -o "$model"
+  # A throwaway settings directory: the picture must not depend on the user's saved layout.
+  XDG_CONFIG_HOME="$work/config" xvfb-run -a -s "-screen 0 1600x1000x24" \
+    env QT_QPA_PLATFORM=xcb "$studio" --lang en "$model" --screenshot "$here/docs/images/folded_gpt12.png"
 
-# The search needs concrete shapes: the same GPT with batch 8 and sequence 1024.
-planned="$work/gpt12_b8.onnx"
-"$tapas" zoo gpt --layers 12 --batch 8 --seq 1024 -o "$planned"
-XDG_CONFIG_HOME="$work/config-plan" xvfb-run -a -s "-screen 0 1600x1000x24" \
-  env QT_QPA_PLATFORM=xcb "$studio" --lang en "$planned" --search a100x8:2x4 \
-  --screenshot-widget planDock --screenshot "$here/docs/images/plan_dock.png"
-XDG_CONFIG_HOME="$work/config-costs" xvfb-run -a -s "-screen 0 1600x1000x24" \
-  env QT_QPA_PLATFORM=xcb "$studio" --lang en "$planned" --search a100x8:2x4 \
-  --screenshot-widget costsDock --screenshot "$here/docs/images/costs_dock.png"
+  # The search needs concrete shapes: the same GPT with batch 8 and sequence 1024.
+  planned="$work/gpt12_b8.onnx"
+  "$tapas" zoo gpt --layers 12 --batch 8 --seq 1024 -o "$planned"
+  XDG_CONFIG_HOME="$work/config-plan" xvfb-run -a -s "-screen 0 1600x1000x24" \
+    env QT_QPA_PLATFORM=xcb "$studio" --lang en "$planned" --search a100x8:2x4 \
+    --screenshot-widget planDock --screenshot "$here/docs/images/plan_dock.png"
+  XDG_CONFIG_HOME="$work/config-costs" xvfb-run -a -s "-screen 0 1600x1000x24" \
+    env QT_QPA_PLATFORM=xcb "$studio" --lang en "$planned" --search a100x8:2x4 \
+    --screenshot-widget costsDock --screenshot "$here/docs/images/costs_dock.png"
+fi
+[[ "$what" == graph ]] && exit 0
 
 # The Runs dock: real runs recorded by the workers, then opened from their directories.
 # docs/images/gan_monitor.png: a 2-rank ParaGAN run on the ring of 8 Gaussians;

@@ -14,5 +14,6 @@ int runPlanCommand(const QStringList& args); // cli_search.cpp: `plan check`
 int runRunCommand(const QStringList& args);  // cli_run.cpp: `run` (train a plan on MPI ranks)
 int runExport(const QStringList& args);      // cli_export.cpp: `export` (plan -> cluster files)
 int runGanCommand(const QStringList& args);  // cli_gan.cpp: `gan` (ParaGAN training on MPI ranks)
+int runClusterCommand(const QStringList& args); // cli_calibrate.cpp: `cluster calibrate` (measure a cluster spec)
 
 } // namespace tapas::cli

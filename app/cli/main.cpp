@@ -23,6 +23,7 @@ const Command kCommands[] = {
     {"export", "export a plan for a cluster (plan, mpirun, slurm, dtensor, megatron, dot, svg, png)", tapas::cli::runExport},
     {"run", "train a plan on N MPI ranks and follow it (run plan.tapas.json model.onnx -np 4)", tapas::cli::runRunCommand},
     {"gan", "ParaGAN training on N MPI ranks, one line per step (gan -np 4 --data ring8 --async)", tapas::cli::runGanCommand},
+    {"cluster", "measure this machine's cluster spec on N MPI ranks (cluster calibrate -np 2 -o spec.json)", tapas::cli::runClusterCommand},
     {"bench", "run a benchmark and print its table (import, fold, ...)", tapas::cli::runBenchCommand},
 };
 

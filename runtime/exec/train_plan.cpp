@@ -356,13 +356,21 @@ int Run::exec()
                                                 {"samples_per_s", stepTime > 0 ? double(batch) / stepTime : 0}}));
             emit(stats);
         }
-        if (o_.checkpointEvery > 0 && step % o_.checkpointEvery == 0) {
+        const bool scheduled = o_.checkpointEvery > 0 && step % o_.checkpointEvery == 0;
+        if (scheduled) {
             Status s = checkpoint(step);
             if (!s.ok()) return failAll(s.error);
         }
         double stop = g_stopRequested ? 1 : 0;
         world_->allReduceMax(&stop, 1); // every rank stops after the same step
         if (stop > 0 && step < o_.steps) {
+            // A stopped run is one to resume: checkpoint the step just done (unless the
+            // schedule did), whatever --checkpoint-every says, or --resume would redo the
+            // steps since the last scheduled checkpoint (or find none).
+            if (!scheduled) {
+                Status s = checkpoint(step);
+                if (!s.ok()) return failAll(s.error);
+            }
             emit(MetricsEvent::statusEvent("stopped", "stopped by request after step " + std::to_string(step)));
             return 0;
         }

@@ -89,15 +89,20 @@ std::string DataPipeline::endStep(double stepSeconds)
         if (starvation > 0.05) {
             // Enough loaders that one batch's latency is hidden behind the compute of the batches
             // in flight: latency / compute per step, plus one in reserve.
+            // Right after a change the new loaders are still filling an empty queue, so that
+            // window starves whatever the count; grow then only when the estimate asks for more,
+            // otherwise every transient would add a loader.
             const int needed = int(std::ceil(latency / computePerStep)) + 1;
-            active_ = std::clamp(std::max(active_ + 1, needed), 1, s_.maxThreads);
+            const int floor = changedLastWindow_ ? active_ : active_ + 1;
+            active_ = std::clamp(std::max(floor, needed), 1, s_.maxThreads);
             prefetch_ = std::clamp(std::max(prefetch_, 2 * active_), 1, 64);
         } else if (starvation < 0.005 && active_ > 1 && lastQueueDepth_ >= prefetch_ - 1) {
             // The queue stays full: one loader fewer frees a core for compute.
             const int needed = int(std::ceil(latency / computePerStep)) + 1;
             if (active_ > needed) --active_;
         }
-        if (active_ != oldThreads || prefetch_ != oldPrefetch)
+        changedLastWindow_ = active_ != oldThreads || prefetch_ != oldPrefetch;
+        if (changedLastWindow_)
             note = "pipeline: data wait " + std::to_string(int(std::lround(starvation * 100))) + "% of step time, load " +
                    std::to_string(int(std::lround(latency * 1000))) + " ms/batch -> loader threads " +
                    std::to_string(oldThreads) + " -> " + std::to_string(active_) + ", prefetch " +

@@ -58,6 +58,7 @@ private:
     // window measurements
     double winWait_ = 0, winStep_ = 0, winLoad_ = 0, lastLatency_ = 0;
     int winSteps_ = 0, winLoads_ = 0;
+    bool changedLastWindow_ = false; // the last decision changed threads or prefetch
 };
 
 } // namespace tapas::runtime::gan

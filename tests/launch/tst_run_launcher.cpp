@@ -1,8 +1,9 @@
 // The launcher (runtime/launch) and `tapas run`: the mpirun command line, Open MPI's failure
 // messages, the metrics socket, and supervision of real mpirun runs: first with a tiny fake
 // worker (a shell script) where that isolates launcher logic, then with the real
-// `tapas-worker train-plan` on a reduced-width zoo GPT: a run that finishes, and a run whose
-// rank 1 is killed mid-run, marked failed and resumed from its last checkpoint.
+// `tapas-worker train-plan` on a reduced-width zoo GPT: a run that finishes, a run whose
+// rank 1 is killed mid-run, marked failed and resumed from its last checkpoint, and a run
+// stopped gracefully (the worker records `stopped` and checkpoints) and resumed.
 #include "runtime/launch/metrics_server.h"
 #include "runtime/launch/mpi_failure.h"
 #include "runtime/launch/mpirun_command.h"
@@ -160,6 +161,7 @@ private Q_SLOTS:
     // --- the real worker ---
     void real_two_rank_run_finishes_with_metrics_on_socket_and_in_file();
     void real_rank_killed_mid_run_is_failed_and_resume_finishes();
+    void real_stop_records_stopped_with_a_checkpoint_and_resume_continues();
     void tapas_run_cli_prints_steps_and_exits_zero_when_finished();
 };
 
@@ -693,6 +695,70 @@ void TstRunLauncher::real_rank_killed_mid_run_is_failed_and_resume_finishes()
     const auto all = fileEvents(runDir);
     QVERIFY(all.size() > afterKill.size());
     QCOMPARE(all[afterKill.size() - 1].state, std::string("failed"));
+}
+
+void TstRunLauncher::real_stop_records_stopped_with_a_checkpoint_and_resume_continues()
+{
+    if (!prepareRealRun()) QSKIP("tapas-worker train-plan is not built yet");
+    // Never reached: Open MPI passes mpirun's SIGTERM on to the ranks only after
+    // odls_base_sigkill_timeout (half the grace period), and a step takes a few ms.
+    const int steps = 100000;
+    runtime::RunLauncher l;
+    Recorder rec(l);
+    runtime::LaunchRequest r = realRequest(realDir_.filePath(QStringLiteral("runs")), gptModel_, gptPlan_, steps);
+    r.spec.checkpointEvery = 0; // the only checkpoint is the one the stop writes
+    r.graceSeconds = 8;         // as in stop_lets_the_worker_record_stopped: room on a loaded machine
+    QVERIFY(l.start(r).ok());
+    const QString runDir = l.runDir();
+    QTRY_VERIFY_WITH_TIMEOUT(stepsOf(fileEvents(runDir)).size() >= 3, 150000);
+    const auto before = stepsOf(fileEvents(runDir));
+    l.stop();
+    QVERIFY2(rec.waitFinished(60000), "the stopped run did not end");
+    const QString launchLog = readAll(QString::fromStdString(protocol::launchLogPath(runDir.toStdString())));
+    QVERIFY2(rec.finalState == QLatin1String("stopped"), qPrintable(rec.finalState + QLatin1Char('\n') + launchLog));
+    const auto afterStop = fileEvents(runDir);
+    // The worker recorded the stop itself (the launcher's fallback says "did not confirm").
+    QCOMPARE(afterStop.back().state, std::string("stopped"));
+    QVERIFY2(QString::fromStdString(afterStop.back().text).contains(QStringLiteral("after step")), afterStop.back().text.c_str());
+    QVERIFY2(!launchLog.contains(QStringLiteral("SIGKILL")), qPrintable(launchLog));
+    for (const MetricsEvent& e : afterStop) QVERIFY2(e.state != "failed", e.text.c_str());
+    // The steps recorded before the stop are intact, and the steps are 1..n without a gap.
+    const auto stepsAfter = stepsOf(afterStop);
+    QVERIFY(stepsAfter.size() >= before.size());
+    QVERIFY(std::equal(before.begin(), before.end(), stepsAfter.begin()));
+    for (size_t i = 0; i < stepsAfter.size(); ++i) QCOMPARE(stepsAfter[i], int64_t(i + 1));
+    const int64_t last = stepsAfter.back();
+    QVERIFY(last < steps);
+    QVERIFY2(QString::fromStdString(afterStop.back().text).endsWith(QString::number(last)), afterStop.back().text.c_str());
+    // The stop's checkpoint: the last step, every rank's shard.
+    const QString checkpoints = QString::fromStdString(protocol::checkpointsDir(runDir.toStdString()));
+    QCOMPARE(readAll(checkpoints + QStringLiteral("/latest")).trimmed(), QStringLiteral("step-%1").arg(last));
+    for (int rank = 0; rank < 2; ++rank)
+        QVERIFY(QFileInfo::exists(checkpoints + QStringLiteral("/step-%1/rank-%2.pt").arg(last).arg(rank)));
+
+    // --resume continues with the next step.
+    auto resume = runtime::RunLauncher::resumeRequest(runDir);
+    QVERIFY2(resume.ok(), resume.error().c_str());
+    resume->workerPath = workerBinary();
+    resume->mpirunPath = QStringLiteral(TAPAS_MPIEXEC);
+    resume->pollMs = 200;
+    resume->spec.steps = int(last) + 3;
+    runtime::RunLauncher l2;
+    Recorder rec2(l2);
+    const Status s = l2.start(*resume);
+    QVERIFY2(s.ok(), s.error.c_str());
+    QVERIFY2(rec2.waitFinished(170000), "the resumed run did not end");
+    QVERIFY2(rec2.finalState == QLatin1String("finished"),
+             qPrintable(readAll(QString::fromStdString(protocol::launchLogPath(runDir.toStdString())))));
+    QCOMPARE(stepsOf(rec2.events), (std::vector<int64_t>{last + 1, last + 2, last + 3}));
+    qInfo("stop requested after step %lld, stopped after step %lld, resumed with steps %lld..%lld",
+          static_cast<long long>(before.back()), static_cast<long long>(last), static_cast<long long>(last + 1),
+          static_cast<long long>(last + 3));
+    // The stopped launch's lines stay as they were, before the resumed one's.
+    const auto all = fileEvents(runDir);
+    QVERIFY(all.size() > afterStop.size());
+    QCOMPARE(all[afterStop.size() - 1].state, std::string("stopped"));
+    QCOMPARE(stepsOf(std::vector<MetricsEvent>(all.begin(), all.begin() + qsizetype(afterStop.size()))), stepsAfter);
 }
 
 void TstRunLauncher::tapas_run_cli_prints_steps_and_exits_zero_when_finished()

@@ -3,6 +3,8 @@
 // synchronous and asynchronous mode within a named step budget, a synchronous run resumed from
 // a checkpoint continues bit-for-bit, an image-folder run writes sample grids, and bad input
 // fails with a sentence naming what is wrong.
+#include "runtime/gan/gan_pipeline.h"
+
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -14,7 +16,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <chrono>
 #include <map>
+#include <thread>
 
 namespace {
 
@@ -100,6 +104,56 @@ std::map<int, std::pair<double, double>> lossesByStep(const QList<QJsonObject>& 
     return out;
 }
 
+// A data source that costs nothing itself: the pipeline's injected latency is the whole load.
+class InstantSource : public tapas::runtime::gan::DataSource {
+public:
+    std::string name() const override { return "instant"; }
+    int channels() const override { return 1; }
+    int height() const override { return 1; }
+    int width() const override { return 1; }
+    int numClasses() const override { return 1; }
+    tapas::Result<tapas::runtime::gan::Batch> load(int64_t index, int batchSize, int, int) const override
+    {
+        tapas::runtime::gan::Batch b;
+        b.index = index;
+        b.size = batchSize;
+        return b;
+    }
+};
+
+struct PipelineRun {
+    double waitLastHalf = 0; // data wait summed over the second half of the steps, seconds
+    int threads = 0, prefetch = 0;
+    bool inOrder = true;
+};
+
+// `steps` training steps of `computeMs` each (a sleep: the wait must not depend on how busy the
+// cores are) on a pipeline whose every batch takes `latencyMs` to load.
+PipelineRun runPipeline(bool adaptive, double latencyMs, double computeMs, int steps)
+{
+    using namespace tapas::runtime::gan;
+    InstantSource source;
+    PipelineSettings s;
+    s.threads = 1;
+    s.prefetch = 2;
+    s.adaptive = adaptive;
+    s.ioLatencyMs = latencyMs;
+    DataPipeline p(source, 4, 0, 1, s, 0);
+    PipelineRun r;
+    for (int step = 0; step < steps; ++step) {
+        const auto t0 = std::chrono::steady_clock::now();
+        double wait = 0;
+        auto b = p.next(wait);
+        r.inOrder = r.inOrder && b.ok() && b->index == step;
+        if (step >= steps / 2) r.waitLastHalf += wait;
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(computeMs));
+        p.endStep(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    r.threads = p.threads();
+    r.prefetch = p.prefetchDepth();
+    return r;
+}
+
 } // namespace
 
 class TstGan : public QObject {
@@ -158,6 +212,30 @@ private:
     }
 
 private Q_SLOTS:
+    // Congestion: a batch takes 3x a step to load, so 1 loader with prefetch 2 starves every
+    // step. The adaptive pipeline must add loaders and prefetch until the wait is mostly gone;
+    // the static one keeps waiting about latency - compute per step. Order never changes.
+    void adaptive_pipeline_removes_most_data_wait_when_loading_is_slower_than_a_step()
+    {
+        const double latencyMs = 60, computeMs = 20;
+        const int steps = 30;
+        const PipelineRun fixed = runPipeline(false, latencyMs, computeMs, steps);
+        const PipelineRun adapt = runPipeline(true, latencyMs, computeMs, steps);
+        QVERIFY(fixed.inOrder && adapt.inOrder);
+        QCOMPARE(fixed.threads, 1);
+        QCOMPARE(fixed.prefetch, 2);
+        const double fixedPerStep = fixed.waitLastHalf / (steps / 2) * 1e3, adaptPerStep = adapt.waitLastHalf / (steps / 2) * 1e3;
+        const QByteArray figures = QByteArray("static wait ") + QByteArray::number(fixedPerStep, 'f', 1) + " ms/step, adaptive " +
+                                   QByteArray::number(adaptPerStep, 'f', 1) + " ms/step with " +
+                                   QByteArray::number(adapt.threads) + " loaders, prefetch " + QByteArray::number(adapt.prefetch);
+        qInfo("%s", figures.constData());
+        QVERIFY2(fixedPerStep > 0.5 * (latencyMs - computeMs), figures.constData()); // the setting really starves
+        QVERIFY2(adapt.threads >= 3, figures.constData()); // 60 ms of loading behind 20 ms steps needs 3 in flight
+        QVERIFY2(adapt.prefetch > 2, figures.constData());
+        QVERIFY2(adapt.threads <= 5, figures.constData()); // refilling the queue after a change is no reason to grow again
+        QVERIFY2(adaptPerStep < 0.2 * fixedPerStep, figures.constData());
+    }
+
     void ring8_synchronous_covers_seven_modes_on_two_ranks() { checkRing8Coverage(2, {}, false); }
 
     void ring8_asynchronous_covers_seven_modes_on_four_ranks()

@@ -1,5 +1,5 @@
 // tapas-worker train-plan under a real mpirun: sharded plans (TAPAS, Megatron, data parallel) of
-// a reduced-width zoo GPT and of ../shared/models/bert_mini_4l.onnx compute the same loss and
+// a reduced-width zoo GPT and of ../shared/models/bert_mini_4l.onnx (on 2 and 4 ranks) compute the same loss and
 // gradients as the unsharded model, train, report their steps to the run directory and the
 // metrics socket, checkpoint and resume exactly, refuse a mesh that does not match the ranks,
 // and a deliberately broken collective (TAPAS_TEST_CORRUPT_COLLECTIVE=1) is caught by the
@@ -13,6 +13,9 @@
 #include "runtime/protocol/run_directory.h"
 
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -204,21 +207,54 @@ private Q_SLOTS:
               steps.front()->values.at("loss"), steps.back()->values.at("loss"));
     }
 
-    void bert_mini_tapas_plan_matches_reference()
+    // A real exported model (torch.nn.TransformerEncoder, 4 heads) with the TAPAS plan and the
+    // Megatron baseline on 2 ranks, and on 4 ranks (TAPAS over a 2x2 mesh: data parallel over
+    // the symbolic batch times tensor parallel; Megatron over 1x4: one head per rank).
+    void bert_mini_plans_match_reference_data()
     {
+        QTest::addColumn<QString>("searcher");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("tp");
+        QTest::newRow("tapas 1x2") << QString("tapas") << 1 << 2;
+        QTest::newRow("megatron 1x2") << QString("megatron") << 1 << 2;
+        QTest::newRow("tapas 2x2") << QString("tapas") << 2 << 2;
+        QTest::newRow("megatron 1x4") << QString("megatron") << 1 << 4;
+    }
+    void bert_mini_plans_match_reference()
+    {
+        QFETCH(QString, searcher);
+        QFETCH(int, dp);
+        QFETCH(int, tp);
         const std::string model = TAPAS_MODELS_DIR "/bert_mini_4l.onnx";
         if (!QFileInfo::exists(QString::fromStdString(model))) QSKIP("bert_mini_4l.onnx not present");
         ImportOptions io;
         io.dims = {{"batch", 2}, {"seq", 8}};
         Result<Graph> g = importOnnxFile(model, io);
         QVERIFY2(g.ok(), g.error().c_str());
-        const std::string plan = savePlan(*g, "tapas", {1, 2}, dir("bert.tapas.json"));
-        const WorkerRun r = runWorker(2, model, plan, dir("run-bert"), {"--steps", "2"});
+        const QString tag = searcher + QString("-%1x%2").arg(dp).arg(tp);
+        const std::string plan = savePlan(*g, searcher.toStdString(), {dp, tp}, dir("bert-" + tag + ".tapas.json"));
+        // A plan that kept every weight whole would match the reference trivially.
+        int shardedWeights = 0;
+        QFile planFile(QString::fromStdString(plan));
+        QVERIFY(planFile.open(QIODevice::ReadOnly));
+        for (const QJsonValue w : QJsonDocument::fromJson(planFile.readAll()).object().value("weights").toArray())
+            shardedWeights += w.toObject().value("layout").toString().startsWith("S(");
+        QVERIFY2(shardedWeights > 0, qPrintable(tag + ": no weight is sharded"));
+        QElapsedTimer t;
+        t.start();
+        const WorkerRun r = runWorker(dp * tp, model, plan, dir("run-bert-" + tag), {"--steps", "2"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.output + r.rankLog(0) + QString::fromStdString(r.states())));
-        QVERIFY2(r.status("numerics_ok"), r.states().c_str());
+        const MetricsEvent* ok = r.status("numerics_ok");
+        QVERIFY2(ok, r.states().c_str());
+        QVERIFY(ok->fields.count("max_rel_error") && std::stod(ok->fields.at("max_rel_error")) <= 1e-3);
         QVERIFY(r.status("finished"));
-        QCOMPARE(int(r.of(EventType::Step).size()), 2);
-        qInfo("bert_mini tapas-1x2: step_time %.4f s", r.of(EventType::Step).back()->values.at("step_time"));
+        const auto steps = r.of(EventType::Step);
+        QCOMPARE(int(steps.size()), 2);
+        for (const MetricsEvent* s : steps) QVERIFY(std::isfinite(s->values.at("loss")) && s->values.at("loss") > 0);
+        QCOMPARE(int(r.of(EventType::RankStats).back()->ranks.size()), dp * tp);
+        if (tp > 1) QVERIFY2(steps.back()->values.at("comm_time") > 0, "a tensor-parallel step communicates");
+        qInfo("bert_mini %s: %d sharded weights, max relative error %s, step_time %.4f s, run %.1f s", qPrintable(tag),
+              shardedWeights, ok->fields.at("max_rel_error").c_str(), steps.back()->values.at("step_time"), t.elapsed() / 1000.0);
     }
 
     void plan_for_another_mesh_is_refused()

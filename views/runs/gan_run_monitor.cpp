@@ -36,6 +36,7 @@ GanRunMonitor::GanRunMonitor(QWidget* parent)
     staleness_->setObjectName(QStringLiteral("stalenessChart"));
     quality_->setObjectName(QStringLiteral("qualityChart"));
     lr_->setObjectName(QStringLiteral("learningRateChart"));
+    for (RunChart* c : {loss_, dOut_, throughput_, stepTime_, congestion_, staleness_, quality_, lr_}) c->setLegendForOneLine(false);
     smoothing_->setObjectName(QStringLiteral("smoothingSlider"));
     smoothing_->setRange(0, 99);
     smoothing_->setValue(60);
@@ -78,6 +79,8 @@ GanRunMonitor::GanRunMonitor(QWidget* parent)
     settings_->setColumnCount(2);
     settings_->setRootIsDecorated(false);
     settings_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    // All four tabs visible: scroll arrows hid the Ranks and Log tabs at the default width.
+    tabs_->setUsesScrollButtons(false);
     tabs_->addTab(samples, QString());
     tabs_->addTab(settings_, QString());
     tabs_->addTab(rankTable(), QString());

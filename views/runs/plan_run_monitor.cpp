@@ -4,8 +4,10 @@
 #include "views/runs/run_record.h"
 
 #include <QGridLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 
@@ -22,6 +24,7 @@ PlanRunMonitor::PlanRunMonitor(QWidget* parent)
     commShare_->setObjectName(QStringLiteral("commShareChart"));
     predicted_->setObjectName(QStringLiteral("predictedChart"));
     memory_->setObjectName(QStringLiteral("memoryChart"));
+    for (RunChart* c : {loss_, stepTime_, throughput_, commShare_, predicted_, memory_}) c->setLegendForOneLine(false);
 
     auto* charts = new QWidget;
     auto* grid = new QGridLayout(charts);
@@ -36,6 +39,11 @@ PlanRunMonitor::PlanRunMonitor(QWidget* parent)
 
     tabs_->addTab(rankTable(), QString());
     tabs_->addTab(logView(), QString());
+    // Room for the header and three ranks below the charts: at its size hint the table showed
+    // one rank and a half of a 2-rank run.
+    QTableView* table = rankTable();
+    tabs_->setMinimumHeight(tabs_->tabBar()->sizeHint().height() + table->horizontalHeader()->sizeHint().height() +
+                            3 * table->verticalHeader()->defaultSectionSize() + 2 * table->frameWidth() + 8);
     finishLayout(charts, tabs_, Qt::Vertical, 3, 1);
 }
 

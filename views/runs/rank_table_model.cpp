@@ -42,6 +42,15 @@ void RankTableModel::clear()
     setRows({});
 }
 
+bool RankTableModel::hasValues(int column) const
+{
+    const char* key = valueKey(column);
+    if (!key) return !rows_.empty();
+    for (const RankRow& r : rows_)
+        if (r.values.count(key)) return true;
+    return false;
+}
+
 QVariant RankTableModel::data(const QModelIndex& index, int role) const
 {
     if (!isValidCell(index)) return {};

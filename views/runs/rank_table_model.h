@@ -18,6 +18,8 @@ public:
 
     void setRows(const std::vector<RankRow>& rows);
     void clear();
+    // Whether some rank reported the figure of `column` (a plan run has no data wait, say).
+    bool hasValues(int column) const;
 
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;

@@ -26,6 +26,9 @@ public:
     // Removes series whose key is not in `keep` (e.g. ranks that disappeared, runs deselected).
     void retainLines(const QStringList& keep);
     void clearLines();
+    // Whether a chart with a single line shows its legend (default yes). A monitor's charts
+    // turn it off: their title names the one line, and the row is better spent on the plot.
+    void setLegendForOneLine(bool show);
 
     QStringList lineKeys() const { return series_.keys(); }
     int pointCount(const QString& key) const;
@@ -37,11 +40,14 @@ public:
     static QColor paletteColor(int i);
 
 private:
+    void freezeTicks();
     void rescale();
+    void updateLegend();
 
     QMap<QString, QLineSeries*> series_;
     QValueAxis* x_;
     QValueAxis* y_;
+    bool legendForOneLine_ = true;
 };
 
 } // namespace tapas

@@ -54,6 +54,9 @@ void RunMonitor::refresh()
     if (!record_) return;
     refreshCharts();
     rankModel_->setRows(record_->ranks());
+    // Only the figures this kind of run reports: an empty column reads as missing data.
+    for (int c = RankTableModel::StepTime; c < RankTableModel::ColumnCount; ++c)
+        rankTable_->setColumnHidden(c, rankModel_->rowCount() > 0 && !rankModel_->hasValues(c));
     refreshLog(false);
 }
 

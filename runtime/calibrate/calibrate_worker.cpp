@@ -1,0 +1,358 @@
+#include "runtime/calibrate/calibrate_worker.h"
+
+#include "runtime/worker_info.h"
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <mpi.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace tapas::runtime {
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// The GEMMs of the zoo GPT that `tapas bench run` trains (hidden 256, batch 8 x seq 64 = 512
+// tokens): attention output, LM head, QKV, MLP up and MLP down. Tensor parallelism halves one
+// of k or n, which these sizes also cover.
+const std::vector<GemmShape> kDefaultGemms = {{512, 256, 256}, {512, 256, 512}, {512, 256, 768}, {512, 256, 1024}, {512, 1024, 256}};
+
+double seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+bool parseShape(const std::string& s, GemmShape& out)
+{
+    int m = 0, k = 0, n = 0;
+    char tail = 0;
+    if (std::sscanf(s.c_str(), "%dx%dx%d%c", &m, &k, &n, &tail) != 3 || m <= 0 || k <= 0 || n <= 0 || m > 65536 ||
+        k > 65536 || n > 65536)
+        return false;
+    out = {m, k, n};
+    return true;
+}
+
+// The 1-minute load average of this host, -1 where /proc/loadavg is missing.
+double loadAverage()
+{
+    std::ifstream in("/proc/loadavg");
+    double load = -1;
+    return in >> load ? load : -1;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[(v.size() - 1) / 2]; // the lower middle for an even count: conservative
+}
+
+// Achieved FLOP/s of torch::mm at one shape: warm up, then 5 bursts of budget/5 seconds each
+// (at least 3 calls), and the median burst's rate, so a moment of preemption on a shared machine
+// does not decide the figure. Every rank runs this at the same time.
+double gemmFlops(const GemmShape& s, double budget)
+{
+    torch::NoGradGuard noGrad;
+    const torch::Tensor a = torch::randn({s.m, s.k});
+    const torch::Tensor b = torch::randn({s.k, s.n});
+    torch::Tensor c = torch::mm(a, b);
+    c = torch::mm(a, b);
+    std::vector<double> rates;
+    for (int burst = 0; burst < 5; ++burst) {
+        int calls = 0;
+        const auto t0 = Clock::now();
+        double elapsed = 0;
+        while (calls < 3 || elapsed < budget / 5) {
+            torch::mm_out(c, a, b);
+            ++calls;
+            elapsed = seconds(t0);
+        }
+        rates.push_back(2.0 * s.m * s.k * s.n * calls / elapsed);
+    }
+    return median(rates);
+}
+
+// Seconds per MPI_Allreduce of `bytes` (float sum) on `comm`: each call timed on its own, the
+// median call, the slowest rank's figure.
+double allreduceSeconds(MPI_Comm comm, long bytes, int reps)
+{
+    const long count = std::max(1L, bytes / long(sizeof(float)));
+    std::vector<float> in(static_cast<size_t>(count), 1.0f), out(static_cast<size_t>(count));
+    for (int i = 0; i < 3; ++i) MPI_Allreduce(in.data(), out.data(), int(count), MPI_FLOAT, MPI_SUM, comm);
+    MPI_Barrier(comm);
+    std::vector<double> times;
+    for (int i = 0; i < reps; ++i) {
+        const auto t0 = Clock::now();
+        MPI_Allreduce(in.data(), out.data(), int(count), MPI_FLOAT, MPI_SUM, comm);
+        times.push_back(seconds(t0));
+    }
+    double mine = median(times), slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return slowest;
+}
+
+struct LinkFigures {
+    bool measured = false;
+    int ranks = 0;
+    double smallSeconds = 0, largeSeconds = 0;
+    double latency = 0;      // per ring step, as the cost model charges it
+    double busBandwidth = 0; // bytes/s
+};
+
+// The alpha-beta figures the cost model uses: an all-reduce over n ranks costs
+// 2(n-1) * latency + wire / bandwidth with wire = 2(n-1)/n * bytes (core/cost). The small message
+// gives the latency; the bandwidth is what makes the large message's time come out exactly.
+LinkFigures measureLink(MPI_Comm comm, const CalibrateOptions& o)
+{
+    LinkFigures f;
+    MPI_Comm_size(comm, &f.ranks);
+    if (f.ranks < 2) return f;
+    const double steps = 2.0 * (f.ranks - 1);
+    f.smallSeconds = allreduceSeconds(comm, o.smallBytes, o.smallReps);
+    f.largeSeconds = allreduceSeconds(comm, o.largeBytes, o.largeReps);
+    f.latency = f.smallSeconds / steps;
+    const double wire = steps / f.ranks * double(std::max(o.largeBytes, long(sizeof(float))));
+    const double transfer = f.largeSeconds - steps * f.latency;
+    f.busBandwidth = wire / (transfer > 0.1 * f.largeSeconds ? transfer : f.largeSeconds);
+    f.measured = true;
+    return f;
+}
+
+nlohmann::ordered_json linkJson(const LinkFigures& f, const CalibrateOptions& o)
+{
+    return {{"ranks", f.ranks}, {"small_bytes", o.smallBytes}, {"small_allreduce_seconds", f.smallSeconds},
+            {"large_bytes", o.largeBytes}, {"large_allreduce_seconds", f.largeSeconds},
+            {"latency_per_ring_step", f.latency}, {"bus_bandwidth", f.busBandwidth}};
+}
+
+std::string cpuModel()
+{
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+        }
+    return "unknown CPU";
+}
+
+std::string utcNow()
+{
+    const std::time_t t = std::time(nullptr);
+    char b[32];
+    std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return b;
+}
+
+} // namespace
+
+std::string GemmShape::toString() const { return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n); }
+
+const char* calibrateUsage()
+{
+    return "  calibrate [--gemm MxKxN,...] [--gemm-seconds S] [--threads T] [--small-bytes B] [--large-bytes B]\n"
+           "            [--small-reps R] [--large-reps R] [--name NAME] [--output spec.json]\n"
+           "                  measure fp32 GEMM FLOP/s (default sizes 512x256x256,512x256x512,512x256x768,\n"
+           "                  512x256x1024,512x1024x256) and MPI all-reduce latency/bandwidth; rank 0 writes\n"
+           "                  a cluster spec JSON (needs at least 2 ranks)\n";
+}
+
+Result<CalibrateOptions> parseCalibrateArgs(int argc, char** argv, int first)
+{
+    using R = Result<CalibrateOptions>;
+    CalibrateOptions o;
+    for (int i = first; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (i + 1 >= argc) return R::failure("option '" + a + "' needs a value");
+        const std::string v = argv[++i];
+        char* end = nullptr;
+        auto number = [&](double min, double max, double& out) {
+            out = std::strtod(v.c_str(), &end);
+            return !v.empty() && end && *end == 0 && out >= min && out <= max;
+        };
+        double x = 0;
+        if (a == "--gemm") {
+            size_t start = 0;
+            while (start <= v.size()) {
+                const size_t comma = v.find(',', start);
+                const std::string item = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+                GemmShape s;
+                if (!parseShape(item, s)) return R::failure("--gemm: '" + item + "' is not MxKxN with sizes 1..65536");
+                o.gemms.push_back(s);
+                if (comma == std::string::npos) break;
+                start = comma + 1;
+            }
+        } else if (a == "--gemm-seconds") {
+            if (!number(0.001, 600, x)) return R::failure("--gemm-seconds must be a number in [0.001, 600], not '" + v + "'");
+            o.gemmSeconds = x;
+        } else if (a == "--threads") {
+            if (!number(0, 1024, x) || x != double(int(x))) return R::failure("--threads must be an integer >= 0, not '" + v + "'");
+            o.threads = int(x);
+        } else if (a == "--small-bytes" || a == "--large-bytes") {
+            if (!number(4, double(1L << 31), x) || x != double(long(x)))
+                return R::failure(a + " must be an integer in [4, 2^31], not '" + v + "'");
+            (a == "--small-bytes" ? o.smallBytes : o.largeBytes) = long(x);
+        } else if (a == "--small-reps" || a == "--large-reps") {
+            if (!number(1, 1e6, x) || x != double(int(x))) return R::failure(a + " must be a positive integer, not '" + v + "'");
+            (a == "--small-reps" ? o.smallReps : o.largeReps) = int(x);
+        } else if (a == "--name") {
+            if (v.empty()) return R::failure("--name must not be empty");
+            o.name = v;
+        } else if (a == "--output") {
+            o.output = v;
+        } else {
+            return R::failure("unknown option '" + a + "'");
+        }
+    }
+    if (o.gemms.empty()) o.gemms = kDefaultGemms;
+    return o;
+}
+
+int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
+{
+    const int rank = mpi.rank(), size = mpi.size();
+    if (size < 2) {
+        if (rank == 0)
+            std::fprintf(stderr, "tapas-worker calibrate: needs at least 2 ranks to measure the links between them (got %d)\n", size);
+        return 2; // a usage error, like the other sub-commands'
+    }
+    if (o.threads > 0) at::set_num_threads(o.threads);
+    const int threads = at::get_num_threads();
+
+    // Layout: which ranks share a host (a node), from each rank's own report.
+    const RankInfo me = localRankInfo(rank);
+    const std::vector<std::string> infos = mpi.gatherToRoot(rankInfoToJson(me).dump());
+
+    // GEMMs: every rank measures every size at the same time, as in a training step.
+    std::vector<double> mine;
+    for (const GemmShape& s : o.gemms) {
+        mpi.barrier();
+        mine.push_back(gemmFlops(s, o.gemmSeconds));
+    }
+    std::vector<double> all(rank == 0 ? mine.size() * size_t(size) : 0);
+    MPI_Gather(mine.data(), int(mine.size()), MPI_DOUBLE, all.data(), int(mine.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+
+    // Links: inside one node (ranks sharing memory), then across all ranks when they span nodes.
+    MPI_Comm nodeComm;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &nodeComm);
+    int nodeSize = 1;
+    MPI_Comm_size(nodeComm, &nodeSize);
+    int largestNode = 0, smallestNode = 0;
+    MPI_Allreduce(&nodeSize, &largestNode, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&nodeSize, &smallestNode, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    // Every node measures its own group at once; node 0's figures (rank 0's group) are reported.
+    LinkFigures intra = largestNode == smallestNode && nodeSize >= 2 ? measureLink(nodeComm, o) : LinkFigures{};
+    MPI_Comm_free(&nodeComm);
+    const bool multiNode = nodeSize < size;
+    LinkFigures inter = multiNode ? measureLink(MPI_COMM_WORLD, o) : LinkFigures{};
+    if (rank != 0) return 0;
+
+    std::set<std::string> hosts;
+    double memoryGiB = 0;
+    for (const std::string& s : infos) {
+        const json r = json::parse(s);
+        hosts.insert(r["host"].get<std::string>());
+        const double m = r["memory_gib"].get<double>();
+        memoryGiB = memoryGiB == 0 ? m : std::min(memoryGiB, m);
+    }
+    const int nodes = int(hosts.size());
+    const int perNode = size / nodes;
+    if (perNode * nodes != size || largestNode != smallestNode) {
+        std::fprintf(stderr, "tapas-worker calibrate: %d ranks are spread unevenly over %d hosts; a cluster spec needs the "
+                             "same number of ranks on every node (use --map-by or a hostfile with equal slots)\n",
+                     size, nodes);
+        return 1;
+    }
+    // Single node: the all-reduce inside it is the only link; inter-node gets the same figures.
+    if (!multiNode) inter = intra;
+    // Several nodes with one rank each: nothing inside a node to measure; use the inter-node link.
+    if (!intra.measured) intra = inter;
+
+    nlohmann::ordered_json table = nlohmann::ordered_json::array();
+    std::vector<double> slowest; // per size, the slowest rank bounds a synchronous step
+    for (size_t i = 0; i < o.gemms.size(); ++i) {
+        std::vector<double> perRank;
+        for (int r = 0; r < size; ++r) perRank.push_back(all[size_t(r) * o.gemms.size() + i]);
+        const double worst = *std::min_element(perRank.begin(), perRank.end());
+        slowest.push_back(worst);
+        table.push_back({{"shape", o.gemms[i].toString()}, {"flops_slowest_rank", worst}, {"flops_per_rank", perRank}});
+    }
+    const double peak = *std::max_element(slowest.begin(), slowest.end());
+    const double representative = median(slowest);
+    std::string representativeShape;
+    for (size_t i = 0; i < slowest.size(); ++i)
+        if (slowest[i] == representative) representativeShape = o.gemms[i].toString();
+
+    const std::string device = "x86-64 core (MPI rank), " + cpuModel() + "; measured by tapas cluster calibrate " + utcNow() +
+                               ": libtorch " + TORCH_VERSION + " fp32 mm, " + std::to_string(threads) +
+                               " intra-op thread(s) per rank, " + std::to_string(size) + " ranks at once; " +
+                               MpiContext::libraryVersion().substr(0, MpiContext::libraryVersion().find(',')) + " MPI_Allreduce";
+    // Ordered like the presets in resources/clusters, so a calibrated file reads the same way.
+    nlohmann::ordered_json spec;
+    spec["name"] = o.name;
+    spec["device"] = device;
+    spec["nodes"] = nodes;
+    spec["devices_per_node"] = perNode;
+    // The CPU runtime trains in fp32; half precision is not faster on these kernels, so the
+    // spec gives it the fp32 figure rather than a number nobody measured.
+    spec["peak_flops"] = {{"fp32", peak}, {"fp16", peak}, {"bf16", peak}};
+    spec["memory_bytes"] = static_cast<int64_t>(std::floor(memoryGiB * 1024.0 * 1024.0 * 1024.0 / perNode));
+    spec["intra_node"] = {{"bandwidth", intra.busBandwidth}, {"latency", intra.latency}};
+    spec["inter_node"] = {{"bandwidth", inter.busBandwidth}, {"latency", inter.latency}};
+    // peak x efficiency = the rate at the representative training size, which is what the cost
+    // model charges every FLOP.
+    spec["efficiency"] = peak > 0 ? std::min(1.0, representative / peak) : 1.0;
+    spec["calibration"] = {{"gemm", table},
+                           {"representative_shape", representativeShape},
+                           {"representative_flops", representative},
+                           {"gemm_seconds_per_size", o.gemmSeconds},
+                           {"intra_op_threads", threads},
+                           {"load_average_1min", loadAverage()}, // other work on the machine lowers every figure
+                           {"ranks", size},
+                           {"hosts", std::vector<std::string>(hosts.begin(), hosts.end())},
+                           {"intra_node", linkJson(intra, o)},
+                           {"inter_node", multiNode ? linkJson(inter, o) : nlohmann::ordered_json("same as intra_node (one node)")}};
+    const std::string text = spec.dump(2) + "\n";
+    if (o.output.empty()) {
+        std::fputs(text.c_str(), stdout);
+        return 0;
+    }
+    std::ofstream out(o.output, std::ios::trunc);
+    if (!(out << text) || !out.flush()) {
+        std::fprintf(stderr, "tapas-worker calibrate: cannot write '%s': %s\n", o.output.c_str(), std::strerror(errno));
+        return 1;
+    }
+    std::printf("tapas-worker calibrate: wrote %s\n", o.output.c_str());
+    return 0;
+}
+
+int runCalibrateWorker(int argc, char** argv)
+{
+    for (int i = 2; i < argc; ++i)
+        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+            std::fputs(calibrateUsage(), stdout);
+            return 0;
+        }
+    Result<CalibrateOptions> o = parseCalibrateArgs(argc, argv, 2);
+    if (!o) {
+        std::fprintf(stderr, "tapas-worker calibrate: %s\n%s", o.error().c_str(), calibrateUsage());
+        return 2;
+    }
+    MpiContext mpi(&argc, &argv);
+    return runCalibrate(mpi, *o);
+}
+
+} // namespace tapas::runtime

@@ -1,0 +1,136 @@
+// Runs the real `tapas cluster calibrate` (mpirun + tapas-worker calibrate) with small sizes and
+// checks that what it writes is a cluster spec the search would accept, with measured figures.
+#include "core/cluster/cluster_spec.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+class TstClusterCalibrate : public QObject {
+    Q_OBJECT
+
+private:
+    struct Outcome {
+        int exitCode = -1;
+        QString out, err;
+    };
+
+    // Small GEMMs and messages so the whole measurement takes a few seconds.
+    static QStringList quickOptions()
+    {
+        return {QStringLiteral("--gemm"), QStringLiteral("64x64x64,128x96x160"), QStringLiteral("--gemm-seconds"),
+                QStringLiteral("0.05"), QStringLiteral("--large-bytes"), QStringLiteral("65536"), QStringLiteral("--small-reps"),
+                QStringLiteral("20"), QStringLiteral("--large-reps"), QStringLiteral("3")};
+    }
+
+    static Outcome tapas(const QStringList& args)
+    {
+        QProcess p;
+        p.start(QStringLiteral(TAPAS_BIN_DIR "/tapas"), QStringList{QStringLiteral("cluster"), QStringLiteral("calibrate")} + args);
+        Outcome o;
+        if (!p.waitForFinished(180000)) {
+            p.kill();
+            p.waitForFinished();
+            o.err = QStringLiteral("tapas cluster calibrate did not finish in 180 s");
+            return o;
+        }
+        o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        o.out = QString::fromUtf8(p.readAllStandardOutput());
+        o.err = QString::fromUtf8(p.readAllStandardError());
+        return o;
+    }
+
+private Q_SLOTS:
+    void calibrate_on_two_ranks_writes_a_loadable_spec_with_measured_figures()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("measured.json"));
+        const Outcome o = tapas(QStringList{QStringLiteral("-np"), QStringLiteral("2"), QStringLiteral("-o"), path,
+                                            QStringLiteral("--name"), QStringLiteral("here")} + quickOptions());
+        QVERIFY2(o.exitCode == 0, qPrintable(o.out + o.err));
+
+        const tapas::Result<tapas::ClusterSpec> spec = tapas::loadClusterSpecFile(path.toStdString());
+        QVERIFY2(spec.ok(), spec.error().c_str());
+        QCOMPARE(spec->name, std::string("here"));
+        QCOMPARE(spec->nodes, 1); // one host
+        QCOMPARE(spec->devicesPerNode, 2);
+        QVERIFY(spec->peakFp32 > 1e6); // any CPU multiplies faster than a MFLOP/s
+        QVERIFY(spec->efficiency > 0 && spec->efficiency <= 1);
+        QVERIFY(spec->memoryBytes > 0);
+        QVERIFY(spec->intraNode.bandwidth > 0 && spec->intraNode.latency > 0);
+        QVERIFY(spec->interNode.bandwidth > 0 && spec->interNode.latency > 0);
+        QVERIFY(spec->device.find("calibrate") != std::string::npos); // says where the numbers came from
+
+        // The per-size table: one row per requested shape, a positive rate for each rank, and the
+        // spec's peak is the best of them.
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject cal = QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("calibration")).toObject();
+        const QJsonArray rows = cal.value(QStringLiteral("gemm")).toArray();
+        QCOMPARE(rows.size(), 2);
+        QCOMPARE(rows[0].toObject().value(QStringLiteral("shape")).toString(), QStringLiteral("64x64x64"));
+        double best = 0;
+        for (const auto& r : rows) {
+            const QJsonArray perRank = r.toObject().value(QStringLiteral("flops_per_rank")).toArray();
+            QCOMPARE(perRank.size(), 2);
+            for (const auto& x : perRank) QVERIFY(x.toDouble() > 0);
+            best = std::max(best, r.toObject().value(QStringLiteral("flops_slowest_rank")).toDouble());
+        }
+        QCOMPARE(spec->peakFp32, best);
+        QVERIFY(o.out.contains(QStringLiteral("bus bandwidth")));
+    }
+
+    void bad_rank_count_fails_with_a_clear_error_data()
+    {
+        QTest::addColumn<QString>("np");
+        QTest::newRow("one rank") << QStringLiteral("1");
+        QTest::newRow("zero") << QStringLiteral("0");
+        QTest::newRow("not a number") << QStringLiteral("two");
+    }
+
+    void bad_rank_count_fails_with_a_clear_error()
+    {
+        QFETCH(QString, np);
+        const Outcome o = tapas({QStringLiteral("-np"), np});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QStringLiteral("-np must be an integer >= 2")) && o.err.contains(np), qPrintable(o.err));
+    }
+
+    void missing_rank_count_is_refused()
+    {
+        const Outcome o = tapas({QStringLiteral("-o"), QStringLiteral("x.json")});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QStringLiteral("-np is required")), qPrintable(o.err));
+    }
+
+    void unwritable_output_fails_before_measuring()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString missing = dir.filePath(QStringLiteral("no/such/dir/spec.json"));
+        Outcome o = tapas({QStringLiteral("-np"), QStringLiteral("2"), QStringLiteral("-o"), missing});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QStringLiteral("cannot write -o")) && o.err.contains(QStringLiteral("does not exist")),
+                 qPrintable(o.err));
+        QVERIFY2(!o.out.contains(QStringLiteral("mpiexec")) && !o.out.contains(QStringLiteral("mpirun")),
+                 "nothing may be launched for an output that cannot be written");
+
+        o = tapas({QStringLiteral("-np"), QStringLiteral("2"), QStringLiteral("-o"), dir.path()});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QStringLiteral("is a directory")), qPrintable(o.err));
+    }
+
+    void bad_worker_option_is_reported_from_the_worker()
+    {
+        const Outcome o = tapas({QStringLiteral("-np"), QStringLiteral("2"), QStringLiteral("--gemm"), QStringLiteral("64x0x64")});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QStringLiteral("--gemm: '64x0x64' is not MxKxN")), qPrintable(o.err));
+    }
+};
+
+QTEST_MAIN(TstClusterCalibrate)
+#include "tst_cluster_calibrate.moc"
