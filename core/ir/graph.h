@@ -36,6 +36,9 @@ struct Tensor {
     std::optional<ConstValue> value; // known small value (ints for shapes, axes, ...)
     std::string externalLocation;    // Weight whose bytes are in an external file
     bool externalPresent = true;     // false when that file is absent
+    // Bit d: dim d scales with the batch (the importer binds the batch twice and compares), so
+    // a data-parallel replica holds 1/dp of it. Empty when the batch was not a bound symbol.
+    uint32_t batchScaledDims = 0;
 
     // Elements the file stores for this tensor (initializers and Constant outputs), else 0.
     int64_t storedElements() const;
@@ -81,6 +84,8 @@ public:
     std::vector<TensorId> inputs;  // run-time inputs (initializers excluded)
     std::vector<TensorId> outputs;
     std::vector<std::string> warnings;
+    // The file's batch symbol (dim 0 of the first run-time input, when symbolic), "" if none.
+    std::string batchSymbol;
 
     TensorId findTensor(std::string_view tensorName) const; // kNoTensor if absent
     TensorId addTensor(Tensor t);                            // name must be unique

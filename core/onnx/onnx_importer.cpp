@@ -8,6 +8,7 @@
 // and Resize scales from them. So the peak is one parsed proto; afterwards it is shapes only.
 #include "core/onnx/onnx_importer.h"
 
+#include "core/onnx/onnx_batch_dims.h"
 #include "core/onnx/onnx_convert.h"
 #include "core/onnx/onnx_infer.h"
 #include "core/onnx/onnx_load.h"
@@ -21,6 +22,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace tapas {
@@ -123,6 +125,10 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     for (const std::string& d : topo->dangling) warnings.push_back(d);
 
     const std::set<std::string> fileSymbols = collectFileSymbols(model);
+    const std::string batchSymbol = protoBatchSymbol(model.graph());
+    // Weight bytes are gone by now, so this copy is shapes and small constants only.
+    std::optional<onnx::ModelProto> unbound;
+    if (!batchSymbol.empty() && options.dims.count(batchSymbol)) unbound = model;
     bindProtoDims(model, options.dims);
     const std::vector<ClearedOutputDim> clearedOutputDims = clearOutputOnlySymbols(model);
     for (const auto& [dim, value] : options.dims) {
@@ -159,6 +165,8 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     bindDims(g, options.dims);
     const ShapeFillReport fill = fillMissingShapes(g);
     restoreOutputSymbols(g, clearedOutputDims);
+    g.batchSymbol = batchSymbol;
+    if (unbound) markBatchScaledDims(g, std::move(*unbound), options.dims, drops, fileSymbols);
     warnUnknownOps(model, g, warnings);
     model.Clear();
     warnUnknownShapes(fill, warnings);

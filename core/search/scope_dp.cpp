@@ -12,6 +12,23 @@ bool tracksLayout(const Graph& g, TensorId t)
     return x.producer != kNoNode && dtypeIsFloating(x.dtype) && !x.value;
 }
 
+namespace {
+
+std::string nodeText(const Graph& g, NodeId n)
+{
+    const Node& node = g.node(n);
+    return "node '" + (node.name.empty() ? "#" + std::to_string(n) : node.name) + "' (" + node.opType + ")";
+}
+
+std::string strategyNames(const std::vector<OpStrategy>& all)
+{
+    std::string names;
+    for (const OpStrategy& s : all) names += (names.empty() ? "" : ", ") + s.name;
+    return names;
+}
+
+} // namespace
+
 StrategyTable::StrategyTable(const Graph& g, const CostModel& model, const DpConfig& config)
     : g_(g), model_(model), config_(config), entries_(g.nodes.size())
 {
@@ -22,26 +39,26 @@ StrategyTable::Entry& StrategyTable::entry(NodeId n)
     Entry& e = entries_[size_t(n)];
     if (e.ready) return e;
     std::string warning;
-    e.all = nodeStrategies(g_, n, model_.mesh().tp, &warning);
+    e.all = nodeStrategies(g_, n, model_.mesh().tp, &warning, model_.mesh().dp);
     if (!warning.empty()) warnings_.push_back(warning);
     for (size_t i = 0; i < e.all.size(); ++i) e.costs.push_back(model_.nodeCost(n, e.all[i]));
     auto pin = config_.fixed.find(n);
     if (pin != config_.fixed.end()) {
         for (size_t i = 0; i < e.all.size(); ++i)
             if (e.all[i].name == pin->second) e.allowed.push_back(int(i));
-        if (e.allowed.empty()) {
-            std::string offered;
-            for (const OpStrategy& s : e.all) offered += (offered.empty() ? "" : ", ") + s.name;
-            const Node& node = g_.node(n);
-            warnings_.push_back("node '" + (node.name.empty() ? "#" + std::to_string(n) : node.name) + "': fixed strategy '" +
-                                pin->second + "' is not valid on tp " + std::to_string(model_.mesh().tp) + " (valid: " +
-                                offered + "); left to the search");
-        }
+        if (e.allowed.empty())
+            warnings_.push_back(nodeText(g_, n) + ": fixed strategy '" + pin->second + "' is not valid on tp " +
+                                std::to_string(model_.mesh().tp) + " (valid: " + strategyNames(e.all) +
+                                "); left to the search");
     }
     if (e.allowed.empty())
         for (size_t i = 0; i < e.all.size(); ++i)
             if (!config_.allow || config_.allow(n, e.all[i])) e.allowed.push_back(int(i));
-    if (e.allowed.empty()) e.allowed.push_back(0); // replicate is always possible
+    if (e.allowed.empty()) { // replicate is always possible; say so rather than degrade quietly
+        warnings_.push_back(nodeText(g_, n) + ": none of its strategies on tp " + std::to_string(model_.mesh().tp) +
+                            " (" + strategyNames(e.all) + ") fits the searcher's rule; replicated");
+        e.allowed.push_back(0);
+    }
     e.ready = true;
     return e;
 }

@@ -22,7 +22,8 @@ std::vector<OpStrategy> convStrategies(const ShardContext& c)
     make("batch", L::split(0), L::replicated(), L::replicated(), L::split(0));
     if (c.node.attrInt("group", 1) == 1) {
         make("out-channels", L::replicated(), L::split(wOut), L::split(0), L::split(1));
-        if (!hasBias) make("in-channels", L::split(1), L::split(wIn), L::replicated(), L::partial());
+        // Partial sums over the input channels; a bias joins the sum once (partial layout).
+        make("in-channels", L::split(1), L::split(wIn), hasBias ? L::partial() : L::replicated(), L::partial());
     } else {
         // Depthwise/grouped: channels split together with their groups.
         if (!transposed) make("channels", L::split(1), L::split(0), L::split(0), L::split(1));

@@ -44,7 +44,9 @@ std::vector<OpStrategy> gemmStrategies(const ShardContext& c)
     const L cCols = rc >= 1 && c.inShape(2).dims.back().value > 1 ? L::split(rc - 1) : L::replicated();
     make("rows", L::split(aM), L::replicated(), cRows, L::split(0));
     make("column", L::replicated(), L::split(bN), cCols, L::split(1));
-    if (!hasC) make("row", L::split(aK), L::split(bK), L::replicated(), L::partial()); // a bias would be added tp times
+    // Row parallel: the products are partial sums; the bias joins the sum once (partial: whole on
+    // one rank, zero on the others), so it is added exactly once when the sum is all-reduced.
+    make("row", L::split(aK), L::split(bK), hasC ? L::partial() : L::replicated(), L::partial());
     return out;
 }
 

@@ -25,13 +25,18 @@ struct ShardContext {
     const Graph& graph;
     const Node& node;
     int tp;
+    int dp = 1; // a dim that scales with the batch is 1/dp of itself on each replica
     const Shape& inShape(size_t i) const;
     const Shape& outShape(size_t i) const;
     bool isWeight(size_t i) const;  // input i is a stored parameter
     bool isMeta(size_t i) const;    // input i is an integer/bool or known-value tensor (shapes, masks)
-    // Dimension d of tensor t is known and divisible by tp.
+    // Dimension d of tensor t is known and divisible by tp (on one data-parallel replica).
     bool splittable(TensorId t, int d) const;
 };
+
+// Dimension d of tensor t is known and splits tp ways on one of dp data-parallel replicas (a
+// dim that scales with the batch is 1/dp of itself there).
+bool splitsEvenly(const Graph& g, TensorId t, int d, int tp, int dp);
 
 using ShardRule = std::function<std::vector<OpStrategy>(const ShardContext&)>;
 
@@ -48,7 +53,7 @@ private:
 
 // The valid strategies of node n at tp degree `tp` (always at least "replicate"). An op with no
 // rule is replicated and `warning` (when given) names the node.
-std::vector<OpStrategy> nodeStrategies(const Graph& g, NodeId n, int tp, std::string* warning = nullptr);
+std::vector<OpStrategy> nodeStrategies(const Graph& g, NodeId n, int tp, std::string* warning = nullptr, int dp = 1);
 
 // Helpers the family files share.
 OpStrategy replicateStrategy(const Node& n);

@@ -33,14 +33,20 @@ bool ShardContext::isMeta(size_t i) const
     return x.value.has_value() || !dtypeIsFloating(x.dtype);
 }
 
-bool ShardContext::splittable(TensorId t, int d) const
+bool splitsEvenly(const Graph& g, TensorId t, int d, int tp, int dp)
 {
     if (t == kNoTensor) return false;
-    const Shape& s = graph.tensor(t).shape;
+    const Shape& s = g.tensor(t).shape;
     if (d < 0 || d >= s.rank() || !s.dims[size_t(d)].isKnown()) return false;
-    const int64_t v = s.dims[size_t(d)].value;
+    int64_t v = s.dims[size_t(d)].value;
+    if (dp > 1 && d < 32 && (g.tensor(t).batchScaledDims >> d & 1u)) {
+        if (v % dp != 0) return false;
+        v /= dp;
+    }
     return v > 0 && v % tp == 0;
 }
+
+bool ShardContext::splittable(TensorId t, int d) const { return splitsEvenly(graph, t, d, tp, dp); }
 
 const ShardRegistry& ShardRegistry::instance()
 {
@@ -150,10 +156,10 @@ bool allMeta(const Graph& g, const Node& n)
 
 } // namespace
 
-std::vector<OpStrategy> nodeStrategies(const Graph& g, NodeId n, int tp, std::string* warning)
+std::vector<OpStrategy> nodeStrategies(const Graph& g, NodeId n, int tp, std::string* warning, int dp)
 {
     const Node& node = g.node(n);
-    ShardContext c{g, node, tp};
+    ShardContext c{g, node, tp, dp};
     if (tp <= 1 || allMeta(g, node)) return {replicateStrategy(node)};
     const ShardRule* rule = ShardRegistry::instance().find(node.opType);
     if (!rule) {

@@ -80,10 +80,13 @@ Status checkPlan(const Graph& g, const ShardingPlan& plan)
     const int tp = plan.mesh.tp;
     auto splitOk = [&](TensorId t, const TensorLayout& l) {
         if (l.kind != TensorLayout::S) return true;
-        if (tp == 1) return false;
-        const Shape& s = g.tensor(t).shape;
-        if (l.dim < 0 || l.dim >= s.rank() || !s.dims[size_t(l.dim)].isKnown()) return false;
-        return s.dims[size_t(l.dim)].value % tp == 0;
+        return tp > 1 && splitsEvenly(g, t, l.dim, tp, plan.mesh.dp);
+    };
+    // Says so when the split would divide the whole but not one replica's share of it.
+    auto why = [&](TensorId t, const TensorLayout& l) -> std::string {
+        if (l.kind != TensorLayout::S || tp == 1 || !splitsEvenly(g, t, l.dim, tp, 1)) return "";
+        return " (dim " + std::to_string(l.dim) + " scales with the batch: each of dp " + std::to_string(plan.mesh.dp) +
+               " replicas holds 1/" + std::to_string(plan.mesh.dp) + " of it)";
     };
     std::map<std::tuple<TensorId, NodeId, int>, const Reshard*> placed;
     for (const Reshard& r : plan.reshards) placed[{r.tensor, r.consumer, r.inputIndex}] = &r;
@@ -98,13 +101,14 @@ Status checkPlan(const Graph& g, const ShardingPlan& plan)
         for (size_t o = 0; o < node.outputs.size(); ++o)
             if (node.outputs[o] != kNoTensor && !splitOk(node.outputs[o], s.outputs[o]))
                 return Status::failure(nodeLabel(g, n) + ": output '" + g.tensor(node.outputs[o]).name + "' cannot be " +
-                                       s.outputs[o].toString() + " over tp " + std::to_string(tp));
+                                       s.outputs[o].toString() + " over tp " + std::to_string(tp) +
+                                       why(node.outputs[o], s.outputs[o]));
         for (size_t i = 0; i < node.inputs.size(); ++i) {
             const TensorId t = node.inputs[i];
             if (t == kNoTensor) continue;
             if (!splitOk(t, s.inputs[i]))
                 return Status::failure(nodeLabel(g, n) + ": input '" + g.tensor(t).name + "' cannot be " +
-                                       s.inputs[i].toString() + " over tp " + std::to_string(tp));
+                                       s.inputs[i].toString() + " over tp " + std::to_string(tp) + why(t, s.inputs[i]));
             if (isSourceWeight(g, t)) continue;
             const TensorLayout from = producedLayout(g, plan, t);
             auto it = placed.find({t, n, int(i)});

@@ -31,6 +31,18 @@ struct CommTimer {
 // Communicators move floats; integer tensors (indices, masks) travel as floats (exact < 2^24).
 Tensor asFloat(const Tensor& x) { return x.to(torch::kFloat32).contiguous(); }
 
+// A split the ranks cannot share evenly would make the collective read or write past its
+// buffers; refuse it with the shape instead.
+void requireDivisible(const Tensor& x, int64_t dim, int tp, const char* what)
+{
+    if (dim < 0 || dim >= x.dim() || x.size(dim) % tp != 0) {
+        std::string shape;
+        for (int64_t d : x.sizes()) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+        throw std::runtime_error(std::string(what) + ": dim " + std::to_string(dim) + " of a [" + shape +
+                                 "] tensor does not split " + std::to_string(tp) + " ways");
+    }
+}
+
 Tensor rawAllReduce(const Tensor& x)
 {
     TpGroup& g = group();
@@ -59,6 +71,7 @@ Tensor rawAllGather(const Tensor& x, int64_t dim)
 Tensor rawReduceScatter(const Tensor& x, int64_t dim)
 {
     TpGroup& g = group();
+    requireDivisible(x, dim, g.tp, "reduce-scatter");
     Tensor in = asFloat(x.movedim(dim, 0));
     std::vector<int64_t> shape = in.sizes().vec();
     shape[0] /= g.tp;
@@ -75,6 +88,7 @@ Tensor rawReduceScatter(const Tensor& x, int64_t dim)
 Tensor rawAllToAll(const Tensor& x, int64_t from, int64_t to)
 {
     TpGroup& g = group();
+    requireDivisible(x, to, g.tp, "all-to-all");
     Tensor xf = asFloat(x);
     std::vector<Tensor> pieces;
     for (const Tensor& p : xf.chunk(g.tp, to)) pieces.push_back(p.contiguous().reshape({-1}));
@@ -95,6 +109,7 @@ Tensor rawAllToAll(const Tensor& x, int64_t from, int64_t to)
 Tensor localNarrow(const Tensor& x, int64_t dim)
 {
     TpGroup& g = group();
+    requireDivisible(x, dim, g.tp, "slice");
     const int64_t part = x.size(dim) / g.tp;
     return x.narrow(dim, g.index * part, part).contiguous();
 }

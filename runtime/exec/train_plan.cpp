@@ -118,16 +118,6 @@ DimBindings bindDims(const Graph& unbound, const PlanHeader& h, DimBindings dims
     return dims;
 }
 
-// The symbol of the batch: dim 0 of the first graph input that has a symbolic dim 0.
-std::string batchSymbol(const Graph& unbound)
-{
-    for (TensorId t : unbound.inputs) {
-        const Shape& s = unbound.tensor(t).shape;
-        if (s.rank() > 0 && s.dims[0].isSymbolic()) return s.dims[0].symbol;
-    }
-    return {};
-}
-
 class Run {
 public:
     Run(const MpiContext& mpi, const TrainPlanOptions& o) : mpi_(mpi), o_(o) {}
@@ -248,7 +238,7 @@ int Run::exec()
     Graph localGraph;
     const Graph* local = &*global;
     if (dp > 1) {
-        const std::string batch = batchSymbol(*unbound);
+        const std::string& batch = unbound->batchSymbol;
         if (batch.empty() || !io.dims.count(batch))
             return failAll("model '" + o_.model + "': a data-parallel mesh (dp " + std::to_string(dp) +
                            ") needs a symbolic batch dimension on the inputs, bound by --dim or the plan");

@@ -79,6 +79,7 @@ private slots:
     void importer_binds_dims_before_shape_inference();
     void importer_names_output_dims_after_input_dims();
     void importer_fills_slice_shapes_after_packed_qkv();
+    void importer_marks_dims_that_scale_with_the_batch();
     void importer_drops_large_weight_values_keeps_small_ints();
     void importer_keeps_node_names_scopes_and_attributes();
     void importer_keeps_control_flow_subgraphs_opaque();
@@ -213,6 +214,36 @@ void TstOnnxImporter::importer_fills_slice_shapes_after_packed_qkv()
     for (const Tensor& t : g.tensors)
         if (t.kind == TensorKind::Activation) QVERIFY2(t.shape.isFullyKnown(), t.name.c_str());
     QCOMPARE(QString::fromStdString(g.tensor(g.outputs[0]).shape.toString()), QStringLiteral("[2,16,8000]"));
+}
+
+// The attention slices are [seq, batch, d_model]; the head reshape makes [batch*heads, seq, dh],
+// the scores [batch*heads, seq, seq]: those dims scale with the batch, seq and d_model do not.
+// A data-parallel replica holds 1/dp of the marked dims, so a tensor-parallel split must divide that.
+void TstOnnxImporter::importer_marks_dims_that_scale_with_the_batch()
+{
+    const Graph g = importOrFail(modelPath("bert_mini_4l.onnx"), {{"batch", 2}, {"seq", 16}});
+    QCOMPARE(QString::fromStdString(g.batchSymbol), QStringLiteral("batch"));
+    QCOMPARE(g.tensor(g.inputs[0]).batchScaledDims, 1u); // input_ids [batch, seq]
+    QCOMPARE(g.tensor(g.outputs[0]).batchScaledDims, 1u); // logits [batch, seq, vocab]
+    int slices = 0, softmaxes = 0;
+    for (const Node& n : g.nodes) {
+        if (n.opType == "Slice" && n.scope.find("self_attn") != std::string::npos) {
+            ++slices;
+            QCOMPARE(g.tensor(n.outputs[0]).batchScaledDims, 1u << 1);
+        }
+        if (n.opType == "Softmax") {
+            ++softmaxes;
+            QCOMPARE(g.tensor(n.outputs[0]).batchScaledDims, 1u);
+        }
+    }
+    QCOMPARE(slices, 12);
+    QCOMPARE(softmaxes, 4);
+    for (const Tensor& t : g.tensors)
+        if (t.isParameter()) QVERIFY2(t.batchScaledDims == 0, t.name.c_str());
+    // Nothing to compare against when the batch is left symbolic.
+    const Graph open = importOrFail(modelPath("bert_mini_4l.onnx"));
+    QCOMPARE(QString::fromStdString(open.batchSymbol), QStringLiteral("batch"));
+    for (const Tensor& t : open.tensors) QVERIFY(t.batchScaledDims == 0);
 }
 
 void TstOnnxImporter::importer_drops_large_weight_values_keeps_small_ints()

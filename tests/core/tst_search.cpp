@@ -142,6 +142,35 @@ private slots:
         QCOMPARE(vocab, 1);
     }
 
+    // bert_mini's attention-out projection is a Gemm with a bias: Megatron makes it row parallel,
+    // and a role the op cannot take would be reported, never replicated without a word.
+    void megatron_row_role_on_a_biased_gemm_is_taken_not_replicated()
+    {
+        ImportOptions io;
+        io.dims = {{"batch", 8}, {"batch_size", 8}, {"seq", 64}, {"sequence", 64}};
+        Result<Graph> g = importOnnxFile(std::string(TAPAS_MODELS_DIR) + "/bert_mini_4l.onnx", io);
+        QVERIFY2(g.ok(), g.error().c_str());
+        const std::vector<MegatronRole> roles = megatronRoles(*g);
+        const SearchResult m = run("megatron", *g, "a100x8", "4x2");
+        int rows = 0;
+        for (NodeId n = 0; n < NodeId(g->nodes.size()); ++n) {
+            if (roles[size_t(n)] != MegatronRole::Row) continue;
+            ++rows;
+            QVERIFY2(m.best.plan.nodes[size_t(n)].name == "row",
+                     qPrintable(QString::fromStdString(g->node(n).name + " (" + g->node(n).opType + ") took " +
+                                                       m.best.plan.nodes[size_t(n)].name)));
+        }
+        QVERIFY(rows >= 8); // attention-out and MLP-down in each of 4 layers
+        for (const std::string& w : m.warnings) QVERIFY2(w.find("searcher's rule") == std::string::npos, w.c_str());
+        // Hidden 60 does not split 8 ways: the products fall back to replicate, and each is named.
+        const Graph odd = zoo("gpt", transformer(2, 60, 4, 16, 2));
+        const SearchResult r = run("megatron", odd, "a100x8", "1x8");
+        const auto fallback = std::count_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+            return w.find("fits the searcher's rule; replicated") != std::string::npos && w.find("MatMul") != std::string::npos;
+        });
+        QVERIFY2(fallback >= 2, qPrintable(QString::number(fallback)));
+    }
+
     void tapas_is_never_slower_than_megatron_on_gpt_and_bert()
     {
         for (const char* model : {"gpt", "bert"}) {

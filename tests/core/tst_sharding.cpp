@@ -86,6 +86,59 @@ private slots:
         QCOMPARE(nodeStrategies(g, mm, 1).size(), size_t(1));
     }
 
+    // A row-parallel Gemm with a bias: the products are partial sums and the bias joins the sum
+    // once (partial layout), not once per rank; the checker accepts the plan that uses it.
+    void gemm_with_bias_is_row_parallel_with_a_partial_bias()
+    {
+        ZooOptions o;
+        o.batch = 4;
+        o.classes = 16;
+        Result<Graph> r = zooGraph("resnet50", o);
+        QVERIFY2(r.ok(), r.error().c_str());
+        const Graph& g = *r;
+        const NodeId fc = firstNode(g, "Gemm");
+        QVERIFY(fc != kNoNode);
+        QVERIFY(g.node(fc).input(2) != kNoTensor);
+        const std::vector<OpStrategy> s = nodeStrategies(g, fc, 4);
+        const OpStrategy* row = named(s, "row");
+        QVERIFY(row);
+        QCOMPARE(row->inputs[0], TensorLayout::split(1));
+        QCOMPARE(row->inputs[1], TensorLayout::split(1)); // transB: weight [out, in], split in
+        QCOMPARE(row->inputs[2], TensorLayout::partial());
+        QCOMPARE(row->outputs[0], TensorLayout::partial());
+        const ShardingPlan plan = buildPlan(g, {1, 4}, chooseByName(g, 4, {{fc, "row"}}));
+        QVERIFY2(checkPlan(g, plan).ok(), checkPlan(g, plan).error.c_str());
+    }
+
+    // With data parallelism a dim that scales with the batch is 1/dp of itself on each replica:
+    // the split must divide that share, and the checker says why when it does not.
+    void splits_of_batch_dims_must_divide_one_replicas_share()
+    {
+        Graph g = gpt();
+        const NodeId mm = firstNode(g, "MatMul", [&](const Node& n) { return hasWeightInput(g, n); });
+        const TensorId x = g.node(mm).inputs[0]; // [batch 4, seq 16, hidden 64]
+        QCOMPARE(g.tensor(x).shape.dims[0].value, int64_t(4));
+        QVERIFY(splitsEvenly(g, x, 0, 2, 2)); // unmarked: the whole 4 splits 2 ways
+        g.tensor(x).batchScaledDims = 1u;
+        QVERIFY(splitsEvenly(g, x, 0, 2, 2));  // 4/2 = 2 per replica, 1 per rank
+        QVERIFY(!splitsEvenly(g, x, 0, 4, 2)); // 2 per replica does not split 4 ways
+        QVERIFY(splitsEvenly(g, x, 0, 4, 1));
+        QVERIFY(!splitsEvenly(g, x, 0, 2, 3)); // 4 does not divide over 3 replicas
+        QVERIFY(splitsEvenly(g, x, 1, 4, 2));  // seq is not marked
+        auto hasBatchSplit = [&](const std::vector<OpStrategy>& all) {
+            return std::any_of(all.begin(), all.end(), [](const OpStrategy& s) { return s.inputs[0] == TensorLayout::split(0); });
+        };
+        QVERIFY(hasBatchSplit(nodeStrategies(g, mm, 4, nullptr, 1)));
+        QVERIFY(!hasBatchSplit(nodeStrategies(g, mm, 4, nullptr, 2)));
+        // A plan that splits it anyway is refused with the reason.
+        std::vector<OpStrategy> chosen = chooseByName(g, 4, {{mm, "batch"}});
+        const ShardingPlan plan = buildPlan(g, {2, 4}, chosen);
+        const Status st = checkPlan(g, plan);
+        QVERIFY(!st.ok());
+        QVERIFY2(st.error.find("scales with the batch") != std::string::npos, st.error.c_str());
+        QVERIFY2(st.error.find(g.tensor(x).name) != std::string::npos, st.error.c_str());
+    }
+
     void splits_must_divide_the_dimension()
     {
         const Graph g = gpt(/*hidden*/ 60, /*heads*/ 4); // 60 % 8 != 0
