@@ -19,6 +19,8 @@
 #include <QTemporaryDir>
 #include <QTimer>
 
+#include <optional>
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -144,7 +146,18 @@ int run(const std::vector<std::string>& args)
     std::printf("%-9s %-5s %14s %15s %15s %9s\n", "plan", "mesh", "measured step", "predicted step", "cost model", "ratio");
     std::printf("%-9s %-5s %14s %15s %15s %9s\n", "", "", "(median)", "(worker)", "(plan file)", "meas/pred");
     int failures = 0;
-    for (const char* name : {"tapas", "megatron", "dp"}) {
+    // TAPAS on the mesh it finds cheapest, then each plan on its own mesh: tensor parallel for
+    // TAPAS and Megatron, data parallel for DP, so the measurements also test the cost model's ranking.
+    struct Row {
+        const char* name;
+        std::optional<DeviceMesh> mesh; // none: the searcher's best over all meshes of `ranks`
+    };
+    const std::vector<Row> rows{{"tapas", std::nullopt},
+                                {"tapas", DeviceMesh{1, ranks}},
+                                {"megatron", DeviceMesh{1, ranks}},
+                                {"dp", DeviceMesh{ranks, 1}}};
+    for (const Row& row : rows) {
+        const char* name = row.name;
         const Searcher* searcher = findSearcher(name);
         if (!searcher) {
             std::printf("%-9s (searcher missing)\n", name);
@@ -154,13 +167,21 @@ int run(const std::vector<std::string>& args)
         SearchRequest req;
         req.graph = &*g;
         req.cluster = *cluster;
-        Result<SearchResult> res = searchBestMesh(*searcher, req, meshes);
+        Result<SearchResult> res = Result<SearchResult>::failure("");
+        if (row.mesh) {
+            req.mesh = *row.mesh;
+            res = searcher->search(req);
+        } else {
+            res = searchBestMesh(*searcher, req, meshes);
+        }
         if (!res) {
             std::printf("%-9s search failed: %s\n", name, res.error().c_str());
             ++failures;
             continue;
         }
-        const std::string plan = (dir + QStringLiteral("/%1.tapas.json").arg(QLatin1String(name))).toStdString();
+        const std::string plan =
+            (dir + QStringLiteral("/%1-%2.tapas.json").arg(QLatin1String(name), QString::fromStdString(res->best.plan.mesh.toString())))
+                .toStdString();
         const std::string text = savePlanJson(*g, folded ? &*folded : nullptr, res->best.plan, *cluster, res->best.report,
                                               {res->searcher, "bench", res->searchSeconds});
         if (Status s = savePlanFile(plan, text); !s) {
