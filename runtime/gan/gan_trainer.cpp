@@ -101,7 +101,7 @@ private:
     torch::Tensor dLossOf(const torch::Tensor& real, const torch::Tensor& fake) const;
     Status trainStep(int step, StepFigures& f);
     void applyPendingG(StepFigures& f);
-    void report(int step, const StepFigures& f, double stepTime);
+    void report(int stepsDone, const StepFigures& f, double stepTime);
     void evaluate(int stepsDone, bool final);
     Status checkpoint(int stepsDone);
     Status loadCheckpoint(const std::string& dir);
@@ -394,7 +394,7 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
     return {};
 }
 
-void GanTrainer::report(int step, const StepFigures& f, double stepTime)
+void GanTrainer::report(int stepsDone, const StepFigures& f, double stepTime)
 {
     // Per-rank figures to rank 0 (and the max over ranks for the step event).
     const size_t kPer = 5;
@@ -405,7 +405,7 @@ void GanTrainer::report(int step, const StepFigures& f, double stepTime)
     double mx[kPer] = {0, 0, 0, 0, 0};
     protocol::MetricsEvent rs;
     rs.type = protocol::EventType::RankStats;
-    rs.step = step;
+    rs.step = stepsDone;
     for (int r = 0; r < ranks_; ++r) {
         protocol::RankStat s;
         s.rank = r;
@@ -415,7 +415,7 @@ void GanTrainer::report(int step, const StepFigures& f, double stepTime)
         for (size_t i = 0; i < kPer; ++i) mx[i] = std::max(mx[i], double(v[i]));
         rs.ranks.push_back(std::move(s));
     }
-    emit(protocol::MetricsEvent::stepEvent(step, {
+    emit(protocol::MetricsEvent::stepEvent(stepsDone, {
         {"g_loss", f.gLoss}, {"d_loss", f.dLoss}, {"d_real", f.dReal}, {"d_fake", f.dFake},
         {"g_grad_norm", f.gNorm}, {"d_grad_norm", f.dNorm},
         {"images_per_s", mx[0] > 0 ? double(scale_.globalBatch) * o_.dSteps / mx[0] : 0.0},
@@ -539,8 +539,8 @@ int GanTrainer::run()
         const double stepTime = since(t0);
         const std::string note = pipeline_->endStep(stepTime);
         if (!note.empty()) logInfo(note);
-        report(step, f, stepTime);
         const int done = step + 1;
+        report(done, f, stepTime); // step events count steps done (1..N), as the metric events and train-plan do
         if (data_.isMixture() && o_.metricEvery > 0 && done % o_.metricEvery == 0 && done < o_.steps) evaluate(done, false);
         else if (!data_.isMixture() && o_.sampleEvery > 0 && done % o_.sampleEvery == 0 && done < o_.steps) evaluate(done, false);
         // Stop requests are agreed on by all ranks, so every rank leaves at the same step.
