@@ -44,7 +44,9 @@ void markBatchScaledDims(Graph& g, onnx::ModelProto unbound, const DimBindings& 
         for (int d = 0; d < a.rank() && d < 32; ++d) {
             const Dim& x = a.dims[size_t(d)];
             const Dim& y = b.dims[size_t(d)];
-            if (x.isKnown() && y.isKnown() && x.value > 0 && y.value == 2 * x.value) t.batchScaledDims |= 1u << d;
+            // y == 2x, written so that hostile dims near INT64_MAX cannot overflow.
+            if (x.isKnown() && y.isKnown() && x.value > 0 && y.value % 2 == 0 && y.value / 2 == x.value)
+                t.batchScaledDims |= 1u << d;
         }
     }
 }

@@ -546,7 +546,9 @@ int GanTrainer::run()
         // Stop requests are agreed on by all ranks, so every rank leaves at the same step.
         double stop = env_.stopRequested && env_.stopRequested->load() ? 1.0 : 0.0;
         comm_.allReduceMax(&stop, 1);
-        const bool doCkpt = !o_.runDir.empty() && o_.checkpointEvery > 0 && (done % o_.checkpointEvery == 0 || stop > 0);
+        // A stop always leaves a checkpoint of the finished step (as train-plan does), so Resume works
+        // even for a run started without periodic checkpoints.
+        const bool doCkpt = !o_.runDir.empty() && (stop > 0 || (o_.checkpointEvery > 0 && done % o_.checkpointEvery == 0));
         if (doCkpt) {
             if (Status s = checkpoint(done); !s) {
                 std::fprintf(stderr, "tapas-worker gan: %s\n", s.error.c_str());

@@ -45,7 +45,11 @@ RunsPanel::RunsPanel(QWidget* parent)
     list_->setSelectionMode(QAbstractItemView::ExtendedSelection); // several runs: overlay
     list_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     list_->verticalHeader()->hide();
-    list_->horizontalHeader()->setStretchLastSection(true);
+    // The run id takes what the short columns leave (elided in the middle, the kind suffix
+    // stays visible); kind and state are never clipped.
+    list_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    list_->horizontalHeader()->setSectionResizeMode(RunListModel::Name, QHeaderView::Stretch);
+    list_->setTextElideMode(Qt::ElideMiddle);
     list_->setAlternatingRowColors(true);
     list_->setWordWrap(false);
     stop_->setObjectName(QStringLiteral("stopRun"));
@@ -138,7 +142,6 @@ void RunsPanel::setRuns(const std::vector<protocol::RunSummary>& runs)
         QSignalBlocker block(list_->selectionModel());
         model_->setRuns(merged);
     }
-    list_->resizeColumnToContents(RunListModel::Name);
     selectRuns(selected);
 }
 
@@ -146,7 +149,6 @@ void RunsPanel::addRun(const protocol::RunSummary& run)
 {
     model_->upsert(run);
     ensureRecord(run);
-    list_->resizeColumnToContents(RunListModel::Name);
 }
 
 RunRecord* RunsPanel::ensureRecord(const protocol::RunSummary& run)
