@@ -45,11 +45,13 @@ RunsPanel::RunsPanel(QWidget* parent)
     list_->setSelectionMode(QAbstractItemView::ExtendedSelection); // several runs: overlay
     list_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     list_->verticalHeader()->hide();
-    // The run id takes what the short columns leave (elided in the middle, the kind suffix
-    // stays visible); kind and state are never clipped.
+    // The run id takes what the short columns leave, elided on the left so that its time of day
+    // and suffix stay readable (its date is what the hidden Started column would repeat; the row's
+    // tooltip has the directory); kind, state and step are never clipped.
     list_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     list_->horizontalHeader()->setSectionResizeMode(RunListModel::Name, QHeaderView::Stretch);
-    list_->setTextElideMode(Qt::ElideMiddle);
+    list_->setTextElideMode(Qt::ElideLeft);
+    list_->setColumnHidden(RunListModel::Created, true);
     list_->setAlternatingRowColors(true);
     list_->setWordWrap(false);
     stop_->setObjectName(QStringLiteral("stopRun"));
