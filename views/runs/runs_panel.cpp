@@ -91,9 +91,17 @@ RunsPanel::RunsPanel(QWidget* parent)
     stack_->addWidget(gan_);
     stack_->addWidget(compare_);
 
+    // The monitors' charts keep a readable minimum size; the scroll area lets the dock (and so
+    // the main window) shrink below it on small screens instead of forcing the window's size.
+    auto* stackScroll = new QScrollArea;
+    stackScroll->setObjectName(QStringLiteral("runMonitorScroll"));
+    stackScroll->setWidget(stack_);
+    stackScroll->setWidgetResizable(true);
+    stackScroll->setFrameShape(QFrame::NoFrame);
+
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(left);
-    split->addWidget(stack_);
+    split->addWidget(stackScroll);
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
     split->setSizes({340, 1000});
