@@ -2,6 +2,7 @@
 // (agreeing on failures, the reference results, the timings' max over ranks); the communicator
 // under test works on host buffers (mpi) or device buffers (nccl).
 #include "runtime/comm/comm_check.h"
+#include "runtime/comm/comm_check_options.h"
 
 #include "runtime/comm/communicator.h"
 #include "runtime/mpi_context.h"
@@ -26,13 +27,6 @@
 namespace tapas::runtime {
 
 namespace {
-
-struct Options {
-    std::string backend = "mpi";
-    size_t count = 1031; // odd, so no collective gets away with aligned-only code paths
-    size_t maxCount = 0; // 0: the backend's default
-    int iters = 10;
-};
 
 // Host memory for mpi, device memory for nccl; get/set always move whole host vectors.
 template <class T>
@@ -281,7 +275,7 @@ double busFactor(const std::string& name, int n)
     return n > 1 ? double(n - 1) / n : 0.0; // allGather, reduceScatterSum, allToAll
 }
 
-void timeCollectives(Communicator& comm, Communicator& world, const Options& o, bool device)
+void timeCollectives(Communicator& comm, Communicator& world, const CommCheckOptions& o, bool device)
 {
     const int n = comm.size();
     const size_t maxCount = o.maxCount ? o.maxCount : (device ? size_t(64) << 20 : size_t(256) << 10);
@@ -322,43 +316,6 @@ void timeCollectives(Communicator& comm, Communicator& world, const Options& o, 
                             algbw * busFactor(name, n));
         }
     std::fflush(stdout);
-}
-
-// ---- arguments ----
-
-bool parseSize(const char* text, size_t* out)
-{
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(text, &end, 10);
-    if (!*text || *end || text[0] == '-' || v == 0)
-        return false;
-    *out = size_t(v);
-    return true;
-}
-
-std::optional<std::string> parseArgs(int argc, char** argv, Options* o)
-{
-    for (int i = 2; i < argc; ++i) {
-        const std::string a = argv[i];
-        const bool hasValue = i + 1 < argc;
-        if (a == "--backend" && hasValue) {
-            o->backend = argv[++i];
-            if (o->backend != "mpi" && o->backend != "nccl")
-                return "--backend must be mpi or nccl, got '" + o->backend + "'";
-        } else if ((a == "--count" || a == "--max-count" || a == "--iters") && hasValue) {
-            size_t v = 0;
-            if (!parseSize(argv[++i], &v))
-                return a + " needs a positive integer, got '" + argv[i] + "'";
-            if (a == "--count") o->count = v;
-            else if (a == "--max-count") o->maxCount = v;
-            else o->iters = int(std::min<size_t>(v, 100000));
-        } else if (a == "--backend" || a == "--count" || a == "--max-count" || a == "--iters") {
-            return a + " needs a value";
-        } else {
-            return "unknown option '" + a + "'";
-        }
-    }
-    return std::nullopt;
 }
 
 #ifdef TAPAS_WITH_CUDA
@@ -413,13 +370,13 @@ const char* commCheckUsage()
 
 int runCommCheck(int argc, char** argv)
 {
-    Options o;
+    CommCheckOptions o;
     for (int i = 2; i < argc; ++i)
         if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
             std::fputs(commCheckUsage(), stdout);
             return 0;
         }
-    if (auto error = parseArgs(argc, argv, &o)) {
+    if (auto error = parseCommCheckArgs(argc, argv, &o)) {
         std::fprintf(stderr, "tapas-worker comm-check: %s\n%s", error->c_str(), commCheckUsage());
         return 2;
     }
