@@ -144,4 +144,10 @@ std::vector<std::string> Graph::symbolicDims() const
     return {names.begin(), names.end()};
 }
 
+std::string nodeLabel(const Graph& g, NodeId n)
+{
+    const Node& node = g.node(n);
+    return "node '" + (node.name.empty() ? "#" + std::to_string(n) : node.name) + "' (" + node.opType + ")";
+}
+
 } // namespace tapas

@@ -109,4 +109,7 @@ private:
     std::unordered_map<std::string, TensorId> index_;
 };
 
+// How messages name a node: "node 'name' (OpType)", or "node '#7' (OpType)" when it has no name.
+std::string nodeLabel(const Graph& g, NodeId n);
+
 } // namespace tapas

@@ -11,7 +11,8 @@ namespace tapas {
 
 namespace {
 
-std::string nodeLabel(const Graph& g, NodeId n)
+// nodeLabel() with the name made safe inside a bash comment.
+std::string commentSafeNodeLabel(const Graph& g, NodeId n)
 {
     const Node& node = g.node(n);
     return "node '" + commentSafe(node.name.empty() ? "#" + std::to_string(n) : node.name) + "' (" + node.opType + ")";
@@ -47,7 +48,7 @@ public:
                 const char* want = roleStrategy(roles[size_t(n)]);
                 const std::string& have = p.nodes[size_t(n)].name;
                 if (want && have != want)
-                    problems.push_back(nodeLabel(g, n) + " runs '" + have + "' where Megatron-LM runs it '" + want + "'");
+                    problems.push_back(commentSafeNodeLabel(g, n) + " runs '" + have + "' where Megatron-LM runs it '" + want + "'");
                 if (isNormReduction(g, n)) (normSeqSplit(g, p, n) ? seqSplit : seqWhole) += 1;
             }
             if (seqSplit > 0 && seqWhole > 0)

@@ -12,12 +12,6 @@ namespace tapas {
 
 namespace {
 
-std::string nodeLabel(const Graph& g, NodeId n)
-{
-    const Node& node = g.node(n);
-    return "node '" + (node.name.empty() ? "#" + std::to_string(n) : node.name) + "' (" + node.opType + ")";
-}
-
 bool sameStrategy(const OpStrategy& a, const OpStrategy& b)
 {
     return a.name == b.name && a.inputs == b.inputs && a.outputs == b.outputs && a.computeFraction == b.computeFraction;

@@ -14,12 +14,6 @@ bool tracksLayout(const Graph& g, TensorId t)
 
 namespace {
 
-std::string nodeText(const Graph& g, NodeId n)
-{
-    const Node& node = g.node(n);
-    return "node '" + (node.name.empty() ? "#" + std::to_string(n) : node.name) + "' (" + node.opType + ")";
-}
-
 std::string strategyNames(const std::vector<OpStrategy>& all)
 {
     std::string names;
@@ -47,7 +41,7 @@ StrategyTable::Entry& StrategyTable::entry(NodeId n)
         for (size_t i = 0; i < e.all.size(); ++i)
             if (e.all[i].name == pin->second) e.allowed.push_back(int(i));
         if (e.allowed.empty())
-            warnings_.push_back(nodeText(g_, n) + ": fixed strategy '" + pin->second + "' is not valid on tp " +
+            warnings_.push_back(nodeLabel(g_, n) + ": fixed strategy '" + pin->second + "' is not valid on tp " +
                                 std::to_string(model_.mesh().tp) + " (valid: " + strategyNames(e.all) +
                                 "); left to the search");
     }
@@ -55,7 +49,7 @@ StrategyTable::Entry& StrategyTable::entry(NodeId n)
         for (size_t i = 0; i < e.all.size(); ++i)
             if (!config_.allow || config_.allow(n, e.all[i])) e.allowed.push_back(int(i));
     if (e.allowed.empty()) { // replicate is always possible; say so rather than degrade quietly
-        warnings_.push_back(nodeText(g_, n) + ": none of its strategies on tp " + std::to_string(model_.mesh().tp) +
+        warnings_.push_back(nodeLabel(g_, n) + ": none of its strategies on tp " + std::to_string(model_.mesh().tp) +
                             " (" + strategyNames(e.all) + ") fits the searcher's rule; replicated");
         e.allowed.push_back(0);
     }

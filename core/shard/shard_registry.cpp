@@ -164,8 +164,7 @@ std::vector<OpStrategy> nodeStrategies(const Graph& g, NodeId n, int tp, std::st
     const ShardRule* rule = ShardRegistry::instance().find(node.opType);
     if (!rule) {
         if (warning)
-            *warning = "node '" + (node.name.empty() ? "#" + std::to_string(n) : node.name) + "' (" + node.opType +
-                       "): no sharding rule, replicated";
+            *warning = nodeLabel(g, n) + ": no sharding rule, replicated";
         return {replicateStrategy(node)};
     }
     std::vector<OpStrategy> out;

@@ -5,16 +5,6 @@
 
 namespace tapas {
 
-namespace {
-
-std::string nodeLabel(const Graph& g, NodeId n)
-{
-    const Node& node = g.node(n);
-    return "node '" + (node.name.empty() ? "#" + std::to_string(n) : node.name) + "' (" + node.opType + ")";
-}
-
-} // namespace
-
 bool isSourceWeight(const Graph& g, TensorId t)
 {
     const Tensor& x = g.tensor(t);

@@ -6,12 +6,6 @@ namespace tapas::runtime {
 
 namespace {
 
-std::string nodeLabel(const Graph& g, NodeId n)
-{
-    const Node& node = g.node(n);
-    return "node '" + (node.name.empty() ? "#" + std::to_string(n) : node.name) + "' (" + node.opType + ")";
-}
-
 int normAxis(int64_t axis, int rank) { return int(axis < 0 ? axis + rank : axis); }
 
 int64_t dimOf(const Graph& g, TensorId t, int d)
