@@ -167,13 +167,8 @@ int run(const std::vector<std::string>& args)
         SearchRequest req;
         req.graph = &*g;
         req.cluster = *cluster;
-        Result<SearchResult> res = Result<SearchResult>::failure("");
-        if (row.mesh) {
-            req.mesh = *row.mesh;
-            res = searcher->search(req);
-        } else {
-            res = searchBestMesh(*searcher, req, meshes);
-        }
+        if (row.mesh) req.mesh = *row.mesh;
+        Result<SearchResult> res = row.mesh ? searcher->search(req) : searchBestMesh(*searcher, req, meshes);
         if (!res) {
             std::printf("%-9s search failed: %s\n", name, res.error().c_str());
             ++failures;

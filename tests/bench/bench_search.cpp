@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,19 @@ double timeFold(const Graph& g, int repeats)
     return best;
 }
 
+// The request every row and the depth ratio use: the cluster preset of that size, 8-way tensor
+// parallelism inside a node, and no memory limit (so that every searcher solves the same problem).
+SearchRequest benchRequest(const Graph& g, int64_t devices, double ilpLimit)
+{
+    SearchRequest r;
+    r.graph = &g;
+    r.cluster = *loadClusterSpec(devices == 8 ? "a100x8" : devices == 16 ? "h100x16" : "v100x32");
+    r.mesh = {int(devices / 8), 8};
+    r.memoryLimit = 1e18;
+    r.ilpTimeLimit = ilpLimit;
+    return r;
+}
+
 std::string ms(double s)
 {
     char b[32];
@@ -162,6 +176,7 @@ int run(const std::vector<std::string>& args)
     std::printf("| model | dev | mesh | nodes | TAPAS ms | fold ms | tables | unfolded ms | unf/TAPAS | ILP ms | ILP/TAPAS | step TAPAS | step unfolded "
                 "| step ILP | step Megatron | step DP | TAPAS mem/dev |\n");
     std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    std::optional<Graph> g12, g96; // kept for the depth ratio below
     for (const Case& c : cases) {
         Result<Graph> g = zooGraph(c.model, c.options);
         if (!g) {
@@ -169,17 +184,11 @@ int run(const std::vector<std::string>& args)
             return 1;
         }
         for (int64_t d : devices) {
-            SearchRequest r;
-            r.graph = &*g;
-            r.cluster = *loadClusterSpec(d == 8 ? "a100x8" : d == 16 ? "h100x16" : "v100x32");
-            r.mesh = {int(d / 8), 8};
-            r.memoryLimit = 1e18;
-            r.ilpTimeLimit = ilpLimit;
+            const SearchRequest r = benchRequest(*g, d, ilpLimit);
             const Timed tapas = timeSearch(*findSearcher("tapas"), r, repeats);
             const double fold = timeFold(*g, repeats);
             const Timed meg = timeSearch(*findSearcher("megatron"), r, 1);
-            SearchRequest dpReq = r;
-            const Timed dp = timeSearch(*findSearcher("dp"), dpReq, 1);
+            const Timed dp = timeSearch(*findSearcher("dp"), r, 1);
             if (!tapas.ok || !meg.ok) {
                 std::fprintf(stderr, "tapas bench search: %s on %lld devices: %s\n", c.label.c_str(), (long long)d,
                              (tapas.ok ? meg.error : tapas.error).c_str());
@@ -223,29 +232,16 @@ int run(const std::vector<std::string>& args)
                         tapas.result.best.report.total.memory() / 1e9);
             std::fflush(stdout);
         }
+        if (c.label == "gpt-12") g12 = std::move(*g);
+        if (c.label == "gpt-96") g96 = std::move(*g);
     }
     std::printf("\n(step times in ms, predicted by the cost model; \"limit\": the ILP hit its time limit)\n");
     // The depth ratio on its own, 12 and 96 layers timed alternately so that both see the same
     // machine: on a shared VM the speed drifts within a run by more than the ratio being measured.
-    const bool has12 = std::find(layers.begin(), layers.end(), 12) != layers.end();
-    const bool has96 = std::find(layers.begin(), layers.end(), 96) != layers.end();
-    if (!has12 || !has96) return 0;
+    if (!g12 || !g96) return 0;
     const int pairs = std::max(repeats, 9);
-    auto gpt = [&](int64_t l) {
-        for (const Case& c : cases)
-            if (c.label == "gpt-" + std::to_string(l)) return zooGraph(c.model, c.options);
-        return Result<Graph>::failure("no gpt case");
-    };
-    const Result<Graph> g12 = gpt(12), g96 = gpt(96);
-    if (!g12 || !g96) return 1;
     for (int64_t d : devices) {
-        SearchRequest r;
-        r.cluster = *loadClusterSpec(d == 8 ? "a100x8" : d == 16 ? "h100x16" : "v100x32");
-        r.mesh = {int(d / 8), 8};
-        r.memoryLimit = 1e18;
-        SearchRequest r12 = r, r96 = r;
-        r12.graph = &*g12;
-        r96.graph = &*g96;
+        const SearchRequest r12 = benchRequest(*g12, d, ilpLimit), r96 = benchRequest(*g96, d, ilpLimit);
         double t12 = 1e300, t96 = 1e300, f12 = 1e300, f96 = 1e300;
         std::vector<double> ratios;
         for (int i = 0; i < pairs; ++i) {

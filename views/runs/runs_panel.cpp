@@ -59,13 +59,18 @@ RunsPanel::RunsPanel(QWidget* parent)
     refresh_->setObjectName(QStringLiteral("refreshRuns"));
     follow_->setObjectName(QStringLiteral("followRunDir"));
 
-    auto* formScroll = new QScrollArea;
-    formScroll->setWidget(form_);
-    formScroll->setWidgetResizable(true);
-    formScroll->setFrameShape(QFrame::NoFrame);
+    // The form and the monitors' charts keep a readable minimum size; scrolling them lets the
+    // dock (and so the main window) shrink below it on small screens instead of forcing its size.
+    auto scrolled = [](QWidget* content) {
+        auto* area = new QScrollArea;
+        area->setWidget(content);
+        area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        return area;
+    };
     auto* formLayout = new QVBoxLayout(formBox_);
     formLayout->setContentsMargins(4, 4, 4, 4);
-    formLayout->addWidget(formScroll);
+    formLayout->addWidget(scrolled(form_));
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(stop_);
@@ -91,13 +96,8 @@ RunsPanel::RunsPanel(QWidget* parent)
     stack_->addWidget(gan_);
     stack_->addWidget(compare_);
 
-    // The monitors' charts keep a readable minimum size; the scroll area lets the dock (and so
-    // the main window) shrink below it on small screens instead of forcing the window's size.
-    auto* stackScroll = new QScrollArea;
+    QScrollArea* stackScroll = scrolled(stack_);
     stackScroll->setObjectName(QStringLiteral("runMonitorScroll"));
-    stackScroll->setWidget(stack_);
-    stackScroll->setWidgetResizable(true);
-    stackScroll->setFrameShape(QFrame::NoFrame);
 
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(left);
