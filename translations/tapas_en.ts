@@ -17,6 +17,22 @@
 <context>
     <name>tapas::BlocksModel</name>
     <message>
+        <source>Stage %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Group %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Part %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <location filename="../views/blocks_model.cpp" line="+78"/>
         <source>×%1</source>
         <translation type="unfinished"></translation>

@@ -17,6 +17,22 @@
 <context>
     <name>tapas::BlocksModel</name>
     <message>
+        <source>Stage %1</source>
+        <translation>阶段 %1</translation>
+    </message>
+    <message>
+        <source>Group %1</source>
+        <translation>组 %1</translation>
+    </message>
+    <message>
+        <source>Part %1</source>
+        <translation>部分 %1</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
         <location filename="../views/blocks_model.cpp" line="+78"/>
         <source>×%1</source>
         <translation>×%1</translation>

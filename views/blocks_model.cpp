@@ -4,7 +4,7 @@
 
 namespace tapas {
 
-BlocksModel::BlocksModel(QObject* parent) : QAbstractTableModel(parent) {}
+BlocksModel::BlocksModel(QObject* parent) : QAbstractItemModel(parent) {}
 
 void BlocksModel::setFolded(std::shared_ptr<const FoldedGraph> folded)
 {
@@ -28,89 +28,204 @@ void BlocksModel::setIncludeSingletons(bool include)
     endResetModel();
 }
 
+bool BlocksModel::listed(int treeClass) const
+{
+    return includeSingletons_ || holdsRepeat_[size_t(treeClass)];
+}
+
+void BlocksModel::addTreeItems(int treeClass, int parentItem)
+{
+    const FoldTree& tree = folded_->tree;
+    for (int child : tree.classes[size_t(treeClass)].children) {
+        if (!listed(child)) continue;
+        Item item;
+        item.parent = parentItem;
+        item.treeClass = child;
+        item.blockClass = tree.classes[size_t(child)].blockClass;
+        std::vector<int>& siblings = parentItem < 0 ? top_ : items_[size_t(parentItem)].children;
+        item.row = int(siblings.size());
+        const int id = int(items_.size());
+        items_.push_back(std::move(item));
+        (parentItem < 0 ? top_ : items_[size_t(parentItem)].children).push_back(id);
+        addTreeItems(child, id);
+    }
+}
+
 void BlocksModel::rebuild()
 {
-    rows_.clear();
+    items_.clear();
+    top_.clear();
+    holdsRepeat_.clear();
+    ordinal_.clear();
     style_ = folded_ ? BlockStyle(*folded_) : BlockStyle();
     if (!folded_) return;
-    for (const BlockClass& c : folded_->classes)
-        if (c.repeated() || includeSingletons_) rows_.push_back(c.id);
+    const FoldTree& tree = folded_->tree;
+    if (tree.empty()) {
+        for (const BlockClass& c : folded_->classes) {
+            if (!c.repeated() && !includeSingletons_) continue;
+            Item item;
+            item.row = int(top_.size());
+            item.blockClass = c.id;
+            top_.push_back(int(items_.size()));
+            items_.push_back(item);
+        }
+        return;
+    }
+    // Children are created after their parents, so one backward pass marks every ancestor.
+    holdsRepeat_.assign(tree.classes.size(), 0);
+    for (size_t c = tree.classes.size(); c-- > 0;) {
+        const FoldTreeClass& cls = tree.classes[c];
+        if (cls.repeated()) holdsRepeat_[c] = 1;
+        if (holdsRepeat_[c] && cls.parent >= 0) holdsRepeat_[size_t(cls.parent)] = 1;
+    }
+    ordinal_.assign(tree.classes.size(), 0);
+    int perLevel[5] = {0, 0, 0, 0, 0};
+    for (const FoldTreeClass& cls : tree.classes) ordinal_[size_t(cls.id)] = ++perLevel[int(cls.level)];
+    addTreeItems(0, -1);
+}
+
+int BlocksModel::itemOf(const QModelIndex& index) const
+{
+    return index.isValid() ? int(index.internalId()) : -1;
 }
 
 int BlocksModel::classIdAt(int row) const
 {
-    return row >= 0 && size_t(row) < rows_.size() ? rows_[size_t(row)] : -1;
+    return row >= 0 && size_t(row) < top_.size() ? items_[size_t(top_[size_t(row)])].blockClass : -1;
 }
 
 int BlocksModel::rowOfClass(int classId) const
 {
-    for (size_t i = 0; i < rows_.size(); ++i)
-        if (rows_[i] == classId) return int(i);
+    for (size_t i = 0; i < top_.size(); ++i)
+        if (items_[size_t(top_[i])].blockClass == classId) return int(i);
     return -1;
+}
+
+int BlocksModel::classIdAt(const QModelIndex& index) const
+{
+    const int item = itemOf(index);
+    return item >= 0 && size_t(item) < items_.size() ? items_[size_t(item)].blockClass : -1;
+}
+
+QModelIndex BlocksModel::indexOfClass(int classId) const
+{
+    for (size_t i = 0; i < items_.size(); ++i)
+        if (items_[i].blockClass == classId && classId >= 0) return createIndex(items_[i].row, 0, quintptr(i));
+    return {};
 }
 
 void BlocksModel::retranslate()
 {
     Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
-    if (!rows_.empty()) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    for (size_t i = 0; i < items_.size(); ++i)
+        Q_EMIT dataChanged(createIndex(items_[i].row, 0, quintptr(i)), createIndex(items_[i].row, ColumnCount - 1, quintptr(i)));
+}
+
+QModelIndex BlocksModel::index(int row, int column, const QModelIndex& parent) const
+{
+    if (column < 0 || column >= ColumnCount || row < 0) return {};
+    const int p = itemOf(parent);
+    const std::vector<int>& rows = p < 0 ? top_ : items_[size_t(p)].children;
+    if (size_t(row) >= rows.size()) return {};
+    return createIndex(row, column, quintptr(rows[size_t(row)]));
+}
+
+QModelIndex BlocksModel::parent(const QModelIndex& child) const
+{
+    const int item = itemOf(child);
+    if (item < 0) return {};
+    const int p = items_[size_t(item)].parent;
+    return p < 0 ? QModelIndex() : createIndex(items_[size_t(p)].row, 0, quintptr(p));
 }
 
 int BlocksModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : int(rows_.size());
+    if (parent.isValid() && parent.column() != 0) return 0;
+    const int p = itemOf(parent);
+    return int(p < 0 ? top_.size() : items_[size_t(p)].children.size());
 }
 
-int BlocksModel::columnCount(const QModelIndex& parent) const
+int BlocksModel::columnCount(const QModelIndex&) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    return ColumnCount;
+}
+
+QString BlocksModel::nameOf(const Item& item) const
+{
+    if (item.treeClass < 0 || folded_->tree.classes[size_t(item.treeClass)].level == FoldLevel::Block)
+        return style_.name(item.blockClass);
+    const int n = ordinal_[size_t(item.treeClass)];
+    switch (folded_->tree.classes[size_t(item.treeClass)].level) {
+    case FoldLevel::Stage: return tr("Stage %1").arg(n);
+    case FoldLevel::Group: return tr("Group %1").arg(n);
+    case FoldLevel::SubBlock: return tr("Part %1").arg(n);
+    default: return tr("Model");
+    }
 }
 
 QVariant BlocksModel::data(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-    const int id = rows_[size_t(index.row())];
-    const BlockClass& c = folded_->classes[size_t(id)];
-    const int64_t count = int64_t(c.instances.size());
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
+    const Item& item = items_[size_t(itemOf(index))];
+    int64_t count = 0, params = 0;
+    int nodes = 0;
+    std::string scope;
+    int level = int(FoldLevel::Block);
+    if (item.treeClass >= 0) {
+        const FoldTreeClass& c = folded_->tree.classes[size_t(item.treeClass)];
+        count = int64_t(c.instances.size());
+        nodes = c.nodesPerInstance;
+        params = c.paramsPerInstance;
+        scope = c.scope;
+        level = int(c.level);
+    } else {
+        const BlockClass& c = folded_->classes[size_t(item.blockClass)];
+        count = int64_t(c.instances.size());
+        nodes = c.nodesPerInstance;
+        params = c.paramsPerInstance;
+        scope = c.scope;
+    }
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Name: return style_.name(id);
+        case Name: return nameOf(item);
         case Instances: return tr("×%1").arg(count);
-        case NodesPerInstance: return groupedCount(c.nodesPerInstance);
-        case ParamsPerInstance: return countWithShortForm(c.paramsPerInstance);
-        case Scope: return QString::fromStdString(c.scope);
+        case NodesPerInstance: return groupedCount(nodes);
+        case ParamsPerInstance: return countWithShortForm(params);
+        case Scope: return QString::fromStdString(scope);
         }
         break;
     case SortRole:
         switch (index.column()) {
         case Name: return index.row(); // order of first appearance
         case Instances: return qlonglong(count);
-        case NodesPerInstance: return c.nodesPerInstance;
-        case ParamsPerInstance: return qlonglong(c.paramsPerInstance);
-        case Scope: return QString::fromStdString(c.scope);
+        case NodesPerInstance: return nodes;
+        case ParamsPerInstance: return qlonglong(params);
+        case Scope: return QString::fromStdString(scope);
         }
         break;
     case Qt::DecorationRole:
-        if (index.column() == Name) return style_.color(id);
+        if (index.column() == Name) return item.blockClass >= 0 ? style_.color(item.blockClass) : BlockStyle::neutralColor();
         break;
     case Qt::TextAlignmentRole:
         if (index.column() != Name && index.column() != Scope) return int(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case Qt::ToolTipRole:
         return tr("%1: %2 instances of %3 nodes, %4 parameters each")
-            .arg(style_.name(id))
+            .arg(nameOf(item))
             .arg(count)
-            .arg(c.nodesPerInstance)
-            .arg(groupedCount(c.paramsPerInstance));
-    case ClassIdRole:
-        return id;
+            .arg(nodes)
+            .arg(groupedCount(params));
+    case ClassIdRole: return item.blockClass;
+    case TreeClassIdRole: return item.treeClass;
+    case LevelRole: return level;
     }
     return {};
 }
 
 QVariant BlocksModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractItemModel::headerData(section, orientation, role);
     switch (section) {
     case Name: return tr("Block");
     case Instances: return tr("Instances");

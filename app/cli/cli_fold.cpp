@@ -1,4 +1,4 @@
-// `tapas fold model.onnx [--json] [--dim name=value]`: the repeated blocks of a model.
+// `tapas fold model.onnx [--json | --tree] [--dim name=value]`: the repeated blocks of a model.
 #include "app/cli/cli_commands.h"
 #include "app/cli/cli_common.h"
 
@@ -14,9 +14,14 @@ int runFold(const QStringList& args)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Find the repeated blocks of a model: each block class with its instances, nodes and "
-        "parameters per instance, name scope, and the share of the graph that repeats."));
+        "parameters per instance, name scope, and the share of the graph that repeats; --tree "
+        "shows them nested as stages, groups, blocks and sub-blocks; --json lists every class of "
+        "that tree with its parent and coverage."));
     parser.addHelpOption();
     parser.addOption(jsonOption());
+    const QCommandLineOption treeOption(QStringLiteral("tree"),
+                                        QStringLiteral("Print the fold tree: model, stages, groups, blocks, sub-blocks."));
+    parser.addOption(treeOption);
     parser.addOption(dimOption());
     parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("The ONNX file."));
     int exitCode = kExitOk;
@@ -41,6 +46,7 @@ int runFold(const QStringList& args)
         return kExitFailed;
     }
     if (parser.isSet(jsonOption())) printJson(foldToJson(*graph, *folded));
+    else if (parser.isSet(treeOption)) printOut(foldTreeToText(*graph, *folded));
     else printOut(foldToText(*graph, *folded));
     return kExitOk;
 }

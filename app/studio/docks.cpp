@@ -12,13 +12,13 @@
 #include <QMenu>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
-#include <QTableView>
+#include <QTreeView>
 
 namespace tapas {
 
 StudioDocks::StudioDocks(QMainWindow* window, ModelSummaryView* summary, QMenu* viewMenu)
     : QObject(window), panel_(new GraphPanel(window)), blocks_(new BlocksModel(this)),
-      blocksTable_(new QTableView(window)), inspector_(new InspectorView(window))
+      blocksTable_(new QTreeView(window)), inspector_(new InspectorView(window))
 {
     panel_->setObjectName(QStringLiteral("graphPanel"));
     window->setCentralWidget(panel_);
@@ -28,12 +28,12 @@ StudioDocks::StudioDocks(QMainWindow* window, ModelSummaryView* summary, QMenu* 
     blocksTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
     blocksTable_->setSelectionMode(QAbstractItemView::SingleSelection);
     blocksTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    blocksTable_->verticalHeader()->hide();
-    blocksTable_->horizontalHeader()->setStretchLastSection(true);
+    blocksTable_->header()->setStretchLastSection(true);
     blocksTable_->setAlternatingRowColors(true);
+    blocksTable_->setUniformRowHeights(true);
     connect(blocksTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this] { focusSelectedClass(); });
-    connect(blocksTable_, &QTableView::clicked, this, [this] { focusSelectedClass(); });
+    connect(blocksTable_, &QTreeView::clicked, this, [this] { focusSelectedClass(); });
 
     inspector_->setObjectName(QStringLiteral("inspector"));
     connect(panel_, &GraphPanel::selectionChanged, inspector_, &InspectorView::showSelection);
@@ -68,7 +68,10 @@ QDockWidget* StudioDocks::addDock(QMainWindow* window, QWidget* content, const c
 void StudioDocks::setModel(std::shared_ptr<const Graph> graph, std::shared_ptr<const FoldedGraph> folded)
 {
     blocks_->setFolded(folded);
-    blocksTable_->resizeColumnsToContents();
+    // Stages and groups open: the repeats inside them are what the dock is for; a block's
+    // parts stay folded until asked for.
+    blocksTable_->expandToDepth(1);
+    for (int c = 0; c < BlocksModel::ColumnCount; ++c) blocksTable_->resizeColumnToContents(c);
     inspector_->setModel(graph, folded);
     panel_->setModel(std::move(graph), std::move(folded));
 }
@@ -92,7 +95,7 @@ void StudioDocks::focusSelectedClass()
 {
     const QModelIndex current = blocksTable_->selectionModel()->currentIndex();
     if (!current.isValid()) return;
-    const int classId = blocks_->classIdAt(current.row());
+    const int classId = blocks_->classIdAt(current);
     if (classId >= 0) panel_->view()->focusBlock({classId, 0});
 }
 

@@ -12,7 +12,7 @@
 class QDockWidget;
 class QMainWindow;
 class QMenu;
-class QTableView;
+class QTreeView;
 
 namespace tapas {
 
@@ -34,7 +34,7 @@ public:
 
     GraphPanel* panel() const { return panel_; }
     BlocksModel* blocksModel() const { return blocks_; }
-    QTableView* blocksTable() const { return blocksTable_; }
+    QTreeView* blocksTable() const { return blocksTable_; }
     InspectorView* inspector() const { return inspector_; }
     QDockWidget* summaryDock() const { return summaryDock_; }
     QDockWidget* blocksDock() const { return blocksDock_; }
@@ -47,7 +47,7 @@ private:
 
     GraphPanel* panel_;
     BlocksModel* blocks_;
-    QTableView* blocksTable_;
+    QTreeView* blocksTable_;
     InspectorView* inspector_;
     QDockWidget* summaryDock_;
     QDockWidget* blocksDock_;

@@ -15,7 +15,7 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QIcon>
-#include <QTableView>
+#include <QTreeView>
 #include <QTimer>
 
 #include <cstdio>
@@ -160,8 +160,8 @@ void scheduleScreenshot(tapas::MainWindow* window, const QString& file, const QS
             if (plan()) return;
             // Pick the first repeated block as a user would: the view zooms to a readable scale
             // on it and the Inspector describes it, so the picture shows more than an overview.
-            if (QTableView* blocks = window->docks()->blocksTable(); blocks->model()->rowCount() > 0)
-                blocks->selectRow(0);
+            if (QTreeView* blocks = window->docks()->blocksTable(); blocks->model()->rowCount() > 0)
+                blocks->setCurrentIndex(blocks->model()->index(0, 0));
             shoot(0);
         });
     });

@@ -1,5 +1,6 @@
 #include "core/fold/folded_graph.h"
 
+#include "core/fold/fold_tree_builder.h"
 #include "core/fold/repeat_finder.h"
 #include "core/fold/segmenter.h"
 #include "core/fold/structural_hash.h"
@@ -18,7 +19,8 @@ std::string nodeScope(const Node& n)
     return n.scope.empty() ? scopeFromNodeName(n.name) : n.scope;
 }
 
-// Longest common prefix by whole path components ("/h.0/attn" and "/h.0/mlp" -> "/h.0").
+} // namespace
+
 std::string commonScope(const Graph& g, const std::vector<NodeId>& nodes)
 {
     bool any = false;
@@ -42,6 +44,8 @@ std::string commonScope(const Graph& g, const std::vector<NodeId>& nodes)
     }
     return prefix;
 }
+
+namespace {
 
 // `stamp` is per tensor scratch: the chain index of the block that last listed it.
 void boundaryTensors(const Graph& g, const std::vector<NodeBlockRef>& refs, const std::vector<char>& isGraphOutput,
@@ -73,8 +77,10 @@ void boundaryTensors(const Graph& g, const std::vector<NodeBlockRef>& refs, cons
     }
 }
 
-// Parameters a block reads, counting a weight the exporter aliased through Identity (equal
-// initializers merged) as the weight itself, so that every instance of a class counts the same.
+} // namespace
+
+// A weight the exporter aliased through Identity (equal initializers merged) counts as the
+// weight itself, so that every instance of a class counts the same.
 int64_t parametersRead(const Graph& g, const std::vector<NodeId>& nodes)
 {
     std::unordered_set<TensorId> seen;
@@ -91,6 +97,51 @@ int64_t parametersRead(const Graph& g, const std::vector<NodeId>& nodes)
     }
     return total;
 }
+
+namespace {
+
+// A block as planned: slices [begin, end) of the canonical node order of segments.
+struct SegSlice {
+    int segment = 0, begin = 0, end = 0;
+};
+struct BlockPlan {
+    std::vector<SegSlice> slices;
+    ChainMark mark;
+};
+
+// Cuts a unique stretch of segments into blocks of at most `limit` nodes: whole segments
+// where they fit, and a segment larger than that along its canonical order (producers before
+// consumers, fixed by the wiring alone, so equal segments are cut alike).
+void splitUnique(const Segmentation& seg, const std::vector<int>& segments, int limit, std::vector<BlockPlan>& out)
+{
+    BlockPlan open;
+    int openNodes = 0;
+    auto flush = [&] {
+        if (open.slices.empty()) return;
+        out.push_back(std::move(open));
+        open = BlockPlan{};
+        openNodes = 0;
+    };
+    for (int s : segments) {
+        const int n = int(seg.segments[size_t(s)].nodes.size());
+        if (n > limit) {
+            flush();
+            const int pieces = (n + limit - 1) / limit;
+            for (int k = 0; k < pieces; ++k) {
+                BlockPlan b;
+                b.slices.push_back(SegSlice{s, int(int64_t(n) * k / pieces), int(int64_t(n) * (k + 1) / pieces)});
+                out.push_back(std::move(b));
+            }
+            continue;
+        }
+        if (openNodes + n > limit) flush();
+        open.slices.push_back(SegSlice{s, 0, n});
+        openNodes += n;
+    }
+    flush();
+}
+
+constexpr int kMinPartNodes = 4; // smaller parts join the part before them (a lone Add is no sub-block)
 
 } // namespace
 
@@ -113,8 +164,10 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
     auto opHash = [&](const Node& n) { return hashMix(hashString(n.opType), hashString(n.domain)); };
 
     // Blocks in chain order, each a run of consecutive segments of one region.
-    std::vector<std::vector<int>> blocks;
-    for (const FoldRegion& region : seg.regions) {
+    std::vector<BlockPlan> blocks;
+    int pieces = 0;
+    for (size_t r = 0; r < seg.regions.size(); ++r) {
+        const FoldRegion& region = seg.regions[r];
         std::vector<RepeatUnit> units;
         for (int s : region.segments) {
             const FoldSegment& fs = seg.segments[size_t(s)];
@@ -126,21 +179,50 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
             u.ops.assign(ops.begin(), ops.end());
             units.push_back(std::move(u));
         }
-        for (const BlockSpan& span : findBlocks(units))
-            blocks.emplace_back(region.segments.begin() + span.begin, region.segments.begin() + span.end);
+        for (const BlockSpan& span : findBlocks(units)) {
+            const std::vector<int> segs(region.segments.begin() + span.begin, region.segments.begin() + span.end);
+            int nodes = 0;
+            for (int s : segs) nodes += int(seg.segments[size_t(s)].nodes.size());
+            if (!span.repeated && nodes > options.maxUniqueBlockNodes) {
+                const size_t first = blocks.size();
+                splitUnique(seg, segs, std::max(1, options.maxUniqueBlockNodes), blocks);
+                for (size_t b = first; b < blocks.size(); ++b) {
+                    blocks[b].mark.region = int(r);
+                    blocks[b].mark.piece = pieces;
+                }
+                ++pieces;
+                continue;
+            }
+            BlockPlan b;
+            for (int s : segs) b.slices.push_back(SegSlice{s, 0, int(seg.segments[size_t(s)].nodes.size())});
+            b.mark.region = int(r);
+            if (span.repeated) {
+                // Runs are numbered per region by the finder; make them unique over the chain.
+                b.mark.run = span.run + int(r) * 1000003;
+                b.mark.copy = span.copy;
+            }
+            blocks.push_back(std::move(b));
+        }
     }
 
     FoldedGraph fg;
     fg.segments = int(seg.segments.size()) - (seg.sharedSegment >= 0 ? 1 : 0);
     fg.nodeRef.assign(g.nodes.size(), NodeBlockRef{});
     std::unordered_map<uint64_t, int> classOfSignature;
-    for (const std::vector<int>& block : blocks) {
-        uint64_t signature = hashMix(0xb10cULL, block.size());
+    std::vector<ChainMark> marks;
+    for (const BlockPlan& block : blocks) {
+        uint64_t signature = hashMix(0xb10cULL, block.slices.size());
         BlockInstance inst;
-        for (int s : block) {
-            const FoldSegment& fs = seg.segments[size_t(s)];
-            signature = hashMix(signature, fs.hash);
-            inst.nodes.insert(inst.nodes.end(), fs.nodes.begin(), fs.nodes.end());
+        std::vector<std::pair<int, uint64_t>> parts;
+        for (const SegSlice& sl : block.slices) {
+            const FoldSegment& fs = seg.segments[size_t(sl.segment)];
+            uint64_t h = fs.hash;
+            if (sl.begin != 0 || sl.end != int(fs.nodes.size())) h = hashMix(hashMix(h, uint64_t(sl.begin)), uint64_t(sl.end));
+            signature = hashMix(signature, h);
+            const int at = int(inst.nodes.size());
+            if (sl.end - sl.begin < kMinPartNodes && !parts.empty()) parts.back().second = hashMix(parts.back().second, h);
+            else parts.emplace_back(at, h);
+            inst.nodes.insert(inst.nodes.end(), fs.nodes.begin() + sl.begin, fs.nodes.begin() + sl.end);
         }
         if (inst.nodes.empty()) continue;
         auto [it, added] = classOfSignature.emplace(signature, int(fg.classes.size()));
@@ -151,6 +233,10 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
             c.nodesPerInstance = int(inst.nodes.size());
             c.paramsPerInstance = parametersRead(g, inst.nodes);
             c.scope = commonScope(g, inst.nodes);
+            for (const auto& [at, h] : parts) {
+                c.partStarts.push_back(at);
+                c.partSignatures.push_back(h);
+            }
             fg.classes.push_back(std::move(c));
         }
         BlockClass& cls = fg.classes[size_t(it->second)];
@@ -159,6 +245,7 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
             fg.nodeRef[size_t(inst.nodes[p])] = NodeBlockRef{ref.classId, ref.instance, int(p)};
         cls.instances.push_back(std::move(inst));
         fg.chain.push_back(ref);
+        marks.push_back(block.mark);
     }
     std::vector<char> isGraphOutput(g.tensors.size(), 0);
     for (TensorId t : g.outputs)
@@ -174,6 +261,7 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
     for (const BlockClass& c : fg.classes)
         if (c.repeated()) covered += int64_t(c.nodesPerInstance) * int64_t(c.instances.size());
     fg.coverage = g.nodes.empty() ? 0.0 : double(covered) / double(g.nodes.size());
+    fg.tree = buildFoldTree(g, fg, marks);
     progress(1.0, "folded");
     return fg;
 }

@@ -3,6 +3,7 @@
 // BlockClass, the set of structurally identical blocks, and every node belongs to exactly one
 // block instance. Parts that do not repeat are blocks too, of classes with one instance, so
 // the search and the stitch walk one uniform chain of blocks.
+#include "core/fold/fold_tree.h"
 #include "core/ir/graph.h"
 #include "core/util/progress.h"
 #include "core/util/result.h"
@@ -30,6 +31,10 @@ struct BlockClass {
     int nodesPerInstance = 0;
     int64_t paramsPerInstance = 0; // parameter elements read by one instance
     std::string scope;             // common name scope of the first instance, "" without names
+    // The block's parts (its segments, cut where every path crosses): first position of each,
+    // and its structural signature. The fold tree shows them as sub-blocks.
+    std::vector<int> partStarts;
+    std::vector<uint64_t> partSignatures;
     bool repeated() const { return instances.size() >= 2; }
 };
 
@@ -50,6 +55,9 @@ struct FoldedGraph {
     std::vector<BlockRef> chain;       // every block instance in data-flow order
     double coverage = 0;               // fraction of nodes in classes with >= 2 instances
     int segments = 0;                  // cut points found (diagnostics)
+    // The same blocks nested as a person reads the model (model -> stage -> group -> block ->
+    // sub-block); see fold_tree.h. The flat chain above stays what the search walks.
+    FoldTree tree;
 
     int repeatedClassCount() const;
     const BlockClass& classOf(NodeId n) const { return classes[size_t(nodeRef[size_t(n)].classId)]; }
@@ -57,7 +65,15 @@ struct FoldedGraph {
 
 struct FoldOptions {
     int refineRounds = 3; // Weisfeiler–Lehman rounds for the tie-breaking hashes
+    // A stretch that repeats nothing is cut into blocks of at most this many nodes (at segment
+    // boundaries, or along a segment's canonical order when one segment alone is larger).
+    int maxUniqueBlockNodes = 200;
 };
+
+// Longest common name scope of `nodes` by whole path components ("/h.0/attn", "/h.0/mlp" -> "/h.0").
+std::string commonScope(const Graph& g, const std::vector<NodeId>& nodes);
+// Parameter elements `nodes` read, counting an Identity-aliased weight as the weight itself.
+int64_t parametersRead(const Graph& g, const std::vector<NodeId>& nodes);
 
 // Never reads node names or relies on the file's node order: a model with scrubbed names or
 // shuffled nodes folds into the same classes with the same signatures.

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 namespace tapas {
 
 namespace {
 
 constexpr double kResemblance = 0.8; // op-mix similarity for a leftover piece to count as a block
+constexpr int kScanAllPeriods = 4096; // units up to which every period is tried
 using OpMix = std::vector<std::pair<uint64_t, int>>;
 
 OpMix mixOf(const std::vector<RepeatUnit>& units, int begin, int end)
@@ -49,7 +51,9 @@ private:
         if (n < 2) return;
         int64_t bestCovered = 0;
         int bestPeriod = 0, bestStart = 0, bestCopies = 0;
-        for (int p = 1; p <= n / 2; ++p) {
+        const int64_t all = nodes(lo, hi);
+        for (int p : periods(lo, hi)) {
+            if (bestCovered == all) break; // a longer period can only tie, and ties keep the shorter
             int i = lo;
             while (i + p < hi) {
                 if (u_[size_t(i)].hash != u_[size_t(i + p)].hash) {
@@ -77,12 +81,39 @@ private:
         for (int c = 0; c < bestCopies; ++c) {
             for (int off = 0; off < bestPeriod; off += chunk) {
                 const int b = bestStart + c * bestPeriod + off;
-                repeats_.push_back(BlockSpan{b, b + chunk, true});
+                repeats_.push_back(BlockSpan{b, b + chunk, true, runs_, c});
                 if (c == 0) templates_.push_back({mixOf(u_, b, b + chunk), nodes(b, b + chunk)});
             }
         }
+        ++runs_;
         search(lo, bestStart);
         search(bestStart + bestCopies * bestPeriod, hi);
+    }
+
+    // Periods worth scanning, ascending. Every one up to a few thousand units; beyond that, the
+    // distances from each unit to the next two units of its kind (a period holds a kind once or
+    // twice in practice), so that a long chain folds in time linear in its length.
+    std::vector<int> periods(int lo, int hi) const
+    {
+        const int n = hi - lo;
+        std::vector<int> out;
+        if (n <= kScanAllPeriods) {
+            for (int p = 1; p <= n / 2; ++p) out.push_back(p);
+            return out;
+        }
+        std::unordered_map<uint64_t, std::pair<int, int>> seen; // hash -> last two positions
+        std::vector<char> wanted(size_t(n / 2) + 1, 0);
+        for (int i = hi - 1; i >= lo; --i) {
+            auto [it, added] = seen.try_emplace(u_[size_t(i)].hash, std::make_pair(-1, -1));
+            auto& [next, second] = it->second;
+            if (next >= 0 && next - i <= n / 2) wanted[size_t(next - i)] = 1;
+            if (second >= 0 && second - i <= n / 2) wanted[size_t(second - i)] = 1;
+            second = next;
+            next = i;
+        }
+        for (int p = 1; p <= n / 2; ++p)
+            if (wanted[size_t(p)]) out.push_back(p);
+        return out;
     }
 
     // The smallest q dividing the period whose chunks all begin with the period's first unit.
@@ -151,6 +182,7 @@ private:
     const std::vector<RepeatUnit>& u_;
     std::vector<int64_t> prefix_;
     std::vector<BlockSpan> repeats_;
+    int runs_ = 0;
     std::vector<std::pair<OpMix, int64_t>> templates_;
 };
 

@@ -30,6 +30,8 @@ struct RepeatUnit {
 struct BlockSpan {
     int begin = 0, end = 0; // units [begin, end)
     bool repeated = false;  // part of a tandem repeat
+    int run = -1;           // which tandem repeat (spans of one run share it), or -1
+    int copy = -1;          // which copy of the run's period
 };
 
 // Spans in order, covering [0, units.size()) without gaps.

@@ -71,7 +71,10 @@ public:
         Local L = buildLocal(region);
         auto plan = std::make_unique<RegionPlan>();
         if (depth > kMaxSideDepth) {
-            SegPlan all{region, sinksOf(L, region)};
+            std::vector<NodeId> real;
+            for (NodeId v : region)
+                if (v >= 0) real.push_back(v);
+            SegPlan all{real, sinksOf(L, real)};
             plan->score = double(region.size()) * double(region.size());
             plan->segments.push_back(std::move(all));
             clearLocal(region);
@@ -86,9 +89,14 @@ public:
             for (int s : L.dag.succ[size_t(u)]) hasPred[size_t(s)] = 1;
         for (int u = 0; u < L.dag.size; ++u)
             if (!hasPred[size_t(u)]) roots.push_back(u);
+        // A graph input stands for the layer before the first one: a spine starting there cuts
+        // the first layer where its twins are cut. Real entry nodes count only without inputs.
+        if (std::any_of(roots.begin(), roots.end(), [&](int u) { return region[size_t(u)] < 0; }))
+            roots.erase(std::remove_if(roots.begin(), roots.end(), [&](int u) { return region[size_t(u)] >= 0; }), roots.end());
+        auto label = [&](int u) { return region[size_t(u)] < 0 ? uint64_t(0) : wl_[size_t(region[size_t(u)])]; };
         std::sort(roots.begin(), roots.end(), [&](int a, int b) {
-            return std::make_tuple(-pdom.depth[size_t(a)], wl_[size_t(region[size_t(a)])], region[size_t(a)]) <
-                   std::make_tuple(-pdom.depth[size_t(b)], wl_[size_t(region[size_t(b)])], region[size_t(b)]);
+            return std::make_tuple(-pdom.depth[size_t(a)], label(a), region[size_t(a)]) <
+                   std::make_tuple(-pdom.depth[size_t(b)], label(b), region[size_t(b)]);
         });
         if (int(roots.size()) > kMaxCandidates) roots.resize(kMaxCandidates);
 
@@ -108,7 +116,8 @@ private:
 
     Local buildLocal(const std::vector<NodeId>& region)
     {
-        for (size_t i = 0; i < region.size(); ++i) local_[size_t(region[i])] = int(i);
+        for (size_t i = 0; i < region.size(); ++i)
+            if (region[i] >= 0) local_[size_t(region[i])] = int(i);
         Local L;
         L.dag.size = int(region.size());
         L.dag.succ.resize(region.size());
@@ -116,10 +125,10 @@ private:
         L.dag.topo.resize(region.size());
         for (size_t i = 0; i < region.size(); ++i) {
             L.dag.topo[i] = int(i);
-            const Node& n = g_.node(region[i]);
             auto& succ = L.dag.succ[i];
             bool outside = false;
-            for (TensorId t : n.outputs) {
+            const std::vector<TensorId> virtualOut = {region[i] < 0 ? g_.inputs[size_t(-region[i] - 2)] : kNoTensor};
+            for (TensorId t : region[i] < 0 ? virtualOut : g_.node(region[i]).outputs) {
                 if (t == kNoTensor) continue;
                 for (NodeId c : g_.tensor(t).consumers) {
                     if (!useful_[size_t(c)]) continue;
@@ -138,7 +147,8 @@ private:
 
     void clearLocal(const std::vector<NodeId>& region)
     {
-        for (NodeId v : region) local_[size_t(v)] = -1;
+        for (NodeId v : region)
+            if (v >= 0) local_[size_t(v)] = -1;
     }
 
     std::vector<NodeId> sinksOf(const Local& L, const std::vector<NodeId>& nodes)
@@ -193,6 +203,10 @@ private:
         std::vector<NodeId> side;
         for (int u = 0; u < n; ++u) {
             const NodeId v = region[size_t(u)];
+            if (v < 0) { // a graph input's stand-in: it only shapes the spine, here or in the side region
+                if (spineIndex[size_t(u)] < 0 && reach[size_t(u)] != hi[size_t(u)]) side.push_back(v);
+                continue;
+            }
             if (spineIndex[size_t(u)] >= 0) {
                 segs[size_t(spineIndex[size_t(u)])].nodes.push_back(v);
                 segs[size_t(spineIndex[size_t(u)])].sinks = {v};
@@ -212,7 +226,8 @@ private:
             // The side region gets its own local numbering; restore ours afterwards.
             clearLocal(region);
             plan->side = segment(side, depth + 1);
-            for (size_t i = 0; i < region.size(); ++i) local_[size_t(region[i])] = int(i);
+            for (size_t i = 0; i < region.size(); ++i)
+                if (region[i] >= 0) local_[size_t(region[i])] = int(i);
             plan->score += plan->side->score;
         }
         return plan;
@@ -277,12 +292,22 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
     if (progress.cancelled()) return Result<Segmentation>::failure("fold: cancelled");
     progress(0.3, "segmenting");
 
+    // Region entries: a stand-in (-2 - i) for each graph input i that data nodes read, then the
+    // data nodes in topological order.
     std::vector<NodeId> region;
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+        const TensorId t = g.inputs[i];
+        if (t == kNoTensor) continue;
+        const auto& users = g.tensor(t).consumers;
+        if (std::any_of(users.begin(), users.end(), [&](NodeId c) { return useful[size_t(c)] != 0; }))
+            region.push_back(NodeId(-2 - int(i)));
+    }
+    const size_t standIns = region.size();
     for (NodeId v : topo)
         if (useful[size_t(v)]) region.push_back(v);
     Segmentation out;
     out.nodeSegment.assign(n, -1);
-    if (!region.empty()) {
+    if (region.size() > standIns) {
         RegionSegmenter segmenter(g, wl, useful, outputIndex);
         std::unique_ptr<RegionPlan> plan = segmenter.segment(region, 0);
         flatten(*plan, 0, out);

@@ -74,7 +74,9 @@ uint64_t hashTensorSlot(const Graph& g, const std::vector<char>& meta, TensorId 
     // An initializer, a Constant output and Identity(initializer) (how exporters alias equal
     // weights) are all the same thing to the node reading them: a constant.
     const bool constant = t.producer == kNoNode ? t.kind != TensorKind::Input : meta[size_t(t.producer)] != 0;
-    uint64_t h = hashMix(constant ? 0xc0ULL : uint64_t(t.kind) + 1, uint64_t(t.dtype));
+    // A graph input is data like any activation: the first layer of a stack reads the model's
+    // input where its twins read the layer before, and must hash the same.
+    uint64_t h = hashMix(constant ? 0xc0ULL : 0xdaULL, uint64_t(t.dtype));
     h = hashMix(h, hashShape(t.shape));
     if (t.value) h = hashConstValue(h, *t.value);
     return h;

@@ -21,22 +21,57 @@ std::string firstNodeLabel(const Graph& g, const BlockClass& c)
     return n.name.empty() ? n.opType : n.name;
 }
 
+// The first node of a tree class's first instance.
+std::string firstNodeLabel(const Graph& g, const FoldedGraph& fg, const FoldTreeClass& c)
+{
+    if (c.instances.empty()) return {};
+    const FoldTreeNode& n = fg.tree.nodes[size_t(c.instances.front())];
+    if (n.chainBegin >= n.chainEnd) return {};
+    const BlockRef& ref = fg.chain[size_t(n.chainBegin)];
+    const BlockInstance& inst = fg.classes[size_t(ref.classId)].instances[size_t(ref.instance)];
+    const size_t at = c.level == FoldLevel::SubBlock ? size_t(n.positionBegin) : 0;
+    if (at >= inst.nodes.size()) return {};
+    const Node& node = g.node(inst.nodes[at]);
+    return node.name.empty() ? node.opType : node.name;
+}
+
+void treeLines(const Graph& g, const FoldedGraph& fg, int cls, const std::string& indent, bool last, bool root,
+               std::ostringstream& out)
+{
+    const FoldTreeClass& c = fg.tree.classes[size_t(cls)];
+    const std::string label = c.scope.empty() ? "(" + firstNodeLabel(g, fg, c) + ")" : c.scope;
+    char line[512];
+    std::snprintf(line, sizeof line, "%s %4zux %7d nodes %14lld params %6.1f%%  %s\n", foldLevelName(c.level),
+                  c.instances.size(), c.nodesPerInstance, static_cast<long long>(c.paramsPerInstance),
+                  c.coverage * 100.0, root ? (g.sourcePath.empty() ? g.name : g.sourcePath).c_str() : label.c_str());
+    out << (root ? "" : indent + (last ? "└─ " : "├─ ")) << line;
+    const std::string childIndent = root ? "" : indent + (last ? "   " : "│  ");
+    for (size_t i = 0; i < c.children.size(); ++i)
+        treeLines(g, fg, c.children[i], childIndent, i + 1 == c.children.size(), false, out);
+}
+
 } // namespace
 
 nlohmann::json foldToJson(const Graph& g, const FoldedGraph& fg)
 {
     nlohmann::json classes = nlohmann::json::array();
-    for (const BlockClass& c : fg.classes) {
-        classes.push_back({
+    for (const FoldTreeClass& c : fg.tree.classes) {
+        nlohmann::json j = {
             {"id", c.id},
+            {"level", foldLevelName(c.level)},
+            {"parent", c.parent >= 0 ? nlohmann::json(c.parent) : nlohmann::json(nullptr)},
+            {"children", c.children},
             {"instances", c.instances.size()},
             {"nodes_per_instance", c.nodesPerInstance},
             {"params_per_instance", c.paramsPerInstance},
+            {"coverage", c.coverage},
             {"scope", c.scope},
             {"signature", hex(c.signature)},
             {"repeated", c.repeated()},
-            {"first_node", firstNodeLabel(g, c)},
-        });
+            {"first_node", firstNodeLabel(g, fg, c)},
+        };
+        if (c.blockClass >= 0) j["block_class"] = c.blockClass;
+        classes.push_back(std::move(j));
     }
     return {
         {"graph", g.sourcePath.empty() ? g.name : g.sourcePath},
@@ -45,8 +80,20 @@ nlohmann::json foldToJson(const Graph& g, const FoldedGraph& fg)
         {"blocks", fg.chain.size()},
         {"repeated_classes", fg.repeatedClassCount()},
         {"coverage", fg.coverage},
+        {"depth", fg.tree.depth()},
         {"classes", std::move(classes)},
     };
+}
+
+std::string foldTreeToText(const Graph& g, const FoldedGraph& fg)
+{
+    std::ostringstream out;
+    if (fg.tree.empty()) return out.str();
+    treeLines(g, fg, 0, "", true, true, out);
+    char line[160];
+    std::snprintf(line, sizeof line, "coverage: %.1f%% of the nodes are in repeated blocks\n", fg.coverage * 100.0);
+    out << line;
+    return out.str();
 }
 
 std::string foldToText(const Graph& g, const FoldedGraph& fg)

@@ -29,7 +29,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QSvgRenderer>
-#include <QTableView>
+#include <QTreeView>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
@@ -150,10 +150,10 @@ private Q_SLOTS:
 
     void selecting_a_block_row_focuses_its_first_instance()
     {
-        QTableView* table = window_->docks()->blocksTable();
+        QTreeView* table = window_->docks()->blocksTable();
         const int row = largestRepeatRow();
         const int classId = window_->docks()->blocksModel()->classIdAt(row);
-        table->selectRow(row);
+        table->setCurrentIndex(table->model()->index(row, 0));
         QVERIFY(waitIdle(view()));
         const QList<QGraphicsItem*> selected = view()->graphScene()->selectedItems();
         QCOMPARE(selected.size(), 1);

@@ -4,6 +4,7 @@
 #include "core/onnx/onnx_importer.h"
 #include "core/report/fold_report.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/fold_checks.h"
 
 #include <QtTest>
 
@@ -13,6 +14,8 @@
 #include <set>
 
 using namespace tapas;
+using tapas::testing::checkPartition;
+using tapas::testing::scrubbed;
 
 namespace {
 
@@ -66,58 +69,6 @@ FoldedGraph fold(const Graph& g)
     Result<FoldedGraph> fg = foldGraph(g);
     if (!fg) qFatal("fold failed: %s", fg.error().c_str());
     return std::move(fg).value();
-}
-
-// Every node in exactly one block instance, and position p of every instance of a class is a
-// node of the same op type with the same number of inputs.
-bool checkPartition(const Graph& g, const FoldedGraph& fg, QString* why)
-{
-    std::vector<int> seen(g.nodes.size(), 0);
-    for (const BlockClass& c : fg.classes) {
-        for (size_t i = 0; i < c.instances.size(); ++i) {
-            const BlockInstance& inst = c.instances[i];
-            if (int(inst.nodes.size()) != c.nodesPerInstance) {
-                *why = QStringLiteral("class %1 instance %2 has %3 nodes, not %4")
-                           .arg(c.id).arg(i).arg(inst.nodes.size()).arg(c.nodesPerInstance);
-                return false;
-            }
-            for (size_t p = 0; p < inst.nodes.size(); ++p) {
-                const NodeId v = inst.nodes[p];
-                ++seen[size_t(v)];
-                const NodeBlockRef& r = fg.nodeRef[size_t(v)];
-                if (r.classId != c.id || r.instance != int(i) || r.position != int(p)) {
-                    *why = QStringLiteral("nodeRef of node %1 does not point back to its block").arg(v);
-                    return false;
-                }
-                const Node& a = g.node(c.instances[0].nodes[p]);
-                const Node& b = g.node(v);
-                if (a.opType != b.opType || a.inputs.size() != b.inputs.size()) {
-                    *why = QStringLiteral("class %1 position %2: %3 vs %4")
-                               .arg(c.id).arg(p).arg(QString::fromStdString(a.opType), QString::fromStdString(b.opType));
-                    return false;
-                }
-            }
-        }
-    }
-    for (size_t v = 0; v < seen.size(); ++v) {
-        if (seen[v] != 1) {
-            *why = QStringLiteral("node %1 is in %2 blocks").arg(v).arg(seen[v]);
-            return false;
-        }
-    }
-    return true;
-}
-
-// Node names, scopes and tensor names replaced by meaningless ones.
-Graph scrubbed(Graph g)
-{
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-        g.nodes[i].name.clear();
-        g.nodes[i].scope.clear();
-    }
-    for (size_t i = 0; i < g.tensors.size(); ++i) g.tensors[i].name = "t" + std::to_string(i * 7919 % 100003) + "_" + std::to_string(i);
-    g.rebuildLinks();
-    return g;
 }
 
 // The same graph with its nodes in another topological order (randomised Kahn).
@@ -467,14 +418,26 @@ private slots:
         const FoldedGraph fg = fold(g);
         const nlohmann::json j = foldToJson(g, fg);
         QVERIFY(j.contains("coverage"));
-        QCOMPARE(j["classes"].size(), fg.classes.size());
-        size_t nodes = 0;
+        QCOMPARE(j["classes"].size(), fg.tree.classes.size());
+        size_t nodes = 0, blocks = 0;
+        std::set<int> seen;
         for (const auto& c : j["classes"]) {
-            for (const char* key : {"id", "instances", "nodes_per_instance", "params_per_instance", "scope"})
+            for (const char* key : {"id", "level", "parent", "instances", "nodes_per_instance", "params_per_instance",
+                                    "scope", "coverage"})
                 QVERIFY2(c.contains(key), key);
+            // Parents come first: the list reads top-down.
+            if (c["parent"].is_null()) QCOMPARE(c["level"].get<std::string>(), std::string("model"));
+            else QVERIFY(seen.count(c["parent"].get<int>()));
+            seen.insert(c["id"].get<int>());
+            const double share = double(c["instances"].get<size_t>() * c["nodes_per_instance"].get<size_t>()) / double(g.nodes.size());
+            QCOMPARE(c["coverage"].get<double>(), share);
+            if (c["level"] != "block") continue;
+            ++blocks;
             nodes += c["instances"].get<size_t>() * c["nodes_per_instance"].get<size_t>();
         }
+        QCOMPARE(blocks, fg.classes.size());
         QCOMPARE(nodes, g.nodes.size()); // singletons are listed too
+        QCOMPARE(j["classes"][0]["nodes_per_instance"].get<size_t>(), g.nodes.size());
     }
 
     // Scaling figures come from `tapas bench fold`; this guards against a quadratic step, with
