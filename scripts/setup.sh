@@ -21,9 +21,10 @@ for arg in "$@"; do
   esac
 done
 
-# The stack (../shared/TOOLCHAIN.md), plus what the tests use: Xvfb, ImageMagick, shellcheck, clang.
+# The stack (../shared/TOOLCHAIN.md), plus what the tests use: Xvfb, ImageMagick, shellcheck, clang,
+# python3 (the layering check).
 packages=(
-  cmake ninja-build ccache g++ pkg-config git
+  cmake ninja-build ccache g++ pkg-config git python3
   qt6-base-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev libxkbcommon-dev
   libgraphviz-dev graphviz libonnx-dev libprotobuf-dev protobuf-compiler
   libopenmpi-dev openmpi-bin libtorch-dev libgloo-dev coinor-libcbc-dev nlohmann-json3-dev

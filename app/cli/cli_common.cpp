@@ -1,5 +1,6 @@
 #include "app/cli/cli_common.h"
 
+#include "core/ir/dim_bindings.h"
 #include "core/onnx/onnx_importer.h"
 
 #include <nlohmann/json.hpp>
@@ -23,33 +24,14 @@ QCommandLineOption jsonOption()
 
 std::optional<DimBindings> parseDimBindings(const QStringList& values, QString* error)
 {
-    DimBindings dims;
-    for (const QString& v : values) {
-        const qsizetype eq = v.indexOf(QLatin1Char('='));
-        const QString name = eq < 0 ? QString() : v.left(eq).trimmed();
-        const QString number = eq < 0 ? QString() : v.mid(eq + 1).trimmed();
-        if (name.isEmpty() || number.isEmpty()) {
-            if (error)
-                *error = QStringLiteral("--dim '%1': expected name=value, e.g. --dim batch=8").arg(v);
-            return std::nullopt;
-        }
-        bool ok = false;
-        const qlonglong value = number.toLongLong(&ok);
-        if (!ok || value <= 0) {
-            if (error)
-                *error = QStringLiteral("--dim '%1': the value of '%2' must be a positive integer")
-                             .arg(v, name);
-            return std::nullopt;
-        }
-        const auto [it, inserted] = dims.emplace(name.toStdString(), int64_t(value));
-        if (!inserted && it->second != value) {
-            if (error)
-                *error = QStringLiteral("--dim '%1': '%2' is already bound to %3")
-                             .arg(v, name).arg(it->second);
-            return std::nullopt;
-        }
+    std::vector<std::string> args;
+    for (const QString& v : values) args.push_back(v.toStdString());
+    Result<DimBindings> dims = tapas::parseDimBindings(args);
+    if (!dims) {
+        if (error) *error = QString::fromStdString(dims.error());
+        return std::nullopt;
     }
-    return dims;
+    return std::move(dims).value();
 }
 
 bool parseOrExplain(QCommandLineParser& parser, const QStringList& args, int* exitCode)

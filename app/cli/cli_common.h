@@ -26,8 +26,9 @@ QCommandLineOption dimOption();
 // The `--json` switch.
 QCommandLineOption jsonOption();
 
-// Parses "batch=8", "seq=2048", ... into bindings. On failure returns nullopt and sets `error`
-// to a sentence naming the offending argument.
+// Parses "batch=8", "seq=2048", ... into bindings (core/ir/dim_bindings.h, the grammar
+// tapas-studio shares). On failure returns nullopt and sets `error` to a sentence naming the
+// offending argument.
 std::optional<DimBindings> parseDimBindings(const QStringList& values, QString* error);
 
 // Parses the command line; on a usage error prints it (and the help) to stderr and returns

@@ -5,6 +5,7 @@
 #include "app/studio/runs_controller.h"
 #include "app/studio/plan_docks.h"
 #include "app/studio/plan_session.h"
+#include "core/ir/dim_bindings.h"
 #include "core/search/searcher.h"
 #include "views/graph/graph_panel.h"
 #include "views/runs/runs_panel.h"
@@ -25,23 +26,6 @@
 #endif
 
 namespace {
-
-// "batch=8" -> {"batch", 8}; the CLI's `--dim` grammar.
-bool parseDims(const QStringList& values, tapas::DimBindings* dims, QString* error)
-{
-    for (const QString& v : values) {
-        const qsizetype eq = v.indexOf(QLatin1Char('='));
-        bool ok = false;
-        const qlonglong n = eq > 0 ? v.mid(eq + 1).toLongLong(&ok) : 0;
-        if (eq <= 0 || !ok || n <= 0) {
-            *error = QStringLiteral("--dim %1: expected name=value with a positive integer value, "
-                                    "e.g. --dim batch=8").arg(v);
-            return false;
-        }
-        (*dims)[v.left(eq).toStdString()] = n;
-    }
-    return true;
-}
 
 // --open-run DIR...: the runs in the Runs dock, floated to a size where its charts read well.
 bool openRuns(tapas::MainWindow* window, const QStringList& dirs)
@@ -208,10 +192,11 @@ int main(int argc, char** argv)
     parser.addOptions({dimOption, langOption, shotOption, searchOption, shotWidgetOption, openRunOption});
     parser.process(app);
 
-    tapas::DimBindings dims;
-    QString error;
-    if (!parseDims(parser.values(dimOption), &dims, &error)) {
-        std::fprintf(stderr, "tapas-studio: %s\n", qPrintable(error));
+    std::vector<std::string> dimArgs;
+    for (const QString& v : parser.values(dimOption)) dimArgs.push_back(v.toStdString());
+    const tapas::Result<tapas::DimBindings> dims = tapas::parseDimBindings(dimArgs); // the CLI's grammar
+    if (!dims) {
+        std::fprintf(stderr, "tapas-studio: %s\n", dims.error().c_str());
         return 2;
     }
     const QStringList positional = parser.positionalArguments();
@@ -225,12 +210,12 @@ int main(int argc, char** argv)
     const QString lang = parser.isSet(langOption) ? parser.value(langOption) : language->preferred();
     if (!language->setLanguage(lang))
         std::fprintf(stderr, "tapas-studio: no translation for '%s', using English\n", qPrintable(lang));
-    window.setSessionDims(dims);
+    window.setSessionDims(*dims);
     window.show();
     if (parser.isSet(openRunOption) && !openRuns(&window, parser.values(openRunOption))) return 1;
 
     if (!positional.isEmpty())
-        window.openModel(QFileInfo(positional.first()).absoluteFilePath(), dims);
+        window.openModel(QFileInfo(positional.first()).absoluteFilePath(), *dims);
     else
         window.openStartupModel();
     if (parser.isSet(shotOption))

@@ -1,7 +1,10 @@
 // Conv, ConvTranspose and pooling: output sizes with pads/strides/dilations/auto_pad/ceil_mode,
-// and FLOPs (a multiply-add counts 2; pooling counts one op per kernel tap).
+// FLOPs (a multiply-add counts 2; pooling counts one op per kernel tap) and sharding.
+// Convolutions split the batch, the output channels (weight dim 0), or the input channels
+// (weight dim 1, output partial); pooling follows a batch or channel split.
 #include "core/ops/op_families.h"
 #include "core/ops/op_helpers.h"
+#include "core/ops/shard_helpers.h"
 
 #include <algorithm>
 
@@ -185,14 +188,40 @@ void globalPoolRule(ShapeContext& c)
 // One op per input element (the reduction over the whole window).
 OpCost globalPoolCost(const Graph& g, const Node& n) { return costWithFlops(g, n, inElems(g, n, 0)); }
 
+using L = TensorLayout;
+
+std::vector<OpStrategy> convStrategies(const ShardContext& c)
+{
+    std::vector<OpStrategy> out{replicateStrategy(c.node)};
+    if (c.inShape(0).rank() < 3) return out;
+    const bool hasBias = c.node.input(2) != kNoTensor;
+    // ConvTranspose stores its weight as [in, out/group, k...].
+    const bool transposed = c.node.opType == "ConvTranspose";
+    const int wOut = transposed ? 1 : 0, wIn = transposed ? 0 : 1;
+    auto make = [&](const char* name, L x, L w, L b, L o) { out.push_back(splitStrategy(c, name, {x, w, b}, o)); };
+    make("batch", L::split(0), L::replicated(), L::replicated(), L::split(0));
+    if (c.node.attrInt("group", 1) == 1) {
+        make("out-channels", L::replicated(), L::split(wOut), L::split(0), L::split(1));
+        // Partial sums over the input channels; a bias joins the sum once (partial layout).
+        make("in-channels", L::split(1), L::split(wIn), hasBias ? L::partial() : L::replicated(), L::partial());
+    } else {
+        // Depthwise/grouped: channels split together with their groups.
+        if (!transposed) make("channels", L::split(1), L::split(0), L::split(0), L::split(1));
+    }
+    return out;
+}
+
 } // namespace
 
 void registerConvOps(OpRegistry& r)
 {
-    r.add({"Conv", convRule, convCost});
-    r.add({"ConvTranspose", convTransposeRule, convTransposeCost});
-    addAll(r, {"MaxPool", "AveragePool", "LpPool"}, poolRule, poolCost);
-    addAll(r, {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}, globalPoolRule, globalPoolCost);
+    r.add({"Conv", convRule, convCost, convStrategies});
+    r.add({"ConvTranspose", convTransposeRule, convTransposeCost, convStrategies});
+    addAll(r, {"MaxPool", "AveragePool"}, poolRule, poolCost, channelwiseStrategies);
+    const Sharding lpUnsharded = Sharding::replicated("Lp pooling has no batch/channel rule yet");
+    r.add({"LpPool", poolRule, poolCost, lpUnsharded});
+    addAll(r, {"GlobalAveragePool", "GlobalMaxPool"}, globalPoolRule, globalPoolCost, channelwiseStrategies);
+    r.add({"GlobalLpPool", globalPoolRule, globalPoolCost, lpUnsharded});
 }
 
 } // namespace tapas

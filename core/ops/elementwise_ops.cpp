@@ -7,8 +7,12 @@
 // polynomial/series (Exp, Log, Erf, Tanh, Sigmoid, Sqrt, Pow, Gelu...), as FLOP profilers
 // (fvcore, DeepSpeed) count them as a few ops; 0 for pure data movement (Identity, Cast, Dropout
 // at inference).
+//
+// Sharding: an elementwise op propagates any layout by broadcasting (R, or S(d) for each output
+// dim d, the inputs following along their right-aligned dims).
 #include "core/ops/op_families.h"
 #include "core/ops/op_helpers.h"
+#include "core/ops/shard_helpers.h"
 
 #include <climits>
 #include <cmath>
@@ -23,9 +27,15 @@ constexpr double kTranscendental = 4.0;
 using IntFn = std::function<int64_t(const std::vector<int64_t>&)>;
 using FloatFn = std::function<double(const std::vector<double>&)>;
 
-std::function<OpCost(const Graph&, const Node&)> perOutput(double flops)
+std::vector<OpStrategy> plainElementwise(const ShardContext& c) { return elementwiseStrategies(c); }
+
+// Ops the elementwise rule would fit but that were never given it; kept replicated so that
+// plans stay what they were until the rule is checked on them.
+Sharding noRuleYet() { return Sharding::replicated("no rule yet (the elementwise rule would fit)"); }
+// Comparisons and bit operations whose outputs are masks or integers.
+Sharding maskOrInteger()
 {
-    return [flops](const Graph& g, const Node& n) { return costWithFlops(g, n, flops * outElems(g, n)); };
+    return Sharding::replicated("boolean or integer output: masks and index arithmetic stay replicated");
 }
 
 DType firstType(const ShapeContext& c, size_t from = 0)
@@ -81,7 +91,8 @@ void foldValues(ShapeContext& c, size_t arity, DType outType, const IntFn& intFn
 }
 
 void addBinary(OpRegistry& r, const char* type, IntFn intFn, FloatFn floatFn,
-               std::function<SymInt(const std::vector<SymInt>&)> symFn, bool boolOut, double flops)
+               std::function<SymInt(const std::vector<SymInt>&)> symFn, bool boolOut, double flops,
+               const Sharding& sharding = plainElementwise)
 {
     r.add({type,
            [=](ShapeContext& c) {
@@ -89,7 +100,7 @@ void addBinary(OpRegistry& r, const char* type, IntFn intFn, FloatFn floatFn,
                broadcastRule(c, t);
                foldValues(c, 2, t, intFn, floatFn, symFn);
            },
-           perOutput(flops)});
+           perOutputFlops(flops), sharding});
 }
 
 int64_t floorMod(int64_t a, int64_t b)
@@ -113,7 +124,7 @@ void registerBinary(OpRegistry& r)
     addBinary(r, "Div", [](const I& v) { return v[1] && !(v[1] == -1 && v[0] == INT64_MIN) ? v[0] / v[1] : 0; }, [](const F& v) { return v[0] / v[1]; },
               [](const S& v) { return symDiv(v[0], v[1]); }, false, 1);
     addBinary(r, "Mod", [](const I& v) { return floorMod(v[0], v[1]); }, [](const F& v) { return std::fmod(v[0], v[1]); },
-              nullptr, false, 1);
+              nullptr, false, 1, noRuleYet());
     addBinary(r, "Pow", [](const I& v) { return toInt64(std::pow(double(v[0]), double(v[1]))); },
               [](const F& v) { return std::pow(v[0], v[1]); }, nullptr, false, kTranscendental);
     addBinary(r, "Equal", [](const I& v) { return int64_t(v[0] == v[1]); }, [](const F& v) { return double(v[0] == v[1]); },
@@ -122,14 +133,18 @@ void registerBinary(OpRegistry& r)
                   return v[0].isSymbolic() && v[0] == v[1] ? SymInt::of(1) : SymInt::unknown();
               }, true, 1);
     addBinary(r, "Less", [](const I& v) { return int64_t(v[0] < v[1]); }, [](const F& v) { return double(v[0] < v[1]); }, nullptr, true, 1);
-    addBinary(r, "LessOrEqual", [](const I& v) { return int64_t(v[0] <= v[1]); }, [](const F& v) { return double(v[0] <= v[1]); }, nullptr, true, 1);
+    addBinary(r, "LessOrEqual", [](const I& v) { return int64_t(v[0] <= v[1]); }, [](const F& v) { return double(v[0] <= v[1]); }, nullptr, true, 1, maskOrInteger());
     addBinary(r, "Greater", [](const I& v) { return int64_t(v[0] > v[1]); }, [](const F& v) { return double(v[0] > v[1]); }, nullptr, true, 1);
-    addBinary(r, "GreaterOrEqual", [](const I& v) { return int64_t(v[0] >= v[1]); }, [](const F& v) { return double(v[0] >= v[1]); }, nullptr, true, 1);
+    addBinary(r, "GreaterOrEqual", [](const I& v) { return int64_t(v[0] >= v[1]); }, [](const F& v) { return double(v[0] >= v[1]); }, nullptr, true, 1, maskOrInteger());
     addBinary(r, "And", [](const I& v) { return int64_t(v[0] && v[1]); }, nullptr, nullptr, true, 1);
     addBinary(r, "Or", [](const I& v) { return int64_t(v[0] || v[1]); }, nullptr, nullptr, true, 1);
-    addBinary(r, "Xor", [](const I& v) { return int64_t(bool(v[0]) != bool(v[1])); }, nullptr, nullptr, true, 1);
-    for (const char* t : {"PRelu", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor"})
-        addBinary(r, t, nullptr, nullptr, nullptr, false, 1);
+    addBinary(r, "Xor", [](const I& v) { return int64_t(bool(v[0]) != bool(v[1])); }, nullptr, nullptr, true, 1, maskOrInteger());
+    addBinary(r, "PRelu", nullptr, nullptr, nullptr, false, 1);
+    for (const char* t : {"BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+        addBinary(r, t, nullptr, nullptr, nullptr, false, 1, maskOrInteger());
+    // com.microsoft BiasGelu: Gelu(x + bias), the bias broadcast over the last dim.
+    r.add({"BiasGelu", [](ShapeContext& c) { broadcastRule(c, firstType(c)); }, perOutputFlops(kTranscendental + 1),
+           plainElementwise});
     // Variadic: n-1 ops per output element.
     auto variadic = [](const Graph& g, const Node& n) {
         const double k = n.inputs.size() > 1 ? double(n.inputs.size() - 1) : 1.0;
@@ -142,12 +157,12 @@ void registerBinary(OpRegistry& r)
     r.add({"Max", [=](ShapeContext& c) {
                fold(c, [](const I& v) { return *std::max_element(v.begin(), v.end()); },
                     [](const F& v) { return *std::max_element(v.begin(), v.end()); });
-           }, variadic});
+           }, variadic, plainElementwise});
     r.add({"Min", [=](ShapeContext& c) {
                fold(c, [](const I& v) { return *std::min_element(v.begin(), v.end()); },
                     [](const F& v) { return *std::min_element(v.begin(), v.end()); });
-           }, variadic});
-    addAll(r, {"Sum", "Mean"}, [](ShapeContext& c) { broadcastRule(c, firstType(c)); }, variadic);
+           }, variadic, plainElementwise});
+    addAll(r, {"Sum", "Mean"}, [](ShapeContext& c) { broadcastRule(c, firstType(c)); }, variadic, plainElementwise);
     r.add({"Where",
            [](ShapeContext& c) {
                const DType t = firstType(c, 1);
@@ -159,17 +174,18 @@ void registerBinary(OpRegistry& r)
                               return v[0].value ? v[1] : v[2];
                           });
            },
-           perOutput(1)});
+           perOutputFlops(1), plainElementwise});
 }
 
-void addUnary(OpRegistry& r, std::initializer_list<const char*> types, double flops, DType fixedOut = DType::Undefined)
+void addUnary(OpRegistry& r, std::initializer_list<const char*> types, double flops, const Sharding& sharding,
+              DType fixedOut = DType::Undefined)
 {
     addAll(r, types,
            [fixedOut](ShapeContext& c) {
                c.setOutType(0, fixedOut != DType::Undefined ? fixedOut : c.inType(0));
                c.setOutShape(0, c.inShape(0));
            },
-           perOutput(flops));
+           perOutputFlops(flops), sharding);
 }
 
 // Unary ops whose values matter for shape arithmetic, folded when known.
@@ -184,19 +200,23 @@ void addFoldingUnary(OpRegistry& r, const char* type, IntFn i, FloatFn f, bool s
                                                     [](const std::vector<SymInt>& v) { return v[0]; })
                                               : nullptr);
            },
-           perOutput(1)});
+           perOutputFlops(1), plainElementwise});
 }
 
 void registerUnary(OpRegistry& r)
 {
     using I = std::vector<int64_t>;
     using F = std::vector<double>;
-    addUnary(r, {"Relu", "LeakyRelu", "Sign", "Round", "Clip", "HardSigmoid", "HardSwish", "ThresholdedRelu",
-                 "Shrink", "Reciprocal", "BitwiseNot", "LRN"}, 1);
-    addUnary(r, {"Sqrt", "Erf", "Tanh", "Sigmoid", "Exp", "Log", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
-                 "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Softplus", "Softsign", "Elu", "Selu", "Celu",
-                 "Gelu", "FastGelu", "QuickGelu", "Mish"}, kTranscendental);
-    addUnary(r, {"IsNaN", "IsInf"}, 1, DType::Bool);
+    addUnary(r, {"Relu", "LeakyRelu", "Sign", "Round", "Clip", "HardSigmoid", "HardSwish", "Reciprocal"}, 1,
+             plainElementwise);
+    addUnary(r, {"ThresholdedRelu", "Shrink"}, 1, noRuleYet());
+    addUnary(r, {"BitwiseNot"}, 1, maskOrInteger());
+    addUnary(r, {"Sqrt", "Erf", "Tanh", "Sigmoid", "Exp", "Log", "Softplus", "Elu", "Selu", "Gelu", "FastGelu"},
+             kTranscendental, plainElementwise);
+    addUnary(r, {"Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Softsign",
+                 "Celu", "QuickGelu", "Mish"}, kTranscendental, noRuleYet());
+    addUnary(r, {"IsNaN"}, 1, plainElementwise, DType::Bool);
+    addUnary(r, {"IsInf"}, 1, maskOrInteger(), DType::Bool);
     addFoldingUnary(r, "Neg", [](const I& v) { return int64_t(0 - uint64_t(v[0])); }, [](const F& v) { return -v[0]; }, false);
     addFoldingUnary(r, "Abs", [](const I& v) { return v[0] < 0 ? int64_t(0 - uint64_t(v[0])) : v[0]; }, [](const F& v) { return std::fabs(v[0]); }, false);
     addFoldingUnary(r, "Floor", [](const I& v) { return v[0]; }, [](const F& v) { return std::floor(v[0]); }, true);
@@ -207,7 +227,7 @@ void registerUnary(OpRegistry& r)
                c.setOutShape(0, c.inShape(0));
                foldValues(c, 1, DType::Bool, [](const I& v) { return int64_t(!v[0]); }, nullptr, nullptr);
            },
-           perOutput(1)});
+           perOutputFlops(1), plainElementwise});
 
     // Data movement: no FLOPs. Values (and symbolic elements) pass through.
     auto passThrough = [](ShapeContext& c, DType t) {
@@ -216,18 +236,18 @@ void registerUnary(OpRegistry& r)
         foldValues(c, 1, t, [](const I& v) { return v[0]; }, [](const F& v) { return v[0]; },
                    [](const std::vector<SymInt>& v) { return v[0]; });
     };
-    r.add({"Identity", [=](ShapeContext& c) { passThrough(c, c.inType(0)); }, perOutput(0)});
+    r.add({"Identity", [=](ShapeContext& c) { passThrough(c, c.inType(0)); }, perOutputFlops(0), plainElementwise});
     r.add({"Cast", [=](ShapeContext& c) {
                passThrough(c, dtypeFromOnnx(int32_t(c.node().attrInt("to", 0))));
-           }, perOutput(0)});
-    r.add({"CastLike", [=](ShapeContext& c) { passThrough(c, c.inType(1)); }, perOutput(0)});
+           }, perOutputFlops(0), plainElementwise});
+    r.add({"CastLike", [=](ShapeContext& c) { passThrough(c, c.inType(1)); }, perOutputFlops(0), noRuleYet()});
     r.add({"Dropout",
            [=](ShapeContext& c) {
                passThrough(c, c.inType(0));
                c.setOutType(1, DType::Bool);
                c.setOutShape(1, c.inShape(0));
            },
-           perOutput(0)});
+           perOutputFlops(0), plainElementwise});
 }
 
 } // namespace

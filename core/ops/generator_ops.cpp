@@ -140,11 +140,13 @@ void likeRule(ShapeContext& c)
 
 void registerGeneratorOps(OpRegistry& r)
 {
-    r.add({"Constant", constantRule, noCost});
-    r.add({"ConstantOfShape", constantOfShapeRule, writeCost});
-    r.add({"Range", rangeRule, [](const Graph& g, const Node& n) { return costWithFlops(g, n, outElems(g, n)); }});
-    addAll(r, {"RandomNormal", "RandomUniform"}, randomRule, writeCost);
-    addAll(r, {"RandomNormalLike", "RandomUniformLike", "EyeLike"}, likeRule, writeCost);
+    // A generator reads no activation to follow: every rank creates the whole tensor.
+    const Sharding created = Sharding::replicated("creates its tensor from attributes or shapes on every rank");
+    r.add({"Constant", constantRule, noCost, created});
+    r.add({"ConstantOfShape", constantOfShapeRule, writeCost, created});
+    r.add({"Range", rangeRule, perOutputFlops(1), created});
+    addAll(r, {"RandomNormal", "RandomUniform"}, randomRule, writeCost, created);
+    addAll(r, {"RandomNormalLike", "RandomUniformLike", "EyeLike"}, likeRule, writeCost, created);
 }
 
 } // namespace tapas

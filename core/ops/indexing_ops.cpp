@@ -4,8 +4,12 @@
 // through Concat/Split/Slice/Gather, symbolic elements included.
 // Costs: no FLOPs except CumSum/Trilu (1 per element) and NonZero (1 per input element); Gather
 // and Slice read only what they output (an embedding lookup does not read the whole table).
+// Sharding: Concat, Split and Slice keep a split of any dim they do not join, cut or slice;
+// Gather on an embedding table splits the vocabulary (output partial, masked lookups) or the
+// hidden size.
 #include "core/ops/op_families.h"
 #include "core/ops/op_helpers.h"
+#include "core/ops/shard_helpers.h"
 
 #include <algorithm>
 #include <climits>
@@ -24,11 +28,6 @@ OpCost selectCost(const Graph& g, const Node& n)
     c.bytesRead = c.bytesWritten;
     for (size_t i = 1; i < n.inputs.size(); ++i) c.bytesRead += tensorBytes(g, n.input(i));
     return c;
-}
-
-std::function<OpCost(const Graph&, const Node&)> perOutput(double flops)
-{
-    return [flops](const Graph& g, const Node& n) { return costWithFlops(g, n, flops * outElems(g, n)); };
 }
 
 void concatRule(ShapeContext& c)
@@ -328,25 +327,106 @@ void compressRule(ShapeContext& c)
     c.setOutShape(0, out);
 }
 
+using L = TensorLayout;
+
+// Split along any dim keeps a split of any dim on every part (along the split axis itself the
+// parts are interleaved per device, as Megatron stores its packed QKV weight).
+std::vector<OpStrategy> splitStrategies(const ShardContext& c)
+{
+    std::vector<OpStrategy> out{replicateStrategy(c.node)};
+    for (int d = 0; d < c.inShape(0).rank(); ++d) {
+        OpStrategy s = replicateStrategy(c.node);
+        s.name = "S(" + std::to_string(d) + ")";
+        s.inputs[0] = L::split(d);
+        for (auto& o : s.outputs) o = L::split(d);
+        s.computeFraction = 1.0 / c.tp;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::vector<OpStrategy> concatStrategies(const ShardContext& c)
+{
+    const int r = c.outShape(0).rank();
+    std::vector<OpStrategy> out{replicateStrategy(c.node)};
+    const int axis = shardAxis(c.node.attrInt("axis", 0), r);
+    for (int d = 0; d < r; ++d) {
+        if (d == axis) continue;
+        OpStrategy s = replicateStrategy(c.node);
+        s.name = "S(" + std::to_string(d) + ")";
+        for (auto& i : s.inputs) i = L::split(d);
+        s.outputs[0] = L::split(d);
+        s.computeFraction = 1.0 / c.tp;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::vector<OpStrategy> sliceStrategies(const ShardContext& c)
+{
+    const int r = c.inShape(0).rank();
+    std::vector<int64_t> axes = c.node.attrInts("axes");
+    if (c.node.input(3) != kNoTensor) {
+        const Tensor& a = c.graph.tensor(c.node.input(3));
+        if (!a.value) return {replicateStrategy(c.node)};
+        axes = a.value->ints;
+    } else if (c.node.input(1) != kNoTensor && axes.empty()) {
+        for (int d = 0; d < r; ++d) axes.push_back(d); // no axes input: every dim may be sliced
+    }
+    std::vector<OpStrategy> out{replicateStrategy(c.node)};
+    for (int d = 0; d < r; ++d) {
+        bool sliced = false;
+        for (int64_t a : axes) sliced |= shardAxis(a, r) == d;
+        if (sliced) continue;
+        OpStrategy s = replicateStrategy(c.node);
+        s.name = "S(" + std::to_string(d) + ")";
+        s.inputs[0] = L::split(d);
+        s.outputs[0] = L::split(d);
+        s.computeFraction = 1.0 / c.tp;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::vector<OpStrategy> gatherStrategies(const ShardContext& c)
+{
+    const int rd = c.inShape(0).rank(), ri = c.inShape(1).rank(), ro = c.outShape(0).rank();
+    const int axis = shardAxis(c.node.attrInt("axis", 0), rd);
+    std::vector<OpStrategy> out{replicateStrategy(c.node)};
+    auto make = [&](std::string name, L data, L idx, L o) {
+        out.push_back(splitStrategy(c, std::move(name), {data, idx}, o));
+    };
+    if (c.isWeight(0) && rd == 2 && axis == 0) // embedding table [vocab, hidden]
+        make("vocab", L::split(0), L::replicated(), L::partial());
+    for (int d = 0; d < rd; ++d)
+        if (d != axis) make(d == rd - 1 && c.isWeight(0) ? "hidden" : "S(" + std::to_string(d) + ")", L::split(d),
+                            L::replicated(), L::split(d < axis ? d : d + ri - 1));
+    for (int j = 0; j < ri && ro > 0; ++j) make("indices S(" + std::to_string(j) + ")", L::replicated(), L::split(j), L::split(axis + j));
+    return out;
+}
+
 } // namespace
 
 void registerIndexingOps(OpRegistry& r)
 {
-    r.add({"Concat", concatRule, copyCost});
-    r.add({"Split", splitRule, copyCost});
-    r.add({"Slice", sliceRule, selectCost});
-    r.add({"Gather", gatherRule, selectCost});
+    r.add({"Concat", concatRule, copyCost, concatStrategies});
+    r.add({"Split", splitRule, copyCost, splitStrategies});
+    r.add({"Slice", sliceRule, selectCost, sliceStrategies});
+    r.add({"Gather", gatherRule, selectCost, gatherStrategies});
+    const Sharding indexed = Sharding::replicated("indices address the whole tensor; no rule for a split of it yet");
     r.add({"GatherElements", [](ShapeContext& c) {
                c.setOutType(0, c.inType(0));
                c.setOutShape(0, c.inShape(1));
-           }, selectCost});
-    r.add({"GatherND", gatherNDRule, selectCost});
-    addAll(r, {"ScatterElements", "Scatter", "ScatterND", "ReverseSequence"}, sameAsInput0, copyCost);
-    r.add({"Pad", padRule, copyCost});
-    r.add({"OneHot", oneHotRule, copyCost});
-    addAll(r, {"Trilu", "CumSum"}, sameAsInput0, perOutput(1));
-    r.add({"NonZero", nonZeroRule, [](const Graph& g, const Node& n) { return costWithFlops(g, n, inElems(g, n, 0)); }});
-    r.add({"Compress", compressRule, selectCost});
+           }, selectCost, indexed});
+    r.add({"GatherND", gatherNDRule, selectCost, indexed});
+    addAll(r, {"ScatterElements", "Scatter", "ScatterND", "ReverseSequence"}, sameAsInput0, copyCost, indexed);
+    r.add({"Pad", padRule, copyCost, Sharding::replicated("no rule for padded dims yet")});
+    r.add({"OneHot", oneHotRule, copyCost, indexed});
+    addAll(r, {"Trilu", "CumSum"}, sameAsInput0, perOutputFlops(1),
+           Sharding::replicated("works along whole rows or axes; no rule for which dims may split yet"));
+    const Sharding dataDependent = Sharding::replicated("its output length depends on the data");
+    r.add({"NonZero", nonZeroRule, perInputFlops(1), dataDependent});
+    r.add({"Compress", compressRule, selectCost, dataDependent});
 }
 
 } // namespace tapas

@@ -1,6 +1,8 @@
 #pragma once
-// Internal: one registration function per op family file, called from op_registry.cpp.
-// Adding an op touches its family file only; adding a family adds one line here and one there.
+// Internal: the op families, one file each (core/ops/<family>_ops.cpp), each registering its
+// ops' shape rules, costs and sharding strategies together. The runtime keys its torch kernels
+// by the same names (runtime/exec/kernels/<family>_kernels.cpp). Adding an op touches its
+// family file (and the runtime's); adding a family adds one line here and one in op_registry.cpp.
 namespace tapas {
 
 class OpRegistry;
@@ -9,7 +11,7 @@ void registerMatMulOps(OpRegistry& r);        // matmul_ops.cpp: MatMul, Gemm, E
 void registerConvOps(OpRegistry& r);          // conv_ops.cpp: Conv, ConvTranspose, pooling
 void registerResizeOps(OpRegistry& r);        // resize_ops.cpp: Resize, Upsample, Depth/SpaceToDepth
 void registerElementwiseOps(OpRegistry& r);   // elementwise_ops.cpp: unary, binary, variadic, Where
-void registerNormalizationOps(OpRegistry& r); // normalization_ops.cpp: *Norm*, Softmax
+void registerNormalizationOps(OpRegistry& r); // normalization_ops.cpp: *Norm*, LRN, Softmax
 void registerReduceOps(OpRegistry& r);        // reduce_ops.cpp: Reduce*, ArgMax/ArgMin, TopK
 void registerShapeOps(OpRegistry& r);         // shape_ops.cpp: Shape, Reshape, Transpose, Squeeze...
 void registerIndexingOps(OpRegistry& r);      // indexing_ops.cpp: Concat, Split, Slice, Gather...

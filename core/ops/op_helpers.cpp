@@ -260,11 +260,20 @@ OpCost costWithFlops(const Graph& g, const Node& n, double flops)
     return c;
 }
 
-void addAll(OpRegistry& r, std::initializer_list<const char*> types,
-            const std::function<void(ShapeContext&)>& rule,
-            const std::function<OpCost(const Graph&, const Node&)>& cost)
+void addAll(OpRegistry& r, std::initializer_list<const char*> types, const ShapeRule& rule, const CostRule& cost,
+            const Sharding& sharding)
 {
-    for (const char* t : types) r.add(OpDef{t, rule, cost});
+    for (const char* t : types) r.add(OpDef{t, rule, cost, sharding, {}});
+}
+
+CostRule perOutputFlops(double flops)
+{
+    return [flops](const Graph& g, const Node& n) { return costWithFlops(g, n, flops * outElems(g, n)); };
+}
+
+CostRule perInputFlops(double flops)
+{
+    return [flops](const Graph& g, const Node& n) { return costWithFlops(g, n, flops * inElems(g, n, 0)); };
 }
 
 void sameAsInput0(ShapeContext& c)

@@ -61,10 +61,12 @@ double outElems(const Graph& g, const Node& n, size_t i = 0);
 // Bytes read (all inputs) and written (all outputs) with the given FLOPs.
 OpCost costWithFlops(const Graph& g, const Node& n, double flops);
 
-// Registers `types` with one shared rule and cost.
-void addAll(OpRegistry& r, std::initializer_list<const char*> types,
-            const std::function<void(ShapeContext&)>& rule,
-            const std::function<OpCost(const Graph&, const Node&)>& cost);
+// Registers `types` with one shared shape rule, cost and sharding.
+void addAll(OpRegistry& r, std::initializer_list<const char*> types, const ShapeRule& rule, const CostRule& cost,
+            const Sharding& sharding);
+// Costs of `flops` per element of output 0 / of input 0 (plus the bytes of all inputs and outputs).
+CostRule perOutputFlops(double flops);
+CostRule perInputFlops(double flops);
 
 // Output 0 takes input 0's shape and dtype (activations, normalisations, masks...).
 void sameAsInput0(ShapeContext& c);

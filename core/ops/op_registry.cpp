@@ -167,16 +167,19 @@ const OpRegistry& OpRegistry::instance()
 {
     static const OpRegistry registry = [] {
         OpRegistry r;
-        // Every op family, in one place.
-        registerMatMulOps(r);
-        registerConvOps(r);
-        registerResizeOps(r);
-        registerElementwiseOps(r);
-        registerNormalizationOps(r);
-        registerReduceOps(r);
-        registerShapeOps(r);
-        registerIndexingOps(r);
-        registerGeneratorOps(r);
+        // Every op family, in one place; the names are the families' file names.
+        const std::pair<const char*, void (*)(OpRegistry&)> families[] = {
+            {"matmul", registerMatMulOps},         {"conv", registerConvOps},
+            {"resize", registerResizeOps},         {"elementwise", registerElementwiseOps},
+            {"normalization", registerNormalizationOps}, {"reduce", registerReduceOps},
+            {"shape", registerShapeOps},           {"indexing", registerIndexingOps},
+            {"generator", registerGeneratorOps},
+        };
+        for (const auto& [name, registerFamily] : families) {
+            r.beginFamily(name);
+            registerFamily(r);
+        }
+        r.beginFamily({});
         return r;
     }();
     return registry;
@@ -190,8 +193,15 @@ const OpDef* OpRegistry::find(std::string_view opType) const
 
 void OpRegistry::add(OpDef def)
 {
+    if (!family_.empty() && std::find(families_.begin(), families_.end(), family_) == families_.end())
+        families_.push_back(family_);
+    def.family = family_;
     std::string key = def.opType;
-    defs_[key] = std::move(def);
+    if (defs_.count(key)) {
+        duplicates_.push_back(key + " (again in family '" + family_ + "')");
+        return;
+    }
+    defs_.emplace(std::move(key), std::move(def));
 }
 
 std::vector<std::string> OpRegistry::opTypes() const
@@ -201,6 +211,24 @@ std::vector<std::string> OpRegistry::opTypes() const
     for (const auto& [k, v] : defs_) out.push_back(k);
     std::sort(out.begin(), out.end());
     return out;
+}
+
+std::vector<std::string> checkOpRegistry(const OpRegistry& r)
+{
+    std::vector<std::string> gaps;
+    for (const std::string& op : r.opTypes()) {
+        const OpDef& d = *r.find(op);
+        const std::string who = "op " + op + (d.family.empty() ? std::string(" (no family)") : " (family " + d.family + ")");
+        if (d.family.empty()) gaps.push_back(who + ": registered outside a family file");
+        if (!d.inferShape) gaps.push_back(who + ": no shape rule");
+        if (!d.cost) gaps.push_back(who + ": no cost");
+        if (!d.sharding.rule && d.sharding.replicatedBecause.empty())
+            gaps.push_back(who + ": no sharding rule and no reason why it has none");
+        if (d.sharding.rule && !d.sharding.replicatedBecause.empty())
+            gaps.push_back(who + ": both a sharding rule and a reason for having none");
+    }
+    for (const std::string& dup : r.duplicates()) gaps.push_back("op " + dup + ": registered twice");
+    return gaps;
 }
 
 double tensorBytes(const Graph& g, TensorId t)

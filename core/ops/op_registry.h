@@ -1,14 +1,18 @@
 #pragma once
-// One table entry per ONNX op type: its shape rule (for what ONNX's own inference leaves empty)
-// and its cost (FLOPs and bytes). An op's rules live together in its family's file
-// (ops/matmul_ops.cpp, ops/conv_ops.cpp, ...), registered in one place (op_registry.cpp),
-// as ONNX keeps an op's schema and inference together. Later the sharding rule joins them.
+// One table entry per ONNX op type: its shape rule (for what ONNX's own inference leaves empty),
+// its cost (FLOPs and bytes) and its tensor-parallel sharding strategies. An op's rules live
+// together in its family's file (ops/matmul_ops.cpp, ops/conv_ops.cpp, ...; the families are
+// listed in op_families.h), as ONNX keeps an op's schema and its inference together. The
+// runtime's torch kernels are keyed by the same family names (runtime/exec/kernels/).
+// docs/adding-an-op.md walks through adding one.
 #include "core/ir/graph.h"
+#include "core/shard/op_sharding.h"
 
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -80,12 +84,35 @@ private:
     bool changed_ = false;
 };
 
+using ShapeRule = std::function<void(ShapeContext&)>;
+using CostRule = std::function<OpCost(const Graph&, const Node&)>;
+
+// An op's tensor-parallel sharding: the rule that lists its strategies, or the reason it has
+// none and always runs replicated. Every registration states one of the two, so a forgotten
+// rule is a gap the registry check reports (checkOpRegistry) instead of a silent replication.
+struct Sharding {
+    ShardRule rule;
+    std::string replicatedBecause;
+
+    Sharding() = default;
+    template <class F, class = std::enable_if_t<std::is_invocable_r_v<std::vector<OpStrategy>, F, const ShardContext&>>>
+    Sharding(F f) : rule(std::move(f)) {}
+    static Sharding replicated(std::string why)
+    {
+        Sharding s;
+        s.replicatedBecause = std::move(why);
+        return s;
+    }
+};
+
 struct OpDef {
     std::string opType;
-    // Fills unknown output shapes/dtypes (and small values for shape arithmetic). May be empty.
-    std::function<void(ShapeContext&)> inferShape;
-    // Forward FLOPs and bytes. When empty the default (no FLOPs, bytes of inputs+outputs) is used.
-    std::function<OpCost(const Graph&, const Node&)> cost;
+    // Fills unknown output shapes/dtypes (and small values for shape arithmetic).
+    ShapeRule inferShape;
+    // Forward FLOPs and bytes (costWithFlops(g, n, 0) for pure data movement).
+    CostRule cost;
+    Sharding sharding;
+    std::string family = {}; // the family file that registered it (set by the registry)
 };
 
 class OpRegistry {
@@ -93,12 +120,26 @@ public:
     static const OpRegistry& instance();
     // Default-domain ("" / "ai.onnx") ops and com.microsoft ops of the same name share entries.
     const OpDef* find(std::string_view opType) const;
+    // Adds `def` to the family being registered; a second registration of an op type is kept
+    // aside as a duplicate for checkOpRegistry to report (the first one stays in force).
     void add(OpDef def);
+    // Every later add() belongs to `family` (the registry calls it before each family's function).
+    void beginFamily(std::string family) { family_ = std::move(family); }
     std::vector<std::string> opTypes() const;
+    std::vector<std::string> families() const { return families_; }
+    const std::vector<std::string>& duplicates() const { return duplicates_; }
 
 private:
     std::unordered_map<std::string, OpDef> defs_;
+    std::vector<std::string> families_;
+    std::vector<std::string> duplicates_;
+    std::string family_;
 };
+
+// What a registration lacks: an op without a shape rule or cost, with neither a sharding rule
+// nor a stated reason for having none (or with both), outside a family, or registered twice.
+// One sentence per gap, naming the op and its family; empty when the registry is complete.
+std::vector<std::string> checkOpRegistry(const OpRegistry& r);
 
 // The cost of a node (from its OpDef, or the default when the op is unknown).
 OpCost nodeCost(const Graph& g, const Node& n);

@@ -1,16 +1,15 @@
 // Reductions, ArgMax/ArgMin and TopK. FLOPs: one op per input element (ReduceL2,
 // ReduceSumSquare, ReduceLogSumExp and ReduceLogSum: two, for the square/exp/log beside the sum).
+// Sharding: a split of a kept dim maps to the output; a reduced dim cannot be split.
 #include "core/ops/op_families.h"
 #include "core/ops/op_helpers.h"
+#include "core/ops/shard_helpers.h"
+
+#include <algorithm>
 
 namespace tapas {
 namespace {
 using namespace ops;
-
-std::function<OpCost(const Graph&, const Node&)> perInput(double flops)
-{
-    return [flops](const Graph& g, const Node& n) { return costWithFlops(g, n, flops * inElems(g, n, 0)); };
-}
 
 // Axes come from input 1 (ReduceSum 13+, all reductions 18+) or the attribute. No axes means
 // all axes, unless noop_with_empty_axes is set.
@@ -83,14 +82,50 @@ void topKRule(ShapeContext& c)
     c.setOutShape(1, out);
 }
 
+// Reduce*: a split of a kept dim maps to the output; a split of a reduced dim is refused here
+// (its consumer would see partial values), so the search must gather first.
+std::vector<OpStrategy> reduceStrategies(const ShardContext& c)
+{
+    const int r = c.inShape(0).rank();
+    std::vector<int64_t> axes = c.node.attrInts("axes");
+    if (axes.empty() && c.node.input(1) != kNoTensor) {
+        const Tensor& a = c.graph.tensor(c.node.input(1));
+        if (!a.value) return {replicateStrategy(c.node)};
+        axes = a.value->ints;
+    }
+    std::vector<bool> reduced(size_t(std::max(r, 0)), axes.empty());
+    for (int64_t a : axes)
+        if (shardAxis(a, r) >= 0 && shardAxis(a, r) < r) reduced[size_t(shardAxis(a, r))] = true;
+    const bool keep = c.node.attrInt("keepdims", 1) != 0;
+    std::vector<OpStrategy> out{replicateStrategy(c.node)};
+    for (int d = 0; d < r; ++d) {
+        if (reduced[size_t(d)]) continue;
+        int od = d;
+        if (!keep)
+            for (int e = 0; e < d; ++e) od -= reduced[size_t(e)] ? 1 : 0;
+        OpStrategy s = replicateStrategy(c.node);
+        s.name = "S(" + std::to_string(d) + ")";
+        s.inputs[0] = TensorLayout::split(d);
+        s.outputs[0] = TensorLayout::split(od);
+        s.computeFraction = 1.0 / c.tp;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 } // namespace
 
 void registerReduceOps(OpRegistry& r)
 {
-    addAll(r, {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1"}, reduceRule, perInput(1));
-    addAll(r, {"ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}, reduceRule, perInput(2));
-    addAll(r, {"ArgMax", "ArgMin"}, argRule, perInput(1));
-    r.add({"TopK", topKRule, perInput(1)});
+    const Sharding noRuleYet = Sharding::replicated("no rule yet (the kept-dims rule of the other reductions would fit)");
+    addAll(r, {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd"}, reduceRule, perInputFlops(1),
+           reduceStrategies);
+    r.add({"ReduceL1", reduceRule, perInputFlops(1), noRuleYet});
+    addAll(r, {"ReduceL2", "ReduceSumSquare", "ReduceLogSumExp"}, reduceRule, perInputFlops(2), reduceStrategies);
+    r.add({"ReduceLogSum", reduceRule, perInputFlops(2), noRuleYet});
+    addAll(r, {"ArgMax", "ArgMin"}, argRule, perInputFlops(1),
+           Sharding::replicated("integer output (indices): replicated like all shape and index arithmetic"));
+    r.add({"TopK", topKRule, perInputFlops(1), Sharding::replicated("no rule for the selected axis yet")});
 }
 
 } // namespace tapas

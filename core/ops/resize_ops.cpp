@@ -1,6 +1,8 @@
-// Resize/Upsample and DepthToSpace/SpaceToDepth: spatial rescaling ops.
+// Resize/Upsample and DepthToSpace/SpaceToDepth: spatial rescaling ops. Resize follows a batch
+// or channel split (it rescales the spatial dims only).
 #include "core/ops/op_families.h"
 #include "core/ops/op_helpers.h"
+#include "core/ops/shard_helpers.h"
 
 #include <cmath>
 
@@ -97,8 +99,9 @@ OpCost movementCost(const Graph& g, const Node& n) { return costWithFlops(g, n, 
 
 void registerResizeOps(OpRegistry& r)
 {
-    addAll(r, {"Resize", "Upsample"}, resizeRule, resizeCost);
-    addAll(r, {"DepthToSpace", "SpaceToDepth"}, depthToSpaceRule, movementCost);
+    addAll(r, {"Resize", "Upsample"}, resizeRule, resizeCost, channelwiseStrategies);
+    addAll(r, {"DepthToSpace", "SpaceToDepth"}, depthToSpaceRule, movementCost,
+           Sharding::replicated("moves data between the channel and spatial dims; no rule for that yet"));
 }
 
 } // namespace tapas

@@ -1,10 +1,15 @@
 // Shape arithmetic and layout ops: Shape, Size, Reshape, Flatten, Squeeze, Unsqueeze,
 // Transpose, Expand, Tile. No FLOPs. Reshape-like ops are views (no bytes move); Transpose,
 // Expand and Tile write their output.
+// Sharding: a split moves to wherever its dimension lands (Reshape: a split of the leading dim
+// of a merged/split group, so S on hidden becomes S on heads when heads divide evenly).
 #include "core/ops/op_families.h"
 #include "core/ops/op_helpers.h"
+#include "core/ops/shard_helpers.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 
 namespace tapas {
 namespace {
@@ -209,19 +214,89 @@ void tileRule(ShapeContext& c)
     c.setOutShape(0, out);
 }
 
+using L = TensorLayout;
+
+double dimValue(const Dim& d)
+{
+    if (d.isKnown()) return double(d.value);
+    // A symbolic dim stands for an unknown factor; distinct names get distinct large values.
+    return 1e6 + double(std::hash<std::string>{}(d.symbol) % 9973);
+}
+
+// The output dim a split of input dim d lands on, or -1: d must lead a group of input dims
+// whose product equals that of a group of output dims, and the split goes to that group's lead.
+int reshapeTarget(const Shape& in, const Shape& out, int d)
+{
+    if (!in.rankKnown || !out.rankKnown) return -1;
+    size_t i = 0, j = 0;
+    while (i < in.dims.size() && j < out.dims.size()) {
+        const size_t i0 = i, j0 = j;
+        double pi = dimValue(in.dims[i++]), pj = dimValue(out.dims[j++]);
+        while (std::abs(pi - pj) > 1e-9 * std::max(pi, pj)) {
+            if (pi < pj) {
+                if (i >= in.dims.size()) return -1;
+                pi *= dimValue(in.dims[i++]);
+            } else {
+                if (j >= out.dims.size()) return -1;
+                pj *= dimValue(out.dims[j++]);
+            }
+        }
+        if (int(i0) == d) return int(j0);
+        if (d > int(i0) && d < int(i)) return -1; // inside a group, not its lead
+    }
+    return -1;
+}
+
+std::vector<OpStrategy> reshapeStrategies(const ShardContext& c)
+{
+    std::vector<OpStrategy> out{replicateStrategy(c.node)};
+    for (int d = 0; d < c.inShape(0).rank(); ++d) {
+        const int od = reshapeTarget(c.inShape(0), c.outShape(0), d);
+        if (od < 0) continue;
+        OpStrategy s = replicateStrategy(c.node);
+        s.name = "S(" + std::to_string(d) + ")->S(" + std::to_string(od) + ")";
+        s.inputs[0] = L::split(d);
+        s.outputs[0] = L::split(od);
+        s.computeFraction = 1.0 / c.tp;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::vector<OpStrategy> transposeStrategies(const ShardContext& c)
+{
+    std::vector<OpStrategy> out{replicateStrategy(c.node)};
+    const int r = c.inShape(0).rank();
+    std::vector<int64_t> perm = c.node.attrInts("perm");
+    if (perm.empty())
+        for (int i = r - 1; i >= 0; --i) perm.push_back(i);
+    for (int o = 0; o < int(perm.size()); ++o) {
+        OpStrategy s = replicateStrategy(c.node);
+        s.name = "S(" + std::to_string(perm[size_t(o)]) + ")->S(" + std::to_string(o) + ")";
+        s.inputs[0] = L::split(int(perm[size_t(o)]));
+        s.outputs[0] = L::split(o);
+        s.computeFraction = 1.0 / c.tp;
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::vector<OpStrategy> expandStrategies(const ShardContext& c) { return elementwiseStrategies(c); }
+
 } // namespace
 
 void registerShapeOps(OpRegistry& r)
 {
-    r.add({"Shape", shapeRule, metadataCost});
-    r.add({"Size", sizeRule, metadataCost});
-    r.add({"Reshape", reshapeRule, viewCost});
-    r.add({"Flatten", flattenRule, viewCost});
-    r.add({"Squeeze", squeezeRule, viewCost});
-    r.add({"Unsqueeze", unsqueezeRule, viewCost});
-    r.add({"Transpose", transposeRule, copyCost});
-    r.add({"Expand", expandRule, copyCost});
-    r.add({"Tile", tileRule, copyCost});
+    const Sharding shapeArithmetic = Sharding::replicated("its output is shape arithmetic, which stays replicated");
+    r.add({"Shape", shapeRule, metadataCost, shapeArithmetic});
+    r.add({"Size", sizeRule, metadataCost, shapeArithmetic});
+    r.add({"Reshape", reshapeRule, viewCost, reshapeStrategies});
+    r.add({"Flatten", flattenRule, viewCost, reshapeStrategies});
+    r.add({"Squeeze", squeezeRule, viewCost, reshapeStrategies});
+    r.add({"Unsqueeze", unsqueezeRule, viewCost, reshapeStrategies});
+    r.add({"Transpose", transposeRule, copyCost, transposeStrategies});
+    r.add({"Expand", expandRule, copyCost, expandStrategies}); // broadcasting, as an elementwise op
+    r.add({"Tile", tileRule, copyCost, Sharding::replicated("no rule for repeated dims yet")});
 }
 
 } // namespace tapas

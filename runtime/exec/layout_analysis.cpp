@@ -1,5 +1,7 @@
 #include "runtime/exec/layout_analysis.h"
 
+#include "core/ops/shard_helpers.h"
+
 #include <string>
 
 namespace tapas::runtime {

@@ -9,7 +9,7 @@
 #include "core/ir/graph.h"
 #include "core/shard/op_sharding.h"
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <optional>
 #include <vector>

@@ -381,7 +381,15 @@ private Q_SLOTS:
         p.start(kStudio, {QStringLiteral("--dim"), QStringLiteral("batch")});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 2);
-        QVERIFY(p.readAllStandardError().contains("--dim batch"));
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(err.contains("--dim 'batch': expected name=value"), err.constData());
+        // The CLI's grammar: a name bound twice to different values is refused, not rebound.
+        p.start(kStudio, {QStringLiteral("--dim"), QStringLiteral("batch=4"), QStringLiteral("--dim"),
+                          QStringLiteral(" batch = 8")});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+        const QByteArray twice = p.readAllStandardError();
+        QVERIFY2(twice.contains("--dim ' batch = 8': 'batch' is already bound to 4"), twice.constData());
     }
 };
 

@@ -3,6 +3,7 @@
 // override mark, and the filters (op type, class, has-collective, text).
 #include "tests/common/zoo_plan.h"
 #include "core/cost/cost_model.h"
+#include "core/ops/shard_helpers.h"
 #include "core/plan/plan_editor.h"
 #include "views/graph/sharding_style.h"
 #include "views/plan/plan_filter_model.h"

@@ -1,7 +1,7 @@
 #include "core/shard/op_sharding.h"
-#include "core/shard/shard_families.h"
 
-#include <algorithm>
+#include "core/ops/op_registry.h"
+#include "core/ops/shard_helpers.h"
 
 namespace tapas {
 
@@ -48,82 +48,6 @@ bool splitsEvenly(const Graph& g, TensorId t, int d, int tp, int dp)
 
 bool ShardContext::splittable(TensorId t, int d) const { return splitsEvenly(graph, t, d, tp, dp); }
 
-const ShardRegistry& ShardRegistry::instance()
-{
-    static const ShardRegistry reg = [] {
-        ShardRegistry r;
-        registerMatMulSharding(r);
-        registerConvSharding(r);
-        registerElementwiseSharding(r);
-        registerShapeSharding(r);
-        return r;
-    }();
-    return reg;
-}
-
-void ShardRegistry::add(const std::string& opType, ShardRule rule) { rules_.emplace_back(opType, std::move(rule)); }
-
-const ShardRule* ShardRegistry::find(std::string_view opType) const
-{
-    for (const auto& [name, rule] : rules_)
-        if (name == opType) return &rule;
-    return nullptr;
-}
-
-OpStrategy replicateStrategy(const Node& n)
-{
-    OpStrategy s;
-    s.name = "replicate";
-    s.inputs.assign(n.inputs.size(), TensorLayout::replicated());
-    s.outputs.assign(n.outputs.size(), TensorLayout::replicated());
-    return s;
-}
-
-OpStrategy splitStrategy(const ShardContext& c, std::string name, std::initializer_list<TensorLayout> inputs,
-                         const TensorLayout& output)
-{
-    OpStrategy s = replicateStrategy(c.node);
-    s.name = std::move(name);
-    size_t i = 0;
-    for (const TensorLayout& layout : inputs) {
-        if (i < s.inputs.size() && c.node.input(i) != kNoTensor) s.inputs[i] = layout;
-        ++i;
-    }
-    if (!s.outputs.empty()) s.outputs[0] = output;
-    s.computeFraction = 1.0 / c.tp;
-    return s;
-}
-
-OpStrategy broadcastStrategy(const ShardContext& c, const TensorLayout& out, std::string name)
-{
-    OpStrategy s = replicateStrategy(c.node);
-    s.name = std::move(name);
-    for (auto& o : s.outputs) o = out;
-    if (out.kind != TensorLayout::S) return s;
-    const Shape& os = c.outShape(0);
-    for (size_t i = 0; i < c.node.inputs.size(); ++i) {
-        const TensorId t = c.node.input(i);
-        if (t == kNoTensor || c.graph.tensor(t).value) continue; // scalars, shape vectors
-        const Shape& is = c.inShape(i);
-        const int aligned = out.dim - (os.rank() - is.rank());
-        if (is.rankKnown && aligned >= 0 && is.dims[size_t(aligned)] == os.dims[size_t(out.dim)])
-            s.inputs[i] = TensorLayout::split(aligned);
-    }
-    s.computeFraction = 1.0 / c.tp;
-    return s;
-}
-
-std::vector<OpStrategy> elementwiseStrategies(const ShardContext& c, std::vector<int> excludeDims)
-{
-    std::vector<OpStrategy> out{replicateStrategy(c.node)};
-    const Shape& os = c.outShape(0);
-    for (int d = 0; d < os.rank(); ++d) {
-        if (std::find(excludeDims.begin(), excludeDims.end(), d) != excludeDims.end()) continue;
-        out.push_back(broadcastStrategy(c, TensorLayout::split(d), "S(" + std::to_string(d) + ")"));
-    }
-    return out;
-}
-
 namespace {
 
 // Drops strategies that split a dimension the tensor cannot split evenly, or that lay out an
@@ -161,7 +85,8 @@ std::vector<OpStrategy> nodeStrategies(const Graph& g, NodeId n, int tp, std::st
     const Node& node = g.node(n);
     ShardContext c{g, node, tp, dp};
     if (tp <= 1 || allMeta(g, node)) return {replicateStrategy(node)};
-    const ShardRule* rule = ShardRegistry::instance().find(node.opType);
+    const OpDef* def = OpRegistry::instance().find(node.opType);
+    const ShardRule* rule = def && def->sharding.rule ? &def->sharding.rule : nullptr;
     if (!rule) {
         if (warning)
             *warning = nodeLabel(g, n) + ": no sharding rule, replicated";
