@@ -6,6 +6,7 @@
 #include "runtime/gan/gan_worker.h"
 #include "runtime/mpi_context.h"
 #include "runtime/worker_info.h"
+#include "runtime/worker_options.h"
 
 #include <cstdio>
 #include <cstring>
@@ -40,6 +41,10 @@ int main(int argc, char** argv)
     if (command == "comm-check") return tapas::runtime::runCommCheck(argc, argv); // parses its own options
     if (command == "calibrate") return tapas::runtime::runCalibrateWorker(argc, argv); // parses its own options
     if (command == "train-plan") {
+        if (tapas::runtime::wantsHelp(argc, argv, 2)) {
+            std::fputs(tapas::runtime::trainPlanUsage(), stdout);
+            return 0;
+        }
         auto options = tapas::runtime::parseTrainPlanArgs(argc, argv, 2);
         if (!options.ok()) {
             std::fprintf(stderr, "tapas-worker train-plan: %s\n%s", options.error().c_str(), tapas::runtime::trainPlanUsage());
@@ -48,19 +53,21 @@ int main(int argc, char** argv)
         tapas::runtime::MpiContext mpi(&argc, &argv);
         return tapas::runtime::runTrainPlan(mpi, *options);
     }
-    bool json = false;
-    for (int i = 2; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--json")) {
-            json = true;
-        } else {
-            std::fprintf(stderr, "tapas-worker %s: unknown option '%s'\n", command.c_str(), argv[i]);
-            return 2;
-        }
-    }
     if (command != "info") {
         std::fprintf(stderr, "tapas-worker: unknown command '%s'\n", command.c_str());
         usage(stderr);
         return 2;
+    }
+    bool json = false;
+    tapas::runtime::WorkerOptions options;
+    options.flag("--json", &json);
+    if (tapas::Status s = options.parse(argc, argv, 2); !s) {
+        std::fprintf(stderr, "tapas-worker info: %s\n", s.error.c_str());
+        return 2;
+    }
+    if (options.helpRequested()) {
+        std::fputs("  info [--json]   report each rank's host, pid, CPUs and memory\n", stdout);
+        return 0;
     }
     tapas::runtime::MpiContext mpi(&argc, &argv);
     return tapas::runtime::runInfo(mpi, json);

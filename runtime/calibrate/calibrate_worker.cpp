@@ -1,6 +1,7 @@
 #include "runtime/calibrate/calibrate_worker.h"
 
 #include "runtime/worker_info.h"
+#include "runtime/worker_options.h"
 
 #include <torch/torch.h>
 #include <torch/version.h>
@@ -174,49 +175,35 @@ Result<CalibrateOptions> parseCalibrateArgs(int argc, char** argv, int first)
 {
     using R = Result<CalibrateOptions>;
     CalibrateOptions o;
-    for (int i = first; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (i + 1 >= argc) return R::failure("option '" + a + "' needs a value");
-        const std::string v = argv[++i];
-        char* end = nullptr;
-        auto number = [&](double min, double max, double& out) {
-            out = std::strtod(v.c_str(), &end);
-            return !v.empty() && end && *end == 0 && out >= min && out <= max;
-        };
-        double x = 0;
-        if (a == "--gemm") {
-            size_t start = 0;
-            while (start <= v.size()) {
-                const size_t comma = v.find(',', start);
-                const std::string item = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-                GemmShape s;
-                if (!parseShape(item, s)) return R::failure("--gemm: '" + item + "' is not MxKxN with sizes 1..65536");
-                o.gemms.push_back(s);
-                if (comma == std::string::npos) break;
-                start = comma + 1;
-            }
-        } else if (a == "--gemm-seconds") {
-            if (!number(0.001, 600, x)) return R::failure("--gemm-seconds must be a number in [0.001, 600], not '" + v + "'");
-            o.gemmSeconds = x;
-        } else if (a == "--threads") {
-            if (!number(0, 1024, x) || x != double(int(x))) return R::failure("--threads must be an integer >= 0, not '" + v + "'");
-            o.threads = int(x);
-        } else if (a == "--small-bytes" || a == "--large-bytes") {
-            if (!number(4, double(1L << 31), x) || x != double(long(x)))
-                return R::failure(a + " must be an integer in [4, 2^31], not '" + v + "'");
-            (a == "--small-bytes" ? o.smallBytes : o.largeBytes) = long(x);
-        } else if (a == "--small-reps" || a == "--large-reps") {
-            if (!number(1, 1e6, x) || x != double(int(x))) return R::failure(a + " must be a positive integer, not '" + v + "'");
-            (a == "--small-reps" ? o.smallReps : o.largeReps) = int(x);
-        } else if (a == "--name") {
-            if (v.empty()) return R::failure("--name must not be empty");
-            o.name = v;
-        } else if (a == "--output") {
-            o.output = v;
-        } else {
-            return R::failure("unknown option '" + a + "'");
-        }
-    }
+    WorkerOptions opts;
+    opts.custom("--gemm",
+                [&o](const std::string& v) {
+                    size_t start = 0;
+                    while (start <= v.size()) {
+                        const size_t comma = v.find(',', start);
+                        const std::string item = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+                        GemmShape s;
+                        if (!parseShape(item, s)) return Status::failure("'" + item + "' is not MxKxN with sizes 1..65536");
+                        o.gemms.push_back(s);
+                        if (comma == std::string::npos) break;
+                        start = comma + 1;
+                    }
+                    return Status::success();
+                })
+        .number("--gemm-seconds", &o.gemmSeconds, 0.001, 600)
+        .integer("--threads", &o.threads, 0, 1024)
+        .integer("--small-bytes", &o.smallBytes, 4L, 1L << 31)
+        .integer("--large-bytes", &o.largeBytes, 4L, 1L << 31)
+        .integer("--small-reps", &o.smallReps, 1, 1000000)
+        .integer("--large-reps", &o.largeReps, 1, 1000000)
+        .custom("--name",
+                [&o](const std::string& v) {
+                    if (v.empty()) return Status::failure("must not be empty");
+                    o.name = v;
+                    return Status::success();
+                })
+        .text("--output", &o.output);
+    if (Status s = opts.parse(argc, argv, first); !s) return R::failure(s.error);
     if (o.gemms.empty()) o.gemms = kDefaultGemms;
     return o;
 }
@@ -341,11 +328,10 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
 
 int runCalibrateWorker(int argc, char** argv)
 {
-    for (int i = 2; i < argc; ++i)
-        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-            std::fputs(calibrateUsage(), stdout);
-            return 0;
-        }
+    if (wantsHelp(argc, argv, 2)) {
+        std::fputs(calibrateUsage(), stdout);
+        return 0;
+    }
     Result<CalibrateOptions> o = parseCalibrateArgs(argc, argv, 2);
     if (!o) {
         std::fprintf(stderr, "tapas-worker calibrate: %s\n%s", o.error().c_str(), calibrateUsage());

@@ -6,6 +6,7 @@
 
 #include "runtime/comm/communicator.h"
 #include "runtime/mpi_context.h"
+#include "runtime/worker_options.h"
 #ifdef TAPAS_WITH_CUDA
 #include "runtime/cuda/nccl_communicator.h"
 #endif
@@ -371,11 +372,10 @@ const char* commCheckUsage()
 int runCommCheck(int argc, char** argv)
 {
     CommCheckOptions o;
-    for (int i = 2; i < argc; ++i)
-        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-            std::fputs(commCheckUsage(), stdout);
-            return 0;
-        }
+    if (wantsHelp(argc, argv, 2)) {
+        std::fputs(commCheckUsage(), stdout);
+        return 0;
+    }
     if (auto error = parseCommCheckArgs(argc, argv, &o)) {
         std::fprintf(stderr, "tapas-worker comm-check: %s\n%s", error->c_str(), commCheckUsage());
         return 2;

@@ -3,6 +3,7 @@
 // the tensors live in PlanTrainer; this file stays torch-free.
 #include "runtime/exec/train_plan.h"
 
+#include "core/ir/dim_bindings.h"
 #include "core/onnx/onnx_importer.h"
 #include "core/plan/plan_file.h"
 #include "runtime/comm/communicator.h"
@@ -10,6 +11,7 @@
 #include "runtime/metrics/metrics_sink.h"
 #include "runtime/protocol/run_directory.h"
 #include "runtime/rank_log.h"
+#include "runtime/worker_options.h"
 
 #include <nlohmann/json.hpp>
 
@@ -383,46 +385,23 @@ Result<TrainPlanOptions> parseTrainPlanArgs(int argc, char** argv, int first)
 {
     using R = Result<TrainPlanOptions>;
     TrainPlanOptions o;
-    auto number = [](const char* text, double& out) {
-        char* end = nullptr;
-        out = std::strtod(text, &end);
-        return end && *end == '\0' && end != text;
-    };
-    for (int i = first; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-        if (a == "--resume") o.resume = true;
-        else if (a == "--skip-numerics") o.skipNumerics = true;
-        else if (a == "--no-rank-logs") o.rankLogs = false;
-        else if (a == "--model" || a == "--plan" || a == "--run-dir" || a == "--metrics-token") {
-            const char* v = value();
-            if (!v) return R::failure("option " + a + " needs a value");
-            (a == "--model" ? o.model : a == "--plan" ? o.plan : a == "--run-dir" ? o.runDir : o.metricsToken) = v;
-        } else if (a == "--dim") {
-            const char* v = value();
-            const char* eq = v ? std::strchr(v, '=') : nullptr;
-            double n = 0;
-            if (!eq || eq == v || !number(eq + 1, n) || n < 1 || n != double(int64_t(n)))
-                return R::failure("--dim needs name=positive integer, got '" + std::string(v ? v : "") + "'");
-            o.dims[std::string(v, size_t(eq - v))] = int64_t(n);
-        } else if (a == "--steps" || a == "--checkpoint-every" || a == "--seed" || a == "--lr" || a == "--tolerance" ||
-                   a == "--metrics-port") {
-            const char* v = value();
-            double n = 0;
-            if (!v || !number(v, n)) return R::failure("option " + a + " needs a number");
-            const bool integral = a != "--lr" && a != "--tolerance";
-            if (n < 0 || (integral && n != double(int64_t(n))) || (a == "--metrics-port" && n > 65535))
-                return R::failure("option " + a + " got an out-of-range value '" + std::string(v) + "'");
-            if (a == "--steps") o.steps = int64_t(n);
-            else if (a == "--checkpoint-every") o.checkpointEvery = int64_t(n);
-            else if (a == "--seed") o.seed = uint64_t(n);
-            else if (a == "--lr") o.lr = n;
-            else if (a == "--tolerance") o.tolerance = n;
-            else o.metricsPort = int(n);
-        } else {
-            return R::failure("unknown option '" + a + "'");
-        }
-    }
+    constexpr int64_t kMaxCount = int64_t(1) << 53; // steps and intervals as exact as a JSON number
+    WorkerOptions opts;
+    opts.flag("--resume", &o.resume)
+        .flag("--skip-numerics", &o.skipNumerics)
+        .flag("--no-rank-logs", &o.rankLogs, false)
+        .text("--model", &o.model)
+        .text("--plan", &o.plan)
+        .text("--run-dir", &o.runDir)
+        .text("--metrics-token", &o.metricsToken)
+        .custom("--dim", [&o](const std::string& v) { return addDimBinding(o.dims, v); })
+        .integer<int64_t>("--steps", &o.steps, 0, kMaxCount)
+        .integer<int64_t>("--checkpoint-every", &o.checkpointEvery, 0, kMaxCount)
+        .integer<uint64_t>("--seed", &o.seed)
+        .number("--lr", &o.lr, 0, 1e9)
+        .number("--tolerance", &o.tolerance, 0, 1e9)
+        .integer("--metrics-port", &o.metricsPort, 0, 65535);
+    if (Status s = opts.parse(argc, argv, first); !s) return R::failure(s.error);
     if (o.model.empty() || o.plan.empty() || o.runDir.empty())
         return R::failure("--model, --plan and --run-dir are required");
     if (o.metricsPort > 0 && o.metricsToken.empty()) return R::failure("--metrics-port needs --metrics-token");
