@@ -58,9 +58,9 @@ struct FoldTree {
 
     bool empty() const { return classes.empty(); }
     int depth() const; // levels below the model
-    // Repeated classes at the stage, group and block levels that come from a tandem repeat and
-    // none of whose ancestors repeats, in order of first appearance: what a person counts as the
-    // model's repeats.
+    // Repeated classes at the stage, group and block levels that come from a tandem repeat, hold
+    // more than one node and read weights (more than a scalar), and none of whose ancestors repeats, in order of first
+    // appearance: what a person counts as the model's repeats.
     std::vector<int> outerRepeats() const;
     // The path of classes from the model down to `cls`, both included.
     std::vector<int> pathTo(int cls) const;

@@ -77,12 +77,13 @@ private:
             }
         }
         if (bestCopies < 2) return;
-        const int chunk = chunkSize(bestStart, bestPeriod);
+        std::vector<int> starts = chunkStarts(bestStart, bestPeriod);
+        starts.push_back(bestPeriod);
         for (int c = 0; c < bestCopies; ++c) {
-            for (int off = 0; off < bestPeriod; off += chunk) {
-                const int b = bestStart + c * bestPeriod + off;
-                repeats_.push_back(BlockSpan{b, b + chunk, true, runs_, c});
-                if (c == 0) templates_.push_back({mixOf(u_, b, b + chunk), nodes(b, b + chunk)});
+            for (size_t k = 0; k + 1 < starts.size(); ++k) {
+                const int b = bestStart + c * bestPeriod + starts[k], e = bestStart + c * bestPeriod + starts[k + 1];
+                repeats_.push_back(BlockSpan{b, e, true, runs_, c});
+                if (c == 0) templates_.push_back({mixOf(u_, b, e), nodes(b, e)});
             }
         }
         ++runs_;
@@ -116,16 +117,14 @@ private:
         return out;
     }
 
-    // The smallest q dividing the period whose chunks all begin with the period's first unit.
-    int chunkSize(int start, int period) const
+    // Where the period's chunks start: before every unit equal to its first one. Chunks may
+    // differ in length (a dense layer, then a longer MoE layer).
+    std::vector<int> chunkStarts(int start, int period) const
     {
-        for (int q = 1; q < period; ++q) {
-            if (period % q) continue;
-            bool same = true;
-            for (int j = q; j < period && same; j += q) same = u_[size_t(start + j)].hash == u_[size_t(start)].hash;
-            if (same) return q;
-        }
-        return period;
+        std::vector<int> out{0};
+        for (int j = 1; j < period; ++j)
+            if (u_[size_t(start + j)].hash == u_[size_t(start)].hash) out.push_back(j);
+        return out;
     }
 
     // Dynamic programme over [lo, hi): the most resemblance-weighted nodes in pieces that look

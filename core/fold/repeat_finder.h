@@ -9,9 +9,9 @@
 // 2. Phase: a stretch longer than r·p copies is aligned to its end. Sequences tend to agree
 //    on a boundary *before* a block (a post-norm embedding ends with the LayerNorm every BERT
 //    layer ends with; a ResNet stem's ReLU matches every block's last ReLU), rarely after one.
-// 3. A period whose equal-length chunks all start with the same segment is split into those
-//    chunks: [attention, dense MLP, attention, MoE] becomes a dense layer and an MoE layer,
-//    two classes that alternate, as a user reads the model.
+// 3. A period is split before every unit equal to its first one: [attention, dense MLP,
+//    attention, MoE] becomes a dense layer and an MoE layer, two classes that alternate, as a
+//    user reads the model, even when the MoE layer is cut into more segments than the dense one.
 // 4. What no repeat covers is cut into pieces that resemble a repeated block (the first,
 //    down-sampling block of a ResNet stage: same op mix, one more Conv, other shapes) and
 //    maximal stretches of anything else, so such blocks appear as classes of their own.

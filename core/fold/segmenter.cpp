@@ -1,11 +1,13 @@
 #include "core/fold/segmenter.h"
 
 #include "core/fold/post_dominators.h"
+#include "core/fold/segment_refiner.h"
 #include "core/fold/segment_signature.h"
 
 #include <algorithm>
 #include <climits>
 #include <memory>
+#include <span>
 #include <tuple>
 
 namespace tapas {
@@ -45,6 +47,18 @@ Result<std::vector<NodeId>> topologicalOrder(const Graph& g)
         }
     }
     return order;
+}
+
+// Ends in the order of the graph outputs they produce, then by structure.
+void sortEnds(const Graph& g, const std::vector<uint64_t>& wl, const std::vector<int>& outputIndex, std::vector<NodeId>& sinks)
+{
+    auto key = [&](NodeId v) {
+        int first = INT_MAX;
+        for (TensorId t : g.node(v).outputs)
+            if (t != kNoTensor && outputIndex[size_t(t)] >= 0) first = std::min(first, outputIndex[size_t(t)]);
+        return std::make_tuple(first, wl[size_t(v)], v);
+    };
+    std::sort(sinks.begin(), sinks.end(), [&](NodeId a, NodeId b) { return key(a) < key(b); });
 }
 
 struct SegPlan {
@@ -162,17 +176,7 @@ private:
         return sinks;
     }
 
-    // Ends in the order of the graph outputs they produce, then by structure.
-    void sortSinks(std::vector<NodeId>& sinks) const
-    {
-        auto key = [&](NodeId v) {
-            int first = INT_MAX;
-            for (TensorId t : g_.node(v).outputs)
-                if (t != kNoTensor && outputIndex_[size_t(t)] >= 0) first = std::min(first, outputIndex_[size_t(t)]);
-            return std::make_tuple(first, wl_[size_t(v)], v);
-        };
-        std::sort(sinks.begin(), sinks.end(), [&](NodeId a, NodeId b) { return key(a) < key(b); });
-    }
+    void sortSinks(std::vector<NodeId>& sinks) const { sortEnds(g_, wl_, outputIndex_, sinks); }
 
     std::unique_ptr<RegionPlan> planFromSpine(const Local& L, const PostDomTree& pdom,
                                               const std::vector<NodeId>& region, int start, int depth)
@@ -257,6 +261,58 @@ void flatten(RegionPlan& plan, int depth, Segmentation& out)
     out.regions.push_back(std::move(region));
 }
 
+// Replaces every segment the refiner cuts by its pieces, in place in its region's chain. A
+// piece's sinks are its nodes read from outside it (or graph outputs, or read by nothing), in
+// the order the region segmenter sorts ends.
+void refineSegments(const Graph& g, const std::vector<char>& useful, const NodeHashes& hashes,
+                    const std::vector<int>& outputIndex, Segmentation& seg)
+{
+    std::vector<FoldSegment> segments;
+    std::vector<int> pieceOf(g.nodes.size(), -1);
+    for (FoldRegion& region : seg.regions) {
+        std::vector<int> chain;
+        for (int s : region.segments) {
+            FoldSegment& fs = seg.segments[size_t(s)];
+            std::vector<std::vector<NodeId>> pieces = refineSegment(g, useful, hashes, fs.nodes);
+            if (pieces.size() == 1) {
+                chain.push_back(int(segments.size()));
+                segments.push_back(std::move(fs));
+                continue;
+            }
+            const int first = int(segments.size());
+            for (auto& p : pieces) {
+                for (NodeId v : p) pieceOf[size_t(v)] = int(segments.size());
+                chain.push_back(int(segments.size()));
+                FoldSegment piece;
+                piece.region = fs.region;
+                piece.nodes = std::move(p);
+                segments.push_back(std::move(piece));
+            }
+            for (int i = first; i < int(segments.size()); ++i) {
+                FoldSegment& piece = segments[size_t(i)];
+                for (NodeId v : piece.nodes) {
+                    bool leaves = false, read = false;
+                    for (TensorId t : g.node(v).outputs) {
+                        if (t == kNoTensor) continue;
+                        if (outputIndex[size_t(t)] >= 0) leaves = true;
+                        for (NodeId c : g.tensor(t).consumers) {
+                            if (!useful[size_t(c)]) continue;
+                            read = true;
+                            if (pieceOf[size_t(c)] != i) leaves = true;
+                        }
+                    }
+                    if (leaves || !read) piece.sinks.push_back(v);
+                }
+                sortEnds(g, hashes.refined, outputIndex, piece.sinks);
+            }
+            for (const FoldSegment& piece : std::span(segments).subspan(size_t(first)))
+                for (NodeId v : piece.nodes) pieceOf[size_t(v)] = -1;
+        }
+        region.segments = std::move(chain);
+    }
+    seg.segments = std::move(segments);
+}
+
 } // namespace
 
 Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, const Progress& progress)
@@ -311,6 +367,7 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
         RegionSegmenter segmenter(g, wl, useful, outputIndex);
         std::unique_ptr<RegionPlan> plan = segmenter.segment(region, 0);
         flatten(*plan, 0, out);
+        refineSegments(g, useful, hashes, outputIndex, out);
     }
     for (size_t s = 0; s < out.segments.size(); ++s)
         for (NodeId v : out.segments[s].nodes) out.nodeSegment[size_t(v)] = int(s);

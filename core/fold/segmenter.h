@@ -22,6 +22,8 @@
 // 4. Which entry node's chain is the spine: each entry candidate (the deepest nodes without
 //    data predecessors) is tried, and the one giving the finest segmentation wins (least sum of
 //    squared segment sizes over all regions): the decoder's stream, not the encoder output.
+// 5. A segment of more than 64 nodes that a long skip or a multi-tensor state leaves uncut is
+//    cut further (segment_refiner.h): long edges cut, or slabs of repeating levels.
 // Nothing here reads node names or relies on the file's node order.
 #include "core/fold/structural_hash.h"
 #include "core/ir/graph.h"

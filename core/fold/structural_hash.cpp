@@ -25,8 +25,9 @@ uint64_t hashDouble(double d)
 }
 
 // Integer values are shape arithmetic (Reshape targets, axes, indices): they are structure.
-// Float values are hashed only for scalars (eps, scales, -inf masks); longer float tensors are
-// weights, which differ per layer by design.
+// Float values are not hashed, scalars included: a learned scalar (PP-LCNetV3's affine scale and
+// bias, which paddle2onnx writes as one-element Constant nodes) differs per layer like any
+// weight, and nothing tells it from an eps or a fixed scale. Shape and dtype still count.
 uint64_t hashConstValue(uint64_t h, const ConstValue& v)
 {
     h = hashMix(h, uint64_t(v.dtype));
@@ -34,8 +35,6 @@ uint64_t hashConstValue(uint64_t h, const ConstValue& v)
     if (v.isInteger()) {
         h = hashMix(h, v.ints.size());
         for (int64_t x : v.ints) h = hashMix(h, uint64_t(x));
-    } else if (v.floats.size() <= 1) {
-        for (double x : v.floats) h = hashMix(h, hashDouble(x));
     }
     return h;
 }

@@ -20,9 +20,10 @@ uint64_t hashShape(const Shape& s);
 // they produce counts as a constant wherever it is read. Nodes on a cycle are not meta.
 std::vector<char> metaNodes(const Graph& g);
 
-// Per node: op type, domain, attributes (values of shape-like integers, scalar floats), the
-// dtype/shape/kind of every input and output slot, and the shapes of weight inputs. Float
-// weight values are never hashed: exporters perturb or randomise them per layer.
+// Per node: op type, domain, attributes (with their values), the dtype/shape/kind of every
+// input and output slot, the values of integer constants (shape arithmetic), and the shapes of
+// weight inputs. Float constant values are never hashed, scalars included: weights differ per
+// layer by design, and a learned scalar cannot be told from an eps.
 std::vector<uint64_t> localNodeHashes(const Graph& g, const std::vector<char>& meta);
 
 // Weisfeiler–Lehman refinement over producers (by input slot) and consumers (as a multiset),

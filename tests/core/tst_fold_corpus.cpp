@@ -47,16 +47,12 @@ const CorpusModel* findModel(const std::vector<CorpusModel>& corpus, const QStri
 const std::map<QString, const char*>& knownGaps()
 {
     static const std::map<QString, const char*> gaps = {
-        // A long skip (FPN, LR-ASPP's low-level branch, RSE-FPN) reads the backbone far ahead, so no
-        // node after it post-dominates the backbone: the backbone is one segment, cut into pieces.
-        {"fasterrcnn_mobilenet_v3_large_320_fpn.onnx", "FPN skips: backbone after features.13 and the RPN levels are one segment"},
-        {"ssdlite320_mobilenet_v3_large.onnx", "multi-level heads read the backbone: features.14-15 are one segment"},
-        {"lraspp_mobilenet_v3_large.onnx", "the low-level branch skips the whole backbone: one segment"},
-        {"ppocr_v4_det.onnx", "RSE-FPN reads four backbone levels: the backbone is one segment"},
-        {"ppocr_v4_rec.onnx", "not yet diagnosed: no post-dominating cut is found in the backbone, one segment"},
-        // Every iteration's flow prediction is a graph output: nothing in an iteration post-dominates
-        // the one before it.
-        {"raft_small.onnx", "each iteration feeds a graph output: the 12 iterations are one segment"},
+        // The RPN head is one set of weights applied to three FPN levels of different spatial
+        // sizes; shapes enter every block signature, so the three applications differ.
+        {"fasterrcnn_mobilenet_v3_large_320_fpn.onnx", "the RPN head runs on FPN levels of three sizes: no repeat of 3"},
+        // Iterations 2-12 fold as 11 slabs of levels; the first shares its levels with the
+        // correlation pyramid and reads the initial state at other depths.
+        {"raft_small.onnx", "the first of the 12 iterations lies at other depths: 11 fold"},
     };
     return gaps;
 }
