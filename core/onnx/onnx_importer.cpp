@@ -8,6 +8,7 @@
 // and Resize scales from them. So the peak is one parsed proto; afterwards it is shapes only.
 #include "core/onnx/onnx_importer.h"
 
+#include "core/onnx/onnx_attribute_check.h"
 #include "core/onnx/onnx_batch_dims.h"
 #include "core/onnx/onnx_convert.h"
 #include "core/onnx/onnx_infer.h"
@@ -89,6 +90,39 @@ void warnUnknownOps(const onnx::ModelProto& model, const Graph& g, std::vector<s
         warnings.push_back(std::to_string(found.size() - kMaxListed) + " more nodes with unknown ops are kept as opaque nodes");
 }
 
+// An opset this ONNX build does not know reads every op with the newest schemas it has: say so,
+// since shapes and the checker may then disagree with the producer.
+void warnOpsets(const onnx::ModelProto& model, std::vector<std::string>& warnings)
+{
+    const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    for (const auto& op : model.opset_import()) {
+        const std::string domain = op.domain() == "ai.onnx" ? std::string() : op.domain();
+        const auto range = known.find(domain);
+        if (range == known.end()) continue; // a custom domain: its ops get the unknown-op warning
+        const std::string label = domain.empty() ? std::string("ai.onnx") : domain;
+        if (op.version() > range->second.second)
+            warnings.push_back("opset " + std::to_string(op.version()) + " of domain '" + label +
+                               "' is newer than this build of ONNX knows (up to " + std::to_string(range->second.second) +
+                               "): ops are read with the newest schemas it has");
+        else if (op.version() < 1)
+            warnings.push_back("opset " + std::to_string(op.version()) + " of domain '" + label +
+                               "' is not a valid version: ops are read with the newest schemas");
+    }
+}
+
+// A graph output that no node, graph input or initializer produces.
+void warnDanglingOutputs(const onnx::GraphProto& g, std::vector<std::string>& warnings)
+{
+    std::set<std::string> produced;
+    for (const auto& in : g.input()) produced.insert(in.name());
+    for (const auto& t : g.initializer()) produced.insert(t.name());
+    for (const auto& n : g.node())
+        for (const std::string& o : n.output()) produced.insert(o);
+    for (const auto& out : g.output())
+        if (!produced.count(out.name()))
+            warnings.push_back("graph output '" + out.name() + "' is produced by no node, input or initializer");
+}
+
 void warnUnknownShapes(const ShapeFillReport& fill, std::vector<std::string>& warnings)
 {
     if (fill.unknown.empty()) return;
@@ -110,6 +144,11 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
 
     if (std::string bad = findImplausibleStoredTensor(model.graph()); !bad.empty())
         return Result<Graph>::failure(name + ": " + bad + "; the file is corrupt");
+    if (std::string bad = findInvalidAttribute(model.graph()); !bad.empty())
+        return Result<Graph>::failure(name + ": " + bad);
+
+    warnOpsets(model, warnings);
+    warnDanglingOutputs(model.graph(), warnings);
 
     progress(0.3, "dropping weight data");
     const DropReport drops = dropLargeTensorData(model, baseDir);

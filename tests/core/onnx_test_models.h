@@ -149,6 +149,43 @@ inline onnx::ModelProto ifModel()
 }
 
 // X -> Relu -> com.acme::Foo -> Relu -> Y: an op no one knows, in a domain no one knows.
+// Conv(3x3, 8 -> 8 channels) then `pool` (MaxPool or AveragePool, 2x2), on [1,8,16,16]; the
+// attribute tests overwrite one attribute of one of them.
+inline onnx::ModelProto convPoolModel(const std::string& pool = "MaxPool")
+{
+    onnx::ModelProto m = makeModel(13);
+    auto* g = m.mutable_graph();
+    addInput(g, "x", {1, 8, 16, 16});
+    addInitializer(g, "W", {8, 8, 3, 3});
+    auto* conv = addNode(g, "Conv", {"x", "W"}, {"c"}, "/net/conv/Conv");
+    auto setInts = [](onnx::NodeProto* n, const std::string& name, std::initializer_list<int64_t> values) {
+        auto* a = n->add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::INTS);
+        for (int64_t v : values) a->add_ints(v);
+    };
+    setInts(conv, "kernel_shape", {3, 3});
+    setInts(conv, "strides", {1, 1});
+    setInts(conv, "pads", {1, 1, 1, 1});
+    auto* group = conv->add_attribute();
+    group->set_name("group");
+    group->set_type(onnx::AttributeProto::INT);
+    group->set_i(1);
+    auto* p = addNode(g, pool, {"c"}, {"y"}, "/net/pool/" + pool);
+    setInts(p, "kernel_shape", {2, 2});
+    setInts(p, "strides", {2, 2});
+    addOutput(g, "y", {1, 8, 8, 8});
+    return m;
+}
+
+// The attribute `name` of the node at `index`, which must exist.
+inline onnx::AttributeProto* attributeOf(onnx::ModelProto& m, int index, const std::string& name)
+{
+    for (auto& a : *m.mutable_graph()->mutable_node(index)->mutable_attribute())
+        if (a.name() == name) return &a;
+    return nullptr;
+}
+
 inline onnx::ModelProto unknownOpModel()
 {
     onnx::ModelProto m = makeModel();

@@ -3,6 +3,7 @@
 #include "onnx_test_models.h"
 
 #include <QFile>
+#include <limits>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -62,6 +63,12 @@ private slots:
     void bad_input_absent_external_data_is_a_warning_naming_the_file();
     void bad_input_present_external_data_gives_no_warning();
     void bad_input_hostile_tensor_dims_do_not_crash();
+    void bad_input_zero_strides_are_an_error_naming_node_and_attribute_data();
+    void bad_input_zero_strides_are_an_error_naming_node_and_attribute();
+    void bad_input_valid_conv_pool_model_imports();
+    void bad_input_graph_input_dims_out_of_range_are_an_error_naming_the_input();
+    void bad_input_unknown_opset_is_a_warning_naming_it();
+    void bad_input_dangling_graph_output_is_a_warning_naming_it();
 };
 
 void TstBadInput::bad_input_missing_file_names_the_path()
@@ -235,6 +242,109 @@ void TstBadInput::bad_input_hostile_tensor_dims_do_not_crash()
     const Result<Graph> r = importOnnxBytes(models::serialize(m), "hostile.onnx", "");
     if (r.ok()) QVERIFY(!r->tensor(r->findTensor("B")).value);
     else QVERIFY2(r.error().find("hostile.onnx") != std::string::npos, r.error().c_str());
+}
+
+void TstBadInput::bad_input_zero_strides_are_an_error_naming_node_and_attribute_data()
+{
+    QTest::addColumn<int>("node");
+    QTest::addColumn<QString>("pool");
+    QTest::addColumn<QString>("attribute");
+    QTest::addColumn<int>("value");
+    QTest::addColumn<QString>("expected");
+    // Each of these killed ONNX shape inference (and with it every program) with SIGFPE, or
+    // would index past a list.
+    QTest::newRow("conv strides 0") << 0 << "MaxPool" << "strides" << 0 << "/net/conv/Conv";
+    QTest::newRow("maxpool strides 0") << 1 << "MaxPool" << "strides" << 0 << "/net/pool/MaxPool";
+    QTest::newRow("averagepool strides 0") << 1 << "AveragePool" << "strides" << 0 << "/net/pool/AveragePool";
+    QTest::newRow("conv dilations 0") << 0 << "MaxPool" << "dilations" << 0 << "/net/conv/Conv";
+    QTest::newRow("conv kernel 0") << 0 << "MaxPool" << "kernel_shape" << 0 << "/net/conv/Conv";
+    QTest::newRow("conv negative pads") << 0 << "MaxPool" << "pads" << -3 << "/net/conv/Conv";
+    QTest::newRow("conv group 0") << 0 << "MaxPool" << "group" << 0 << "/net/conv/Conv";
+    QTest::newRow("conv group negative") << 0 << "MaxPool" << "group" << -2 << "/net/conv/Conv";
+    QTest::newRow("pool strides of the wrong length") << 1 << "MaxPool" << "strides" << 99 << "/net/pool/MaxPool";
+}
+
+void TstBadInput::bad_input_zero_strides_are_an_error_naming_node_and_attribute()
+{
+    QFETCH(int, node);
+    QFETCH(QString, pool);
+    QFETCH(QString, attribute);
+    QFETCH(int, value);
+    QFETCH(QString, expected);
+    onnx::ModelProto m = models::convPoolModel(pool.toStdString());
+    onnx::AttributeProto* a = models::attributeOf(m, node, attribute.toStdString());
+    if (!a) { // dilations is not set by default
+        a = m.mutable_graph()->mutable_node(node)->add_attribute();
+        a->set_name(attribute.toStdString());
+        a->set_type(onnx::AttributeProto::INTS);
+        a->add_ints(1);
+        a->add_ints(1);
+    }
+    if (a->type() == onnx::AttributeProto::INT) {
+        a->set_i(value);
+    } else if (value == 99) {
+        a->add_ints(2); // three strides for a 2-D kernel
+    } else {
+        a->set_ints(0, value);
+    }
+    QTemporaryDir dir;
+    const QString path = writeFile(dir, QStringLiteral("bad_attr.onnx"), bytesOf(m));
+    expectError(path, expected);
+    expectError(path, QStringLiteral("attribute '%1'").arg(attribute));
+}
+
+void TstBadInput::bad_input_valid_conv_pool_model_imports()
+{
+    for (const char* pool : {"MaxPool", "AveragePool"}) {
+        const Result<Graph> r = importOnnxBytes(models::serialize(models::convPoolModel(pool)), "ok.onnx", "");
+        QVERIFY2(r.ok(), r.error().c_str());
+        QCOMPARE(QString::fromStdString(r->tensor(r->outputs[0]).shape.toString()), QStringLiteral("[1,8,8,8]"));
+    }
+}
+
+void TstBadInput::bad_input_graph_input_dims_out_of_range_are_an_error_naming_the_input()
+{
+    for (int64_t bad : {int64_t(-5), int64_t(1) << 62, std::numeric_limits<int64_t>::max()}) {
+        onnx::ModelProto m = models::convPoolModel();
+        m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(bad);
+        const Result<Graph> r = importOnnxBytes(models::serialize(m), "dims.onnx", "");
+        QVERIFY2(!r.ok(), qPrintable(QString::number(bad)));
+        QVERIFY2(r.error().find("dims.onnx") != std::string::npos, r.error().c_str());
+        QVERIFY2(r.error().find("graph input 'x'") != std::string::npos, r.error().c_str());
+        QVERIFY2(r.error().find(std::to_string(bad)) != std::string::npos, r.error().c_str());
+    }
+}
+
+namespace {
+bool warns(const Result<Graph>& r, const std::string& a, const std::string& b)
+{
+    for (const std::string& w : r->warnings)
+        if (w.find(a) != std::string::npos && w.find(b) != std::string::npos) return true;
+    return false;
+}
+} // namespace
+
+void TstBadInput::bad_input_unknown_opset_is_a_warning_naming_it()
+{
+    for (int64_t opset : {int64_t(99), int64_t(1000000000)}) {
+        onnx::ModelProto m = models::convPoolModel();
+        m.mutable_opset_import(0)->set_version(opset);
+        const Result<Graph> r = importOnnxBytes(models::serialize(m), "opset.onnx", "");
+        QVERIFY2(r.ok(), r.error().c_str());
+        QVERIFY(warns(r, "opset " + std::to_string(opset), "ai.onnx"));
+    }
+    const Result<Graph> ok = importOnnxBytes(models::serialize(models::convPoolModel()), "opset.onnx", "");
+    QVERIFY2(ok.ok(), ok.error().c_str());
+    QVERIFY(!warns(ok, "opset", "ai.onnx"));
+}
+
+void TstBadInput::bad_input_dangling_graph_output_is_a_warning_naming_it()
+{
+    onnx::ModelProto m = models::convPoolModel();
+    models::addOutput(m.mutable_graph(), "nobody_makes_me", {1});
+    const Result<Graph> r = importOnnxBytes(models::serialize(m), "dangling_out.onnx", "");
+    QVERIFY2(r.ok(), r.error().c_str());
+    QVERIFY(warns(r, "graph output 'nobody_makes_me'", "produced by no node"));
 }
 
 QTEST_GUILESS_MAIN(TstBadInput)
