@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace tapas::onnximport {
@@ -63,6 +64,43 @@ bool graphSafe(const onnx::GraphProto& g, NameSet typed, const Opsets& opsets)
     return true;
 }
 
+// ONNX 1.12's ConvTranspose inference reads dim 1 of the weight without checking its rank
+// (SIGSEGV on a rank-1 weight; found by fuzz_onnx_structure). Only a weight whose rank is known
+// before inference (initializer, Constant, graph input, value_info) can be proven safe; otherwise
+// the whole inference is skipped and Tapas's own shape pass fills the shapes. Returns the node
+// that stops it, or "".
+std::string inferenceHazard(const onnx::GraphProto& g)
+{
+    std::unordered_map<std::string, int> rank;
+    for (const auto& t : g.initializer()) rank[t.name()] = t.dims_size();
+    auto addInfos = [&](const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& infos) {
+        for (const auto& vi : infos)
+            if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+                rank.emplace(vi.name(), vi.type().tensor_type().shape().dim_size());
+    };
+    addInfos(g.input());
+    addInfos(g.value_info());
+    for (const auto& n : g.node())
+        if (n.op_type() == "Constant" && n.output_size())
+            for (const auto& a : n.attribute())
+                if (a.has_t()) rank[n.output(0)] = a.t().dims_size();
+    for (const auto& n : g.node()) {
+        if (n.op_type() == "ConvTranspose" && (n.domain().empty() || n.domain() == "ai.onnx")) {
+            const auto r = n.input_size() > 1 ? rank.find(n.input(1)) : rank.end();
+            if (r == rank.end() || r->second < 2)
+                return "node '" + n.name() + "' (ConvTranspose) has a weight of " +
+                       (r == rank.end() ? std::string("unknown rank") : "rank " + std::to_string(r->second));
+        }
+        for (const auto& a : n.attribute()) {
+            if (a.has_g())
+                if (std::string h = inferenceHazard(a.g()); !h.empty()) return h;
+            for (const auto& sub : a.graphs())
+                if (std::string h = inferenceHazard(sub); !h.empty()) return h;
+        }
+    }
+    return {};
+}
+
 bool infer(onnx::ModelProto& model, bool dataPropagation, std::vector<std::string>& warnings)
 {
     try {
@@ -83,6 +121,11 @@ bool infer(onnx::ModelProto& model, bool dataPropagation, std::vector<std::strin
 std::vector<std::string> runShapeInference(onnx::ModelProto& model)
 {
     std::vector<std::string> warnings;
+    if (std::string hazard = inferenceHazard(model.graph()); !hazard.empty()) {
+        warnings.push_back("ONNX shape inference was not run: " + hazard +
+                           ", on which it crashes; the shapes come from Tapas's own shape pass");
+        return warnings;
+    }
     if (!infer(model, false, warnings)) return warnings;
     Opsets opsets;
     for (const auto& op : model.opset_import())

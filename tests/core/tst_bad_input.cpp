@@ -68,6 +68,7 @@ private slots:
     void bad_input_valid_conv_pool_model_imports();
     void bad_input_graph_input_dims_out_of_range_are_an_error_naming_the_input();
     void bad_input_unknown_opset_is_a_warning_naming_it();
+    void bad_input_conv_transpose_with_rank1_weight_does_not_crash_onnx_inference();
     void bad_input_dangling_graph_output_is_a_warning_naming_it();
 };
 
@@ -345,6 +346,17 @@ void TstBadInput::bad_input_dangling_graph_output_is_a_warning_naming_it()
     const Result<Graph> r = importOnnxBytes(models::serialize(m), "dangling_out.onnx", "");
     QVERIFY2(r.ok(), r.error().c_str());
     QVERIFY(warns(r, "graph output 'nobody_makes_me'", "produced by no node"));
+}
+
+void TstBadInput::bad_input_conv_transpose_with_rank1_weight_does_not_crash_onnx_inference()
+{
+    // Found by fuzz_onnx_structure: ONNX 1.12's ConvTranspose inference reads dim 1 of a rank-1
+    // weight (SIGSEGV). Reaching the assertions is most of the test.
+    onnx::ModelProto m = models::tinyMlp();
+    m.mutable_graph()->mutable_node(2)->set_op_type("ConvTranspose"); // Add(M, B[4]) -> ConvTranspose(M, B)
+    const Result<Graph> r = importOnnxBytes(models::serialize(m), "deconv.onnx", "");
+    QVERIFY2(r.ok(), r.error().c_str());
+    QVERIFY(warns(r, "/layer/Add", "ONNX shape inference was not run"));
 }
 
 QTEST_GUILESS_MAIN(TstBadInput)
