@@ -1,8 +1,11 @@
 #include "runtime/worker_info.h"
 
+#include "runtime/blas_probe.h"
+
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -23,13 +26,17 @@ RankInfo localRankInfo(int rank)
     const long pages = sysconf(_SC_PHYS_PAGES);
     const long pageSize = sysconf(_SC_PAGESIZE);
     if (pages > 0 && pageSize > 0) r.memoryGiB = double(pages) * double(pageSize) / (1024.0 * 1024 * 1024);
+    const BlasInfo blas = probeBlas();
+    r.blas = describeBlas(blas);
+    r.blasWarning = blasWarning(blas);
     return r;
 }
 
 nlohmann::json rankInfoToJson(const RankInfo& r)
 {
     return {{"rank", r.rank}, {"host", r.host}, {"pid", r.pid}, {"cpus", r.cpus},
-            {"local_rank", r.localRank}, {"memory_gib", r.memoryGiB}};
+            {"local_rank", r.localRank}, {"memory_gib", r.memoryGiB}, {"blas", r.blas},
+            {"blas_warning", r.blasWarning}};
 }
 
 int runInfo(const MpiContext& mpi, bool json)
@@ -50,6 +57,16 @@ int runInfo(const MpiContext& mpi, bool json)
             std::printf("%-6d %-24s %-9ld %-6d %-10d %.1f GiB\n", r["rank"].get<int>(),
                         r["host"].get<std::string>().c_str(), r["pid"].get<long>(), r["cpus"].get<int>(),
                         r["local_rank"].get<int>(), r["memory_gib"].get<double>());
+        // Ranks on one host load the same library: print each distinct BLAS once.
+        std::vector<std::string> seen;
+        for (const auto& r : ranks) {
+            const std::string blas = r["blas"].get<std::string>();
+            if (std::find(seen.begin(), seen.end(), blas) != seen.end()) continue;
+            seen.push_back(blas);
+            std::printf("BLAS: %s\n", blas.c_str());
+            const std::string warn = r["blas_warning"].get<std::string>();
+            if (!warn.empty()) std::printf("warning: rank %d: %s\n", r["rank"].get<int>(), warn.c_str());
+        }
     }
     return 0;
 }

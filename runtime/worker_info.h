@@ -14,6 +14,8 @@ struct RankInfo {
     int cpus = 0;           // CPUs this process may run on (affinity mask)
     int localRank = -1;     // OMPI_COMM_WORLD_LOCAL_RANK when launched by Open MPI
     double memoryGiB = 0;   // physical memory of the host
+    std::string blas;       // the BLAS this rank's torch calls (runtime/blas_probe.h)
+    std::string blasWarning; // non-empty when that BLAS is the slow reference one
 };
 
 RankInfo localRankInfo(int rank);

@@ -6,6 +6,7 @@
 #include "core/ir/dim_bindings.h"
 #include "core/onnx/onnx_importer.h"
 #include "core/plan/plan_file.h"
+#include "runtime/blas_probe.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/exec/plan_trainer.h"
 #include "runtime/metrics/metrics_sink.h"
@@ -214,6 +215,7 @@ int Run::exec()
         if (!sink_->ok()) std::fprintf(stderr, "tapas-worker: %s\n", sink_->error().c_str());
     }
     emit(MetricsEvent::statusEvent("starting", o_.resume ? "resuming" : "loading model and plan"));
+    emit(blasLogEvent(rank));
     // SIGTERM from a direct kill; SIGUSR1 because mpirun forwards it to every rank unchanged,
     // while its own SIGTERM handling kills the ranks shortly after passing the signal on.
     std::signal(SIGTERM, onSigterm);

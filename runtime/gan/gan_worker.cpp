@@ -1,5 +1,6 @@
 #include "runtime/gan/gan_worker.h"
 
+#include "runtime/blas_probe.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/gan/gan_trainer.h"
 #include "runtime/metrics/metrics_sink.h"
@@ -82,6 +83,7 @@ int runGanWorker(int argc, char** argv)
         sink->record(protocol::MetricsEvent::statusEvent("starting",
                                                        std::string(o.resume ? "resuming" : "starting") + " ParaGAN on " +
                                                            std::to_string(mpi.size()) + " ranks"));
+        sink->record(blasLogEvent(0));
     }
     TrainerEnv env;
     env.options = &o;

@@ -3,6 +3,7 @@
 // launcher (mpirun + tapas-worker train-plan), beside the cost model's prediction for it.
 // Measured = median step time after the warm-up steps.
 #include "tests/bench/bench.h"
+#include "tests/bench/bench_ddp_reference.h"
 
 #include "core/cluster/cluster_spec.h"
 #include "core/fold/folded_graph.h"
@@ -156,6 +157,7 @@ int run(const std::vector<std::string>& args)
                                 {"tapas", DeviceMesh{1, ranks}},
                                 {"megatron", DeviceMesh{1, ranks}},
                                 {"dp", DeviceMesh{ranks, 1}}};
+    double ourDataParallel = 0; // median step of the DP plan, set by its row
     for (const Row& row : rows) {
         const char* name = row.name;
         const Searcher* searcher = findSearcher(name);
@@ -197,6 +199,19 @@ int run(const std::vector<std::string>& args)
         std::printf("%-9s %-5s %12.2fms %13.2fms %13.2fms %9.2f\n", name, res->best.plan.mesh.toString().c_str(), med * 1e3,
                     fig.predicted * 1e3, costModel * 1e3, predicted > 0 ? med / predicted : 0.0);
         std::fflush(stdout);
+        if (std::string(name) == "dp") ourDataParallel = med;
+    }
+    const DdpFigures ddp = runDdpReference(dir, {layers, hidden, heads, seq, batch, vocab}, ranks, steps, warmup);
+    if (!ddp.ok) {
+        std::printf("%-9s %-5s failed: %s\n", "ddp", (std::to_string(ranks) + "x1").c_str(), ddp.error.c_str());
+        ++failures;
+    } else {
+        std::printf("%-9s %-5s %12.2fms %15s %15s %9s   PyTorch %s DDP (gloo), same model shape and ranks\n", "ddp",
+                    (std::to_string(ranks) + "x1").c_str(), ddp.medianStepSeconds * 1e3, "", "", "",
+                    ddp.torchVersion.c_str());
+        if (ourDataParallel > 0)
+            std::printf("\nour data-parallel step / PyTorch DDP step: %.2fx (target at most 1.10x)\n",
+                        ourDataParallel / ddp.medianStepSeconds);
     }
     return failures ? 1 : 0;
 }
