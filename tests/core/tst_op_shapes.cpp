@@ -4,6 +4,7 @@
 #include "core/ops/op_registry.h"
 #include "core/ops/shape_fill.h"
 #include "op_test_graph.h"
+#include "tests/common/shared_models.h"
 
 #include <QtTest>
 
@@ -449,8 +450,8 @@ private slots:
 
     void bert_mini_with_bound_dims_has_every_activation_shape_known()
     {
-        const std::string path = std::string(TAPAS_MODELS_DIR) + "/bert_mini_4l.onnx";
-        if (!QFile::exists(QString::fromStdString(path))) QSKIP("bert_mini_4l.onnx is not in the shared models");
+        TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
+        const std::string path = tapas::testing::sharedModelPath("bert_mini_4l.onnx");
         ImportOptions opt;
         opt.dims = {{"batch", 2}, {"seq", 16}};
         Result<Graph> g = importOnnxFile(path, opt);
@@ -469,8 +470,8 @@ private slots:
 
     void bert_mini_unbound_keeps_batch_and_seq_symbolic()
     {
-        const std::string path = std::string(TAPAS_MODELS_DIR) + "/bert_mini_4l.onnx";
-        if (!QFile::exists(QString::fromStdString(path))) QSKIP("bert_mini_4l.onnx is not in the shared models");
+        TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
+        const std::string path = tapas::testing::sharedModelPath("bert_mini_4l.onnx");
         Result<Graph> g = importOnnxFile(path);
         QVERIFY2(g.ok(), g.error().c_str());
         for (const Tensor& t : g->tensors)
