@@ -113,7 +113,7 @@ void BackgroundJob::onDone(Watcher* watcher, const std::shared_ptr<Shared>& shar
     if (shared->cancel) {
         Q_EMIT cancelled(what);
     } else if (!out) {
-        Q_EMIT failed(what, tr("%1 stopped: %2").arg(what, QString::fromStdString(shared->error)));
+        Q_EMIT failed(what, QString::fromStdString(shared->error));
     } else {
         result_ = std::move(out);
         resultType_ = shared->type;

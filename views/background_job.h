@@ -75,7 +75,8 @@ Q_SIGNALS:
     // permille in [0, 1000]; stage is the work's short label ("parsing", "tapas: stitch", ...).
     void progressChanged(int permille, const QString& stage);
     // Exactly one of these three ends every run that was not superseded. failed() means the
-    // work threw (a library bug; work reports its own errors in what it returns).
+    // work threw (a library bug; work reports its own errors in what it returns); `error` is
+    // the exception's text.
     void finished();
     void cancelled(const QString& what);
     void failed(const QString& what, const QString& error);

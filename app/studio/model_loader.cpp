@@ -84,7 +84,9 @@ ModelLoader::ModelLoader(QObject* parent)
     });
     connect(job_, &BackgroundJob::progressChanged, this, &ModelLoader::progressChanged);
     connect(job_, &BackgroundJob::finished, this, &ModelLoader::onFinished);
-    connect(job_, &BackgroundJob::failed, this, &ModelLoader::failed);
+    connect(job_, &BackgroundJob::failed, this, [this](const QString& path, const QString& error) {
+        Q_EMIT failed(path, QStringLiteral("%1: %2").arg(QFileInfo(path).fileName(), error));
+    });
     connect(job_, &BackgroundJob::cancelled, this, &ModelLoader::cancelled);
 }
 

@@ -161,7 +161,7 @@ SearchDialog::SearchDialog(PlanSession* session, QWidget* parent)
     });
     connect(job_, &BackgroundJob::failed, this, [this](const QString&, const QString& error) {
         setRunning(false);
-        status_->setText(error);
+        status_->setText(tr("The search stopped: %1").arg(error));
         Q_EMIT searchFinished(false);
     });
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &SearchDialog::onRowChosen);
@@ -356,7 +356,7 @@ void SearchDialog::run()
         }
         out.seconds = double(clock.nsecsElapsed()) * 1e-9;
         return out;
-    }, tr("Searching"));
+    }, tr("Searching…"));
 }
 
 void SearchDialog::cancel()
