@@ -5,18 +5,20 @@
 #   bash scripts/setup.sh                # install what is missing, configure, build
 #   bash scripts/setup.sh --run-sample   # ... then describe the bundled sample model, and open
 #                                        #     it in the GUI when a display is available
-# Environment: BUILD_DIR (default: build), BUILD_TYPE (default: Release), JOBS (default: nproc).
+# Environment: BUILD_DIR (default: build), BUILD_TYPE (default: the one CMakeLists.txt sets),
+# JOBS (default: nproc).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BUILD_DIR:-$here/build}"
-build_type="${BUILD_TYPE:-Release}"
+build_type_arg=()
+[ -z "${BUILD_TYPE:-}" ] || build_type_arg=(-DCMAKE_BUILD_TYPE="$BUILD_TYPE")
 jobs="${JOBS:-$(nproc)}"
 run_sample=0
 for arg in "$@"; do
   case "$arg" in
     --run-sample) run_sample=1 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -48,7 +50,7 @@ fi
 
 # Relative paths in ccache's hash: a fresh clone elsewhere reuses the objects of an earlier build.
 export CCACHE_BASEDIR="$here" CCACHE_NOHASHDIR=1
-cmake -G Ninja -S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" \
+cmake -G Ninja -S "$here" -B "$build_dir" "${build_type_arg[@]}" \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 echo "setup: built into $build_dir (programs in $build_dir/bin)"

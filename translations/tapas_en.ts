@@ -1475,14 +1475,9 @@ Double-click the caption or press − to collapse</source>
     </message>
 </context>
 <context>
-    <name>tapas::LayoutJob</name>
+    <name>tapas::BackgroundJob</name>
     <message>
-        <location filename="../views/graph/layout_job.cpp" line="+77"/>
-        <source>The layout produced no result.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location filename="../views/background_job.cpp" line="+120"/>
         <source>done</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3128,6 +3123,11 @@ Start a new run with the form on the left.</source>
     <message>
         <location line="+30"/>
         <source>Searching: %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The search stopped: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -1474,14 +1474,9 @@ Double-click the caption or press − to collapse</source>
     </message>
 </context>
 <context>
-    <name>tapas::LayoutJob</name>
+    <name>tapas::BackgroundJob</name>
     <message>
-        <location filename="../views/graph/layout_job.cpp" line="+77"/>
-        <source>The layout produced no result.</source>
-        <translation>布局没有产生结果。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
+        <location filename="../views/background_job.cpp" line="+120"/>
         <source>done</source>
         <translation>完成</translation>
     </message>
@@ -3118,6 +3113,11 @@ Start a new run with the form on the left.</source>
         <location line="+30"/>
         <source>Searching: %1…</source>
         <translation>正在搜索：%1…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The search stopped: %1</source>
+        <translation>搜索已停止：%1</translation>
     </message>
     <message>
         <location line="+7"/>

@@ -1,5 +1,5 @@
 #pragma once
-// Editing a ClusterSpec (issue 5, Search dialog): a preset to start from, then nodes, devices per
+// Editing a ClusterSpec (in the Search dialog): a preset to start from, then nodes, devices per
 // node, device memory, peak FLOP/s and the intra-/inter-node links in the units people quote
 // (GiB, TFLOP/s, GB/s, µs). The values are checked by core's parseClusterSpec, so the editor
 // and a hand-written JSON file refuse the same things with the same field names; the field at

@@ -22,16 +22,11 @@ QCommandLineOption jsonOption()
                               QStringLiteral("Print one JSON object instead of text."));
 }
 
-std::optional<DimBindings> parseDimBindings(const QStringList& values, QString* error)
+Result<DimBindings> parseDimBindings(const QStringList& values)
 {
     std::vector<std::string> args;
     for (const QString& v : values) args.push_back(v.toStdString());
-    Result<DimBindings> dims = tapas::parseDimBindings(args);
-    if (!dims) {
-        if (error) *error = QString::fromStdString(dims.error());
-        return std::nullopt;
-    }
-    return std::move(dims).value();
+    return tapas::parseDimBindings(args);
 }
 
 bool parseOrExplain(QCommandLineParser& parser, const QStringList& args, int* exitCode)

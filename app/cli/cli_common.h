@@ -27,9 +27,8 @@ QCommandLineOption dimOption();
 QCommandLineOption jsonOption();
 
 // Parses "batch=8", "seq=2048", ... into bindings (core/ir/dim_bindings.h, the grammar
-// tapas-studio shares). On failure returns nullopt and sets `error` to a sentence naming the
-// offending argument.
-std::optional<DimBindings> parseDimBindings(const QStringList& values, QString* error);
+// tapas-studio shares); an error names the offending argument.
+Result<DimBindings> parseDimBindings(const QStringList& values);
 
 // Parses the command line; on a usage error prints it (and the help) to stderr and returns
 // false with `*exitCode` set to kExitBadInput. `--help`/`-h` (add parser.addHelpOption())

@@ -79,10 +79,9 @@ int runExport(const QStringList& args)
     options.jobName = parser.value(jobOpt).toStdString();
     options.runDir = parser.value(runDirOpt).toStdString();
 
-    QString dimError;
-    const std::optional<DimBindings> dims = parseDimBindings(parser.values(dimOption()), &dimError);
+    const Result<DimBindings> dims = parseDimBindings(parser.values(dimOption()));
     if (!dims) {
-        printErr("tapas export: " + dimError.toStdString());
+        printErr("tapas export: " + dims.error());
         return kExitBadInput;
     }
     const std::optional<Graph> graph = loadGraphOrReport(parser.value(modelOpt), *dims);

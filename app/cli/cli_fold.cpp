@@ -31,10 +31,9 @@ int runFold(const QStringList& args)
         printErr("tapas fold: expected exactly one model file, e.g. tapas fold model.onnx");
         return kExitBadInput;
     }
-    QString dimError;
-    const std::optional<DimBindings> dims = parseDimBindings(parser.values(dimOption()), &dimError);
+    const Result<DimBindings> dims = parseDimBindings(parser.values(dimOption()));
     if (!dims) {
-        printErr("tapas fold: " + dimError.toStdString());
+        printErr("tapas fold: " + dims.error());
         return kExitBadInput;
     }
     const std::optional<Graph> graph = loadGraphOrReport(positional[0], *dims);

@@ -27,10 +27,9 @@ int runInspect(const QStringList& args)
         printErr(parser.helpText().toStdString());
         return kExitBadInput;
     }
-    QString error;
-    const std::optional<DimBindings> dims = parseDimBindings(parser.values(QStringLiteral("dim")), &error);
+    const Result<DimBindings> dims = parseDimBindings(parser.values(QStringLiteral("dim")));
     if (!dims) {
-        printErr("tapas inspect: " + error.toStdString());
+        printErr("tapas inspect: " + dims.error());
         return kExitBadInput;
     }
     const std::optional<Graph> graph = loadGraphOrReport(files.front(), *dims);

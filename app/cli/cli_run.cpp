@@ -118,9 +118,8 @@ int runRunCommand(const QStringList& args)
         spec.hosts.clear();
         for (const QString& h : parser.value(hostsOpt).split(QLatin1Char(','), Qt::SkipEmptyParts)) spec.hosts.push_back(h.trimmed().toStdString());
     }
-    QString dimError;
-    if (!parseDimBindings(parser.values(dimOption()), &dimError)) {
-        printErr("tapas run: " + dimError.toStdString());
+    if (const Result<DimBindings> dims = parseDimBindings(parser.values(dimOption())); !dims) {
+        printErr("tapas run: " + dims.error());
         return kExitBadInput;
     }
     for (const QString& d : parser.values(dimOption()))

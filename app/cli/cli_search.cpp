@@ -56,10 +56,9 @@ int runSearch(const QStringList& args)
         printErr("tapas search: expected a model and --cluster, e.g. tapas search model.onnx --cluster a100x8");
         return kExitBadInput;
     }
-    QString dimError;
-    const std::optional<DimBindings> dims = parseDimBindings(parser.values(dimOption()), &dimError);
+    const Result<DimBindings> dims = parseDimBindings(parser.values(dimOption()));
     if (!dims) {
-        printErr("tapas search: " + dimError.toStdString());
+        printErr("tapas search: " + dims.error());
         return kExitBadInput;
     }
     Result<ClusterSpec> cluster = loadClusterSpec(parser.value(clusterOpt).toStdString());
@@ -214,10 +213,9 @@ int runPlanCommand(const QStringList& args)
         printErr("usage: tapas plan check plan.tapas.json model.onnx [--dim name=value]");
         return kExitBadInput;
     }
-    QString dimError;
-    const std::optional<DimBindings> dims = parseDimBindings(parser.values(dimOption()), &dimError);
+    const Result<DimBindings> dims = parseDimBindings(parser.values(dimOption()));
     if (!dims) {
-        printErr("tapas plan: " + dimError.toStdString());
+        printErr("tapas plan: " + dims.error());
         return kExitBadInput;
     }
     const std::optional<Graph> graph = loadGraphOrReport(pos[2], *dims);

@@ -1,5 +1,5 @@
 #pragma once
-// Plan ▸ Export… (issue 5, "Export for clusters"): the plan under edit written in the chosen
+// Plan ▸ Export…: the plan under edit written in the chosen
 // formats (the plan file, Open MPI, SLURM, DTensor, Megatron-LM, DOT/SVG/PNG; one entry per
 // registered PlanExporter) for the hosts and GPUs per node given here, into one folder. Every
 // format is generated before anything is written, so a refused host name writes nothing and

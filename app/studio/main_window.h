@@ -55,7 +55,7 @@ public:
     LogView* logView() const { return log_; }
     QDockWidget* logDock() const { return logDock_; }
     StudioDocks* docks() const { return docks_; }
-    // The plan of the open model (issue 5) and the Plan dock, graph overlay and Undo/Redo on it.
+    // The plan of the open model and the Plan dock, graph overlay and Undo/Redo on it.
     PlanSession* planSession() const { return planSession_; }
     PlanDocks* planDocks() const { return planDocks_; }
     // Plan ▸ Search…/Export…, the project actions and the Costs dock.

@@ -1,16 +1,13 @@
 #pragma once
-// Imports and summarizes a model on a worker thread (QtConcurrent) so the GUI never blocks;
-// progress and the result come back to the GUI thread as signals. One load at a time: a new
-// request cancels the running one and starts when it has stopped.
+// Imports, summarizes and folds a model on a worker thread (a BackgroundJob) so the GUI never
+// blocks; progress and the result come back to the GUI thread as signals. One load at a time: a
+// new request cancels the running one and starts when it has stopped.
 #include "app/studio/model_document.h"
 
 #include <QByteArray>
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
-#include <atomic>
-#include <memory>
 #include <optional>
 
 namespace tapas {
@@ -23,6 +20,8 @@ struct LoadOutcome {
     bool cancelled = false;
 };
 
+class BackgroundJob;
+
 class ModelLoader : public QObject {
     Q_OBJECT
 public:
@@ -33,8 +32,7 @@ public:
     // For models that are not files: the bundled sample, whose `sourcePath` is its resource path
     // (":/models/sample_gpt.onnx"); messages name it by its file name.
     void loadBytes(const QByteArray& bytes, const QString& sourcePath, const DimBindings& dims = {});
-    bool isBusy() const { return running_.has_value(); }
-    QString currentPath() const;
+    bool isBusy() const;
 
 public Q_SLOTS:
     void cancel();
@@ -48,24 +46,10 @@ Q_SIGNALS:
     void cancelled(const QString& path);
 
 private:
-    struct Request {
-        QString path;
-        QString displayName;
-        QByteArray bytes; // empty: read `path` from disk
-        DimBindings dims;
-    };
-    struct Running {
-        Request request;
-        std::shared_ptr<std::atomic<bool>> cancel;
-        std::shared_ptr<std::atomic<int>> lastPermille;
-    };
-    void request(Request r);
-    void start(Request r);
+    void request(const QString& path, const QByteArray& bytes, const DimBindings& dims);
     void onFinished();
 
-    QFutureWatcher<LoadOutcome> watcher_;
-    std::optional<Running> running_;
-    std::optional<Request> pending_;
+    BackgroundJob* job_; // queues a new load behind the cancelled one
 };
 
 } // namespace tapas

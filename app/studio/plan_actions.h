@@ -1,5 +1,5 @@
 #pragma once
-// The plan workflow's part of the main window (issue 5): Plan ▸ Search… and Export…, the File
+// The plan workflow's part of the main window: Plan ▸ Search… and Export…, the File
 // menu's project actions (Open/Save/Save As Project, Open Plan, recent projects), the Costs dock
 // and the unsaved-changes prompt. MainWindow creates one of these; keeping the wiring here keeps
 // main_window.cpp about the model and the window.

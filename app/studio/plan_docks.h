@@ -1,5 +1,5 @@
 #pragma once
-// The plan-review part of the main window (issue 5): the Plan dock, the graph's sharding
+// The plan-review part of the main window: the Plan dock, the graph's sharding
 // overlay with its View toggle, Undo/Redo in the Edit menu, and the wiring between them and the
 // window's PlanSession (row <-> graph selection through PlanSession::selectNode, override
 // requests through PlanSession::setStrategy / setWeightLayout, refusals to the status bar).

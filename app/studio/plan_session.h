@@ -1,5 +1,5 @@
 #pragma once
-// The plan side of the open model (issue 5): the cluster and mesh the user planned for, the
+// The plan side of the open model: the cluster and mesh the user planned for, the
 // plans the last search returned (TAPAS and the baselines), the plan being edited (a PlanEditor
 // over the chosen result) and the QUndoStack of the user's edits. The Plan dock, the Costs dock,
 // the graph overlay, the Search/Export dialogs and the project file all observe this one object,

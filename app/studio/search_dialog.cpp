@@ -2,6 +2,7 @@
 
 #include "app/studio/plan_session.h"
 #include "core/search/mesh_sweep.h"
+#include "views/background_job.h"
 #include "views/cluster_editor.h"
 
 #include <QCheckBox>
@@ -22,9 +23,7 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <set>
 
@@ -60,7 +59,8 @@ SearchDialog::SearchDialog(PlanSession* session, QWidget* parent)
       ilpLimit_(new QDoubleSpinBox(this)), keepOverrides_(new QCheckBox(this)), run_(new QPushButton(this)),
       cancel_(new QPushButton(this)), buttons_(new QDialogButtonBox(QDialogButtonBox::Close, this)),
       progress_(new QProgressBar(this)), status_(new QLabel(this)), table_(new QTableView(this)),
-      resultsModel_(new QStandardItemModel(this)), poll_(new QTimer(this))
+      resultsModel_(new QStandardItemModel(this)),
+      job_(new BackgroundJob(BackgroundJob::OnRestart::Supersede, this))
 {
     setObjectName(QStringLiteral("searchDialog"));
     mesh_->setObjectName(QStringLiteral("searchMesh"));
@@ -148,11 +148,24 @@ SearchDialog::SearchDialog(PlanSession* session, QWidget* parent)
     connect(run_, &QPushButton::clicked, this, &SearchDialog::run);
     connect(cancel_, &QPushButton::clicked, this, &SearchDialog::cancel);
     connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(&watcher_, &QFutureWatcher<SearchOutcome>::finished, this, &SearchDialog::onFinished);
-    connect(poll_, &QTimer::timeout, this, &SearchDialog::pollProgress);
+    connect(job_, &BackgroundJob::finished, this, &SearchDialog::onFinished);
+    connect(job_, &BackgroundJob::progressChanged, this, [this](int permille, const QString& stage) {
+        if (permille >= 1000) return; // the results follow at once
+        progress_->setValue(permille);
+        status_->setText(tr("Searching: %1…").arg(stage));
+    });
+    connect(job_, &BackgroundJob::cancelled, this, [this] {
+        setRunning(false);
+        status_->setText(tr("Search cancelled; the previous plans are kept."));
+        Q_EMIT searchFinished(false);
+    });
+    connect(job_, &BackgroundJob::failed, this, [this](const QString&, const QString& error) {
+        setRunning(false);
+        status_->setText(tr("The search stopped: %1").arg(error));
+        Q_EMIT searchFinished(false);
+    });
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &SearchDialog::onRowChosen);
     connect(session_, &PlanSession::resultsChanged, this, &SearchDialog::fillResults);
-    poll_->setInterval(50);
 
     retranslateUi();
     cluster_->selectPreset(QStringLiteral("a100x8"));
@@ -163,12 +176,8 @@ SearchDialog::SearchDialog(PlanSession* session, QWidget* parent)
     resize(960, 720);
 }
 
-SearchDialog::~SearchDialog()
-{
-    // The worker holds only shared state and copies; let it stop before the dialog goes.
-    if (shared_) shared_->cancel = true;
-    watcher_.waitForFinished();
-}
+// The job, a child, cancels and waits for its worker, which holds only copies and shared state.
+SearchDialog::~SearchDialog() = default;
 
 void SearchDialog::retranslateUi()
 {
@@ -215,7 +224,7 @@ QCheckBox* SearchDialog::searcherBox(const QString& name) const
 
 bool SearchDialog::isRunning() const
 {
-    return watcher_.isRunning();
+    return job_->isRunning();
 }
 
 void SearchDialog::refreshMeshes()
@@ -275,16 +284,6 @@ void SearchDialog::setRunning(bool running)
     cancel_->setEnabled(running);
     progress_->setVisible(running);
     cluster_->setEnabled(!running);
-    if (running) poll_->start();
-    else poll_->stop();
-}
-
-void SearchDialog::pollProgress()
-{
-    if (!shared_) return;
-    progress_->setValue(shared_->permille.load());
-    std::lock_guard<std::mutex> lock(shared_->mutex);
-    status_->setText(tr("Searching: %1…").arg(QString::fromStdString(shared_->stage)));
 }
 
 void SearchDialog::run()
@@ -333,55 +332,44 @@ void SearchDialog::run()
     request.cost = runOptions_;
     request.ilpTimeLimit = ilpLimit_->value();
     if (keepOverrides_->isChecked() && session_->editor()) request.fixed = session_->editor()->overrides();
-    shared_ = std::make_shared<Shared>();
-    std::shared_ptr<Shared> shared = shared_;
     std::shared_ptr<const Graph> graph = session_->graph(); // keeps the graph alive for the worker
     setRunning(true);
     progress_->setValue(0);
     status_->setText(tr("Searching…"));
-    watcher_.setFuture(QtConcurrent::run([graph, request, meshes, chosen, shared]() mutable {
+    job_->start([graph, request, meshes, chosen](const Progress& progress) mutable {
         QElapsedTimer clock;
         clock.start();
         SearchOutcome out;
         request.graph = graph.get();
-        request.progress.cancel = &shared->cancel;
+        request.progress.cancel = progress.cancel;
         for (size_t i = 0; i < chosen.size(); ++i) {
             const Searcher* s = chosen[i];
             const size_t n = chosen.size();
-            request.progress.report = [shared, i, n, s](double f, std::string_view stage) {
-                shared->permille = int(1000.0 * (double(i) + f) / double(n));
-                std::lock_guard<std::mutex> lock(shared->mutex);
-                shared->stage = s->name() + ": " + std::string(stage);
+            // One bar across the searchers, each labelled by name.
+            request.progress.report = [&progress, i, n, s](double f, std::string_view stage) {
+                progress((double(i) + f) / double(n), s->name() + ": " + std::string(stage));
             };
             Result<SearchResult> r = searchBestMesh(*s, request, meshes);
-            if (shared->cancel) {
-                out.cancelled = true;
-                break;
-            }
+            if (progress.cancelled()) break; // the job reports the cancel
             if (r) out.results.push_back(std::move(r).value());
             else out.errors.push_back(QString::fromStdString(s->name() + ": " + r.error()));
         }
         out.seconds = double(clock.nsecsElapsed()) * 1e-9;
         return out;
-    }));
+    }, tr("Searching…"));
 }
 
 void SearchDialog::cancel()
 {
-    if (!isRunning() || !shared_) return;
-    shared_->cancel = true;
+    if (!isRunning()) return;
+    job_->cancel();
     status_->setText(tr("Cancelling…"));
 }
 
 void SearchDialog::onFinished()
 {
     setRunning(false);
-    SearchOutcome out = watcher_.result();
-    if (out.cancelled) {
-        status_->setText(tr("Search cancelled; the previous plans are kept."));
-        Q_EMIT searchFinished(false);
-        return;
-    }
+    SearchOutcome out = job_->takeResult<SearchOutcome>();
     QStringList lines;
     for (const QString& e : out.errors) lines << e;
     if (out.results.empty()) {

@@ -1,5 +1,5 @@
 #pragma once
-// Plan ▸ Search… (issue 5): pick or edit the cluster, the mesh (or let the search try every
+// Plan ▸ Search…: pick or edit the cluster, the mesh (or let the search try every
 // dp x tp mesh), the symbolic dims and the searchers, run them off the GUI thread with progress
 // and Cancel, and list what each found. The results go to the PlanSession, so the Plan and
 // Costs docks show them at once; choosing a row makes that plan the one under edit.
@@ -8,13 +8,9 @@
 #include "core/search/searcher.h"
 
 #include <QDialog>
-#include <QFutureWatcher>
 #include <QString>
 
-#include <atomic>
 #include <map>
-#include <memory>
-#include <mutex>
 #include <vector>
 
 class QCheckBox;
@@ -28,10 +24,10 @@ class QPushButton;
 class QSpinBox;
 class QStandardItemModel;
 class QTableView;
-class QTimer;
 
 namespace tapas {
 
+class BackgroundJob;
 class ClusterEditor;
 class PlanSession;
 
@@ -39,7 +35,6 @@ class PlanSession;
 struct SearchOutcome {
     std::vector<SearchResult> results;
     std::vector<QString> errors; // "ilp: ..." for searchers that failed
-    bool cancelled = false;
     double seconds = 0;
 };
 
@@ -92,7 +87,6 @@ private:
     void onRowChosen();
     void fillResults();
     void setRunning(bool running);
-    void pollProgress();
 
     PlanSession* session_;
     ClusterEditor* cluster_;
@@ -112,18 +106,8 @@ private:
     QLabel* status_;
     QTableView* table_;
     QStandardItemModel* resultsModel_;
-    QTimer* poll_;
-    QFutureWatcher<SearchOutcome> watcher_;
+    BackgroundJob* job_;
     bool waitingForModel_ = false;
-
-    // Shared with the worker: progress in permille, the stage label and the cancel flag.
-    struct Shared {
-        std::atomic<int> permille{0};
-        std::atomic<bool> cancel{false};
-        std::mutex mutex;
-        std::string stage;
-    };
-    std::shared_ptr<Shared> shared_;
     ClusterSpec runCluster_;
     CostOptions runOptions_;
 };

@@ -16,51 +16,41 @@ std::string fieldError(const std::string& origin, const std::string& field, cons
     return "cluster '" + origin + "': field '" + field + "' " + what;
 }
 
-// Reads a positive number at obj[key]; `path` is the dotted name used in messages.
-bool readPositive(const json& obj, const char* key, const std::string& path, const std::string& origin,
-                  double& out, std::string& err, bool allowZero = false)
+// The positive number at obj[key]; `path` is the dotted name used in messages.
+Result<double> readPositive(const json& obj, const char* key, const std::string& path, const std::string& origin,
+                            bool allowZero = false)
 {
-    if (!obj.contains(key)) {
-        err = fieldError(origin, path, "is missing");
-        return false;
-    }
+    if (!obj.contains(key)) return Result<double>::failure(fieldError(origin, path, "is missing"));
     const json& v = obj.at(key);
-    if (!v.is_number()) {
-        err = fieldError(origin, path, "must be a number");
-        return false;
-    }
-    out = v.get<double>();
-    if (out < 0 || (!allowZero && out == 0)) {
-        err = fieldError(origin, path, allowZero ? "must not be negative" : "must be positive");
-        return false;
-    }
-    return true;
+    if (!v.is_number()) return Result<double>::failure(fieldError(origin, path, "must be a number"));
+    const double out = v.get<double>();
+    if (out < 0 || (!allowZero && out == 0))
+        return Result<double>::failure(fieldError(origin, path, allowZero ? "must not be negative" : "must be positive"));
+    return out;
 }
 
-bool readPositiveInt(const json& obj, const char* key, const std::string& origin, int& out, std::string& err)
+Result<int> readPositiveInt(const json& obj, const char* key, const std::string& origin)
 {
-    if (!obj.contains(key)) {
-        err = fieldError(origin, key, "is missing");
-        return false;
-    }
+    if (!obj.contains(key)) return Result<int>::failure(fieldError(origin, key, "is missing"));
     const json& v = obj.at(key);
-    if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > 1000000) {
-        err = fieldError(origin, key, "must be a positive integer");
-        return false;
-    }
-    out = int(v.get<int64_t>());
-    return true;
+    if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > 1000000)
+        return Result<int>::failure(fieldError(origin, key, "must be a positive integer"));
+    return int(v.get<int64_t>());
 }
 
-bool readLink(const json& obj, const char* key, const std::string& origin, LinkSpec& out, std::string& err)
+Result<LinkSpec> readLink(const json& obj, const char* key, const std::string& origin)
 {
-    if (!obj.contains(key) || !obj.at(key).is_object()) {
-        err = fieldError(origin, key, "must be an object with 'bandwidth' and 'latency'");
-        return false;
-    }
+    if (!obj.contains(key) || !obj.at(key).is_object())
+        return Result<LinkSpec>::failure(fieldError(origin, key, "must be an object with 'bandwidth' and 'latency'"));
     const json& l = obj.at(key);
-    return readPositive(l, "bandwidth", std::string(key) + ".bandwidth", origin, out.bandwidth, err) &&
-           readPositive(l, "latency", std::string(key) + ".latency", origin, out.latency, err, true);
+    Result<double> bandwidth = readPositive(l, "bandwidth", std::string(key) + ".bandwidth", origin);
+    if (!bandwidth) return Result<LinkSpec>::failure(bandwidth.error());
+    Result<double> latency = readPositive(l, "latency", std::string(key) + ".latency", origin, true);
+    if (!latency) return Result<LinkSpec>::failure(latency.error());
+    LinkSpec link;
+    link.bandwidth = *bandwidth;
+    link.latency = *latency;
+    return link;
 }
 
 } // namespace
@@ -78,22 +68,32 @@ Result<ClusterSpec> parseClusterSpec(const std::string& jsonText, const std::str
     if (j.is_discarded()) return Result<ClusterSpec>::failure("cluster '" + origin + "': not valid JSON");
     if (!j.is_object()) return Result<ClusterSpec>::failure("cluster '" + origin + "': top level must be a JSON object");
     ClusterSpec c;
-    std::string err;
     c.name = j.value("name", std::string());
     c.device = j.value("device", std::string());
-    if (!readPositiveInt(j, "nodes", origin, c.nodes, err) ||
-        !readPositiveInt(j, "devices_per_node", origin, c.devicesPerNode, err))
-        return Result<ClusterSpec>::failure(err);
+    for (auto [key, out] : {std::pair{"nodes", &c.nodes}, std::pair{"devices_per_node", &c.devicesPerNode}}) {
+        Result<int> v = readPositiveInt(j, key, origin);
+        if (!v) return Result<ClusterSpec>::failure(v.error());
+        *out = *v;
+    }
     if (!j.contains("peak_flops") || !j.at("peak_flops").is_object())
         return Result<ClusterSpec>::failure(fieldError(origin, "peak_flops", "must be an object with 'fp32', 'fp16' and 'bf16'"));
     const json& pf = j.at("peak_flops");
-    if (!readPositive(pf, "fp32", "peak_flops.fp32", origin, c.peakFp32, err) ||
-        !readPositive(pf, "fp16", "peak_flops.fp16", origin, c.peakFp16, err) ||
-        !readPositive(pf, "bf16", "peak_flops.bf16", origin, c.peakBf16, err) ||
-        !readPositive(j, "memory_bytes", "memory_bytes", origin, c.memoryBytes, err) ||
-        !readLink(j, "intra_node", origin, c.intraNode, err) || !readLink(j, "inter_node", origin, c.interNode, err) ||
-        !readPositive(j, "efficiency", "efficiency", origin, c.efficiency, err))
-        return Result<ClusterSpec>::failure(err);
+    for (auto [key, out] : {std::pair{"fp32", &c.peakFp32}, std::pair{"fp16", &c.peakFp16}, std::pair{"bf16", &c.peakBf16}}) {
+        Result<double> v = readPositive(pf, key, std::string("peak_flops.") + key, origin);
+        if (!v) return Result<ClusterSpec>::failure(v.error());
+        *out = *v;
+    }
+    Result<double> memory = readPositive(j, "memory_bytes", "memory_bytes", origin);
+    if (!memory) return Result<ClusterSpec>::failure(memory.error());
+    c.memoryBytes = *memory;
+    for (auto [key, out] : {std::pair{"intra_node", &c.intraNode}, std::pair{"inter_node", &c.interNode}}) {
+        Result<LinkSpec> link = readLink(j, key, origin);
+        if (!link) return Result<ClusterSpec>::failure(link.error());
+        *out = *link;
+    }
+    Result<double> efficiency = readPositive(j, "efficiency", "efficiency", origin);
+    if (!efficiency) return Result<ClusterSpec>::failure(efficiency.error());
+    c.efficiency = *efficiency;
     if (c.efficiency > 1) return Result<ClusterSpec>::failure(fieldError(origin, "efficiency", "must be in (0, 1]"));
     if (c.name.empty()) c.name = origin;
     return c;

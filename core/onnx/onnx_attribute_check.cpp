@@ -30,7 +30,7 @@ std::string listOf(const onnx::AttributeProto& a)
     return "[" + s + "]";
 }
 
-std::string checkNode(const onnx::NodeProto& n, int index)
+Status checkNode(const onnx::NodeProto& n, int index)
 {
     const bool windowed = n.domain().empty() || n.domain() == "ai.onnx" ? windowedOps().count(n.op_type()) > 0 : false;
     int kernelRank = -1;
@@ -38,7 +38,7 @@ std::string checkNode(const onnx::NodeProto& n, int index)
         if (windowed && a.name() == "kernel_shape") kernelRank = a.ints_size();
     auto bad = [&](const onnx::AttributeProto& a, const std::string& allowed) {
         const std::string value = a.type() == onnx::AttributeProto::INT ? std::to_string(a.i()) : listOf(a);
-        return nodeLabel(n, index) + ": attribute '" + a.name() + "' is " + value + "; " + allowed;
+        return Status::failure(nodeLabel(n, index) + ": attribute '" + a.name() + "' is " + value + "; " + allowed);
     };
     for (const auto& a : n.attribute()) {
         const std::string& name = a.name();
@@ -64,10 +64,10 @@ std::string checkNode(const onnx::NodeProto& n, int index)
         if ((n.op_type() == "LRN" && name == "size") && (a.i() < 1 || a.i() > kMaxPlausibleDim))
             return bad(a, "it must be at least 1");
     }
-    return {};
+    return Status::success();
 }
 
-std::string checkGraph(const onnx::GraphProto& g, bool main)
+Status checkGraph(const onnx::GraphProto& g, bool main)
 {
     if (main) {
         for (const auto& in : g.input()) {
@@ -77,27 +77,27 @@ std::string checkGraph(const onnx::GraphProto& g, bool main)
                 if (!dims[i].has_dim_value()) continue;
                 const int64_t v = dims[i].dim_value();
                 if (v < 0 || v > kMaxPlausibleDim)
-                    return "graph input '" + in.name() + "' has dim " + std::to_string(i) + " = " + std::to_string(v) +
-                           "; a dim must be between 0 and 2^40";
+                    return Status::failure("graph input '" + in.name() + "' has dim " + std::to_string(i) + " = " +
+                                           std::to_string(v) + "; a dim must be between 0 and 2^40");
             }
         }
     }
     for (int i = 0; i < g.node_size(); ++i) {
         const onnx::NodeProto& n = g.node(i);
-        if (std::string e = checkNode(n, i); !e.empty()) return e;
+        if (Status s = checkNode(n, i); !s) return s;
         for (const auto& a : n.attribute()) {
             if (a.has_g())
-                if (std::string e = checkGraph(a.g(), false); !e.empty()) return e;
+                if (Status s = checkGraph(a.g(), false); !s) return s;
             for (const auto& sub : a.graphs())
-                if (std::string e = checkGraph(sub, false); !e.empty()) return e;
+                if (Status s = checkGraph(sub, false); !s) return s;
         }
     }
-    return {};
+    return Status::success();
 }
 
 } // namespace
 
-std::string findInvalidAttribute(const onnx::GraphProto& g)
+Status checkAttributeValues(const onnx::GraphProto& g)
 {
     return checkGraph(g, true);
 }

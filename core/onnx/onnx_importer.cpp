@@ -123,8 +123,9 @@ void warnDanglingOutputs(const onnx::GraphProto& g, std::vector<std::string>& wa
             warnings.push_back("graph output '" + out.name() + "' is produced by no node, input or initializer");
 }
 
-void warnUnknownShapes(const ShapeFillReport& fill, std::vector<std::string>& warnings)
+void warnShapeFill(const ShapeFillReport& fill, std::vector<std::string>& warnings)
 {
+    warnings.insert(warnings.end(), fill.ruleFailures.begin(), fill.ruleFailures.end());
     if (fill.unknown.empty()) return;
     if (fill.unknown.size() == 1) {
         warnings.push_back("the shape of tensor '" + fill.unknown[0] +
@@ -142,10 +143,9 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     auto cancelled = [&] { return progress.cancelled(); };
     std::vector<std::string> warnings;
 
-    if (std::string bad = findImplausibleStoredTensor(model.graph()); !bad.empty())
-        return Result<Graph>::failure(name + ": " + bad + "; the file is corrupt");
-    if (std::string bad = findInvalidAttribute(model.graph()); !bad.empty())
-        return Result<Graph>::failure(name + ": " + bad);
+    if (Status s = checkStoredTensorDims(model.graph()); !s)
+        return Result<Graph>::failure(name + ": " + s.error + "; the file is corrupt");
+    if (Status s = checkAttributeValues(model.graph()); !s) return Result<Graph>::failure(name + ": " + s.error);
 
     warnOpsets(model, warnings);
     warnDanglingOutputs(model.graph(), warnings);
@@ -208,7 +208,7 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     if (unbound) markBatchScaledDims(g, std::move(*unbound), options.dims, drops, fileSymbols);
     warnUnknownOps(model, g, warnings);
     model.Clear();
-    warnUnknownShapes(fill, warnings);
+    warnShapeFill(fill, warnings);
     for (std::string& w : g.warnings) warnings.push_back(std::move(w)); // e.g. from the shape pass
     g.warnings = std::move(warnings);
     progress(1.0, "done");

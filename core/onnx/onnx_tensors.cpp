@@ -219,9 +219,9 @@ std::optional<ConstValue> tensorValue(const onnx::TensorProto& t)
     return v;
 }
 
-std::string findImplausibleStoredTensor(const onnx::GraphProto& g)
+Status checkStoredTensorDims(const onnx::GraphProto& g)
 {
-    auto check = [](const onnx::TensorProto& t, const std::string& what) -> std::string {
+    auto check = [](const onnx::TensorProto& t, const std::string& what) -> Status {
         std::string dims;
         bool bad = false;
         for (int64_t d : t.dims()) {
@@ -229,18 +229,18 @@ std::string findImplausibleStoredTensor(const onnx::GraphProto& g)
             bad = bad || d < 0 || d > kMaxPlausibleDim;
         }
         const int64_t n = tensorElements(t);
-        if (!bad && n >= 0 && n <= kMaxPlausibleElements) return {};
-        return what + " has dims [" + dims + "], which no real tensor has";
+        if (!bad && n >= 0 && n <= kMaxPlausibleElements) return Status::success();
+        return Status::failure(what + " has dims [" + dims + "], which no real tensor has");
     };
     for (const auto& t : g.initializer())
-        if (std::string e = check(t, "initializer '" + t.name() + "'"); !e.empty()) return e;
+        if (Status s = check(t, "initializer '" + t.name() + "'"); !s) return s;
     for (const auto& n : g.node()) {
         if (n.op_type() != "Constant") continue;
         for (const auto& a : n.attribute())
             if (a.has_t())
-                if (std::string e = check(a.t(), "the value of Constant node '" + n.name() + "'"); !e.empty()) return e;
+                if (Status s = check(a.t(), "the value of Constant node '" + n.name() + "'"); !s) return s;
     }
-    return {};
+    return Status::success();
 }
 
 DropReport dropLargeTensorData(onnx::ModelProto& model, const std::string& baseDir)

@@ -2,6 +2,7 @@
 // TensorProto helpers: element counts that survive hostile dims, small values as ConstValue,
 // and dropping the bytes of large tensors right after parsing. Internal to core/onnx.
 #include "core/ir/attribute.h"
+#include "core/util/result.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -25,9 +26,9 @@ Shape tensorShape(const onnx::TensorProto& t);
 // external, string, complex, or data that does not match the dims).
 std::optional<ConstValue> tensorValue(const onnx::TensorProto& t);
 
-// The first stored tensor of the main graph (initializer or Constant value) whose dims are
-// negative or implausibly large, described for an error message; "" when all are fine.
-std::string findImplausibleStoredTensor(const onnx::GraphProto& g);
+// Fails naming the first stored tensor of the main graph (initializer or Constant value) whose
+// dims are negative or implausibly large.
+Status checkStoredTensorDims(const onnx::GraphProto& g);
 
 struct ExternalRef {
     std::string location; // as written in the model, relative to the model's directory

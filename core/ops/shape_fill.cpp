@@ -3,6 +3,7 @@
 #include "core/ops/dim_expr.h"
 #include "core/ops/op_registry.h"
 
+#include <exception>
 #include <set>
 
 namespace tapas {
@@ -17,8 +18,12 @@ bool knownDomain(const std::string& d)
 
 ShapeFillReport fillMissingShapes(Graph& g)
 {
+    return fillMissingShapes(g, OpRegistry::instance());
+}
+
+ShapeFillReport fillMissingShapes(Graph& g, const OpRegistry& registry)
+{
     ShapeFillReport report;
-    const OpRegistry& registry = OpRegistry::instance();
     // Symbolic elements of shape vectors live only for the duration of the pass.
     SymbolicValues symbolic;
     std::set<TensorId> filled;
@@ -31,10 +36,19 @@ ShapeFillReport fillMissingShapes(Graph& g)
         before.clear();
         for (TensorId t : node.outputs) before.push_back(t == kNoTensor ? Shape() : g.tensor(t).shape);
         ShapeContext ctx(g, NodeId(n), &symbolic);
+        // A rule never throws on purpose; a hostile file must not take the import down, and
+        // the user must learn which node's shapes were left to ONNX's inference and why.
+        std::string failure;
         try {
             def->inferShape(ctx);
+        } catch (const std::exception& e) {
+            failure = e.what();
         } catch (...) {
-            // A rule never throws on purpose; a hostile file must not take the import down.
+            failure = "an unknown exception";
+        }
+        if (!failure.empty()) {
+            report.ruleFailures.push_back(nodeLabel(g, NodeId(n)) + ": its shape rule failed (" + failure +
+                                          "); its outputs keep the shapes ONNX inference gave them");
             continue;
         }
         if (!ctx.changed()) continue;

@@ -1,5 +1,5 @@
 #pragma once
-// An editable plan (issue 5, "Override"): the user changes one op's or one weight's sharding,
+// An editable plan: the user changes one op's or one weight's sharding,
 // for one instance or for every instance of its block class; the plan re-propagates (collectives
 // re-placed around the changed nodes only) and re-costs incrementally (only the changed nodes'
 // and their neighbours' terms are recomputed), fast enough to follow every click (<100 ms on a

@@ -1,5 +1,5 @@
 #pragma once
-// Exporting a plan for a cluster (issue 5, DESIGN.md job 3). Each format is one class behind this
+// Exporting a plan for a cluster (DESIGN.md job 3). Each format is one class behind this
 // small interface, listed once in plan_exporters.cpp (like the searchers and Tiled's MapFormat):
 // plan (.tapas.json), mpirun (hostfile + launch script), slurm (sbatch script), dtensor (Python
 // parallelize_module plan), megatron (arguments), dot, svg, png (the annotated graph).

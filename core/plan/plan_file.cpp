@@ -56,10 +56,10 @@ std::vector<TensorLayout> readLayouts(const json& j, const std::string& origin, 
     if (!j.is_array()) throw Fail{where(origin, path, "must be an array of layouts")};
     std::vector<TensorLayout> out;
     for (const json& e : j) {
-        TensorLayout l;
-        if (!e.is_string() || !parseTensorLayout(e.get<std::string>(), l))
-            throw Fail{where(origin, path, "holds an invalid layout " + e.dump())};
-        out.push_back(l);
+        Result<TensorLayout> l = e.is_string() ? parseTensorLayout(e.get<std::string>())
+                                               : Result<TensorLayout>::failure("not a string");
+        if (!l) throw Fail{where(origin, path, "holds an invalid layout " + e.dump())};
+        out.push_back(*l);
     }
     return out;
 }

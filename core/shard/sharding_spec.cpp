@@ -1,5 +1,7 @@
 #include "core/shard/sharding_spec.h"
 
+#include <algorithm>
+
 namespace tapas {
 
 std::string TensorLayout::toString() const
@@ -12,22 +14,18 @@ std::string TensorLayout::toString() const
     return "?";
 }
 
-bool parseTensorLayout(const std::string& text, TensorLayout& out)
+Result<TensorLayout> parseTensorLayout(const std::string& text)
 {
-    if (text == "R") return out = TensorLayout::replicated(), true;
-    if (text == "P") return out = TensorLayout::partial(), true;
+    if (text == "R") return TensorLayout::replicated();
+    if (text == "P") return TensorLayout::partial();
     if (text.size() >= 4 && text.starts_with("S(") && text.back() == ')') {
-        try {
-            size_t used = 0;
-            const int d = std::stoi(text.substr(2, text.size() - 3), &used);
-            if (used != text.size() - 3 || d < 0 || d > 64) return false;
-            out = TensorLayout::split(d);
-            return true;
-        } catch (...) {
-            return false;
-        }
+        const std::string digits = text.substr(2, text.size() - 3);
+        const bool allDigits = digits.size() <= 2 && std::all_of(digits.begin(), digits.end(), [](char c) {
+            return c >= '0' && c <= '9';
+        });
+        if (allDigits && std::stoi(digits) <= 64) return TensorLayout::split(std::stoi(digits));
     }
-    return false;
+    return Result<TensorLayout>::failure("'" + text + "' is not a tensor layout (R, P or S(d) with d in 0..64)");
 }
 
 ShardingSpec toShardingSpec(const TensorLayout& tp, int rank, bool batchSplitByDp)

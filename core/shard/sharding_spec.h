@@ -3,6 +3,8 @@
 // decides the tensor-parallel axis; the data-parallel axis always splits the batch of every
 // activation, so a tensor's tp layout is R (whole on every device), S(d) (dimension d split
 // over the tp devices) or P (every device holds a partial sum pending a reduction).
+#include "core/util/result.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +35,7 @@ struct ShardingSpec {
 
 // `batchSplitByDp`: activations and inputs have their first dimension split over dp.
 ShardingSpec toShardingSpec(const TensorLayout& tp, int rank, bool batchSplitByDp);
-bool parseTensorLayout(const std::string& text, TensorLayout& out);
+// "R", "P" or "S(d)" as toString() writes them; an error names the text.
+Result<TensorLayout> parseTensorLayout(const std::string& text);
 
 } // namespace tapas

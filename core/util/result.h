@@ -8,7 +8,7 @@
 namespace tapas {
 
 template <class T>
-class Result {
+class [[nodiscard]] Result {
 public:
     Result(T value) : value_(std::move(value)) {}
     static Result failure(std::string error) { return Result(std::move(error), 0); }
@@ -32,7 +32,7 @@ private:
 };
 
 // For operations that produce nothing but can fail.
-struct Status {
+struct [[nodiscard]] Status {
     std::string error;
     bool ok() const { return error.empty(); }
     explicit operator bool() const { return ok(); }

@@ -11,27 +11,30 @@ namespace tapas {
 
 namespace zoo {
 
-std::string requirePositive(std::initializer_list<std::pair<const char*, int64_t>> sizes)
+Status requirePositive(std::initializer_list<std::pair<const char*, int64_t>> sizes)
 {
     for (const auto& [name, value] : sizes)
-        if (value < 1) return std::string("--") + name + " must be at least 1 (got " + std::to_string(value) + ")";
-    return {};
+        if (value < 1)
+            return Status::failure(std::string("--") + name + " must be at least 1 (got " + std::to_string(value) + ")");
+    return Status::success();
 }
 
-std::string checkTransformer(int64_t layers, int64_t hidden, int64_t heads, int64_t ffn, int64_t vocab)
+Status checkTransformer(int64_t layers, int64_t hidden, int64_t heads, int64_t ffn, int64_t vocab)
 {
-    if (auto e = requirePositive({{"layers", layers}, {"hidden", hidden}, {"heads", heads}, {"ffn", ffn}, {"vocab", vocab}});
-        !e.empty())
-        return e;
+    if (Status s = requirePositive({{"layers", layers}, {"hidden", hidden}, {"heads", heads}, {"ffn", ffn}, {"vocab", vocab}});
+        !s)
+        return s;
     if (hidden % heads != 0)
-        return "--hidden " + std::to_string(hidden) + " is not divisible by --heads " + std::to_string(heads);
-    return {};
+        return Status::failure("--hidden " + std::to_string(hidden) + " is not divisible by --heads " +
+                               std::to_string(heads));
+    return Status::success();
 }
 
-std::string checkOpset(int opset)
+Status checkOpset(int opset)
 {
-    if (opset != 14 && opset != 17) return "--opset must be 14 or 17 (got " + std::to_string(opset) + ")";
-    return {};
+    if (opset != 14 && opset != 17)
+        return Status::failure("--opset must be 14 or 17 (got " + std::to_string(opset) + ")");
+    return Status::success();
 }
 
 } // namespace zoo
@@ -89,7 +92,7 @@ const std::vector<ZooModelInfo>& zooModels()
 
 Result<std::string> buildZooModel(const std::string& name, const ZooOptions& options)
 {
-    if (auto e = zoo::checkOpset(options.opset); !e.empty()) return Result<std::string>::failure(e);
+    if (Status s = zoo::checkOpset(options.opset); !s) return Result<std::string>::failure(s.error);
     if (options.batch == 0 || options.batch < -1 || options.seq == 0 || options.seq < -1)
         return Result<std::string>::failure("--batch and --seq must be at least 1 when given");
     for (const Entry& e : entries()) {

@@ -167,13 +167,14 @@ Val discriminator(OnnxBuilder& b, const Val& image, const Val& y, const BigGanCo
 
 Result<std::string> buildBiggan(const ZooOptions& o)
 {
-    bool withG = false, withD = false;
-    if (auto e = parseGanPart(o.part, withG, withD); !e.empty()) return Result<std::string>::failure(e);
+    const Result<GanParts> parts = parseGanPart(o.part);
+    if (!parts) return Result<std::string>::failure(parts.error());
+    const bool withG = parts->generator, withD = parts->discriminator;
     BigGanConfig c{pick(o.imageSize, 32), pick(o.latent, 128), pick(o.width, 64), pick(o.classes, 10), dimOf(o.batch, "batch")};
     if (c.image != 32 && c.image != 64)
         return Result<std::string>::failure("--image-size must be 32 or 64 (got " + std::to_string(c.image) + ")");
-    if (auto e = requirePositive({{"latent", c.latent}, {"width", c.ch}, {"classes", c.classes}}); !e.empty())
-        return Result<std::string>::failure(e);
+    if (Status s = requirePositive({{"latent", c.latent}, {"width", c.ch}, {"classes", c.classes}}); !s)
+        return Result<std::string>::failure(s.error);
     if (c.ch % 2 != 0) return Result<std::string>::failure("--width must be even (attention uses width/8 of 4x width)");
     const bool both = withG && withD;
     OnnxBuilder b("biggan", o.opset, o.scrubNames, "biggan.weights");

@@ -5,13 +5,14 @@
 
 namespace tapas::zoo {
 
-std::string parseGanPart(const std::string& part, bool& generator, bool& discriminator)
+Result<GanParts> parseGanPart(const std::string& part)
 {
-    generator = part.empty() || part == "both" || part == "generator";
-    discriminator = part.empty() || part == "both" || part == "discriminator";
-    if (!generator && !discriminator)
-        return "--part must be generator, discriminator or both (got '" + part + "')";
-    return {};
+    GanParts p;
+    p.generator = part.empty() || part == "both" || part == "generator";
+    p.discriminator = part.empty() || part == "both" || part == "discriminator";
+    if (!p.generator && !p.discriminator)
+        return Result<GanParts>::failure("--part must be generator, discriminator or both (got '" + part + "')");
+    return p;
 }
 
 namespace {
@@ -82,14 +83,15 @@ Val discriminator(OnnxBuilder& b, const Val& image, int64_t ndf, int64_t nc, int
 
 Result<std::string> buildDcgan(const ZooOptions& o)
 {
-    bool withG = false, withD = false;
-    if (auto e = parseGanPart(o.part, withG, withD); !e.empty()) return Result<std::string>::failure(e);
+    const Result<GanParts> parts = parseGanPart(o.part);
+    if (!parts) return Result<std::string>::failure(parts.error());
+    const bool withG = parts->generator, withD = parts->discriminator;
     const int64_t image = pick(o.imageSize, 64), latent = pick(o.latent, 100), width = pick(o.width, 64);
     const int64_t nc = pick(o.channels, 3);
     if (image != 32 && image != 64)
         return Result<std::string>::failure("--image-size must be 32 or 64 (got " + std::to_string(image) + ")");
-    if (auto e = requirePositive({{"latent", latent}, {"width", width}, {"channels", nc}}); !e.empty())
-        return Result<std::string>::failure(e);
+    if (Status s = requirePositive({{"latent", latent}, {"width", width}, {"channels", nc}}); !s)
+        return Result<std::string>::failure(s.error);
     const bool both = withG && withD;
     OnnxBuilder b("dcgan", o.opset, o.scrubNames, "dcgan.weights");
     const Dim batch = dimOf(o.batch, "batch");

@@ -34,12 +34,16 @@ Val denseMlp(OnnxBuilder& b, const Val& x, int64_t hidden, int64_t ffn, const ch
              const char* down = "c_proj");
 
 inline int64_t pick(int64_t value, int64_t fallback) { return value < 0 ? fallback : value; }
-// "" when every named size is >= 1, else a sentence naming the first bad one.
-std::string requirePositive(std::initializer_list<std::pair<const char*, int64_t>> sizes);
+// Fails naming the first size below 1.
+Status requirePositive(std::initializer_list<std::pair<const char*, int64_t>> sizes);
 // Checks the shared transformer sizes (hidden divisible by heads, ...).
-std::string checkTransformer(int64_t layers, int64_t hidden, int64_t heads, int64_t ffn, int64_t vocab);
-std::string checkOpset(int opset);
-// GANs' --part: "" or "both" -> both; returns "" on success, else the error.
-std::string parseGanPart(const std::string& part, bool& generator, bool& discriminator);
+Status checkTransformer(int64_t layers, int64_t hidden, int64_t heads, int64_t ffn, int64_t vocab);
+Status checkOpset(int opset);
+// GANs' --part: which halves to build; "" or "both" -> both.
+struct GanParts {
+    bool generator = true;
+    bool discriminator = true;
+};
+Result<GanParts> parseGanPart(const std::string& part);
 
 } // namespace tapas::zoo

@@ -39,8 +39,8 @@ Result<std::string> buildMoe(const ZooOptions& o)
     if (!config.ok()) return Result<std::string>::failure(config.error());
     const DecoderLmConfig& c = *config;
     const int64_t experts = pick(o.experts, 8), topK = pick(o.topK, 2), every = pick(o.moeEvery, 2);
-    if (auto e = requirePositive({{"experts", experts}, {"top-k", topK}, {"moe-every", every}}); !e.empty())
-        return Result<std::string>::failure(e);
+    if (Status s = requirePositive({{"experts", experts}, {"top-k", topK}, {"moe-every", every}}); !s)
+        return Result<std::string>::failure(s.error);
     if (topK > experts)
         return Result<std::string>::failure("--top-k " + std::to_string(topK) + " exceeds --experts " +
                                             std::to_string(experts));

@@ -67,9 +67,8 @@ Result<std::string> buildResnet(const ZooOptions& o, bool wide)
         return Result<std::string>::failure("--depth must be 18, 34, 50, 101 or 152 (got " + std::to_string(depth) + ")");
     }
     const bool bottleneck = depth >= 50;
-    if (auto e = requirePositive({{"classes", classes}, {"image-size", image}, {"channels", channels}, {"width", baseWidth}});
-        !e.empty())
-        return Result<std::string>::failure(e);
+    if (Status s = requirePositive({{"classes", classes}, {"image-size", image}, {"channels", channels}, {"width", baseWidth}}); !s)
+        return Result<std::string>::failure(s.error);
     if (image < 32) return Result<std::string>::failure("--image-size must be at least 32 (got " + std::to_string(image) + ")");
     if (!bottleneck && baseWidth != 64)
         return Result<std::string>::failure("--width applies to bottleneck ResNets (depth 50, 101, 152) only");

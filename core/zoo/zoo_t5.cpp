@@ -181,9 +181,9 @@ Result<std::string> buildT5(const ZooOptions& o)
     c.heads = pick(o.heads, 8);
     c.ffn = pick(o.ffn, 4 * c.hidden);
     c.vocab = pick(o.vocab, 32128);
-    if (auto e = checkTransformer(c.layers, c.hidden, c.heads, c.ffn, c.vocab); !e.empty())
-        return Result<std::string>::failure(e);
-    if (auto e = requirePositive({{"decoder-layers", c.decoderLayers}}); !e.empty()) return Result<std::string>::failure(e);
+    if (Status s = checkTransformer(c.layers, c.hidden, c.heads, c.ffn, c.vocab); !s)
+        return Result<std::string>::failure(s.error);
+    if (Status s = requirePositive({{"decoder-layers", c.decoderLayers}}); !s) return Result<std::string>::failure(s.error);
     c.enc = {dimOf(o.batch, "batch"), dimOf(o.seq, "seq")};
     c.dec = {dimOf(o.batch, "batch"), dimOf(o.seq, "dec_seq")};
     OnnxBuilder b("t5", o.opset, o.scrubNames, "t5.weights");

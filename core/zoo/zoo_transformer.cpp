@@ -145,8 +145,8 @@ Result<DecoderLmConfig> decoderLmConfig(const ZooOptions& o)
     c.vocab = pick(o.vocab, 50257);
     c.positions = o.seq > 1024 ? o.seq : 1024;
     c.dims = {dimOf(o.batch, "batch"), dimOf(o.seq, "seq")};
-    if (auto e = checkTransformer(c.layers, c.hidden, c.heads, c.ffn, c.vocab); !e.empty())
-        return Result<DecoderLmConfig>::failure(e);
+    if (Status s = checkTransformer(c.layers, c.hidden, c.heads, c.ffn, c.vocab); !s)
+        return Result<DecoderLmConfig>::failure(s.error);
     return c;
 }
 
@@ -221,7 +221,7 @@ Result<std::string> buildBert(const ZooOptions& o)
     const int64_t layers = pick(o.layers, 12), h = pick(o.hidden, 768), heads = pick(o.heads, 12);
     const int64_t ffn = pick(o.ffn, 4 * h), vocab = pick(o.vocab, 30522);
     const int64_t positions = o.seq > 512 ? o.seq : 512;
-    if (auto e = checkTransformer(layers, h, heads, ffn, vocab); !e.empty()) return Result<std::string>::failure(e);
+    if (Status s = checkTransformer(layers, h, heads, ffn, vocab); !s) return Result<std::string>::failure(s.error);
     const SeqDims d{dimOf(o.batch, "batch"), dimOf(o.seq, "seq")};
     OnnxBuilder b("bert", o.opset, o.scrubNames, "bert.weights");
     const Val ids = b.input("input_ids", kI64, {d.batch, d.seq});
@@ -274,10 +274,9 @@ Result<std::string> buildVit(const ZooOptions& o)
     const int64_t layers = pick(o.layers, 12), h = pick(o.hidden, 768), heads = pick(o.heads, 12);
     const int64_t ffn = pick(o.ffn, 4 * h), image = pick(o.imageSize, 224), patch = pick(o.patch, 16);
     const int64_t classes = pick(o.classes, 1000), channels = pick(o.channels, 3);
-    if (auto e = checkTransformer(layers, h, heads, ffn, 1); !e.empty()) return Result<std::string>::failure(e);
-    if (auto e = requirePositive({{"image-size", image}, {"patch", patch}, {"classes", classes}, {"channels", channels}});
-        !e.empty())
-        return Result<std::string>::failure(e);
+    if (Status s = checkTransformer(layers, h, heads, ffn, 1); !s) return Result<std::string>::failure(s.error);
+    if (Status s = requirePositive({{"image-size", image}, {"patch", patch}, {"classes", classes}, {"channels", channels}}); !s)
+        return Result<std::string>::failure(s.error);
     if (image % patch != 0)
         return Result<std::string>::failure("image size " + std::to_string(image) +
                                             " is not divisible by the patch size " + std::to_string(patch));

@@ -1,7 +1,13 @@
 // `tapas search` as a user runs it: the real binary, its exit codes and output. The text output
 // shows the runner-up plans beside the best; a baseline that cannot run on the cluster (data
 // parallel with more replicas than samples) is listed with its reason; bad meshes and cluster
-// files are refused with a message naming what is wrong.
+// files are refused with a message naming what is wrong; what it prints is what the core
+// searchers find for the same request (mesh, step time, collectives), TAPAS never slower than
+// the baselines.
+#include "core/cluster/cluster_spec.h"
+#include "core/onnx/onnx_importer.h"
+#include "core/search/mesh_sweep.h"
+#include "core/search/searcher.h"
 #include "tests/common/run_tapas.h"
 
 #include <QFile>
@@ -11,6 +17,10 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
 
 namespace {
 
@@ -71,6 +81,73 @@ private slots:
             QVERIFY(o.contains(QStringLiteral("feasible")));
             QVERIFY(o.value(QStringLiteral("step_time_s")).toDouble() >= best * (1 - 1e-9));
         }
+    }
+
+    // The sample GPT on h100x16, batch 16 (so that data parallelism runs too), seq 1024, every mesh tried: the CLI's plans are the
+    // core searchers' plans for the same request (the same mesh, step time, memory, traffic and
+    // collectives), TAPAS's mesh is the fastest of all meshes, and TAPAS is never slower than
+    // Megatron or data parallelism.
+    void json_and_text_report_what_the_core_searchers_find()
+    {
+        const QStringList args{QStringLiteral("search"), sampleGpt(), QStringLiteral("--cluster"), QStringLiteral("h100x16"),
+                               QStringLiteral("--dim"), QStringLiteral("batch=16"), QStringLiteral("--dim"),
+                               QStringLiteral("seq=1024")};
+        const Run json = runTapas(args + QStringList{QStringLiteral("--searchers"), QStringLiteral("tapas,megatron,dp"),
+                                                     QStringLiteral("--json")});
+        QVERIFY2(json.exitCode == 0, json.err.constData());
+        const QJsonArray plans = QJsonDocument::fromJson(json.out).object().value(QStringLiteral("plans")).toArray();
+        QCOMPARE(plans.size(), 3);
+
+        tapas::ImportOptions io;
+        io.dims = {{"batch", 16}, {"seq", 1024}};
+        tapas::Result<tapas::Graph> g = tapas::importOnnxFile(sampleGpt().toStdString(), io);
+        QVERIFY2(g.ok(), g.error().c_str());
+        tapas::SearchRequest request;
+        request.graph = &*g;
+        request.cluster = *tapas::loadClusterSpec("h100x16");
+        const std::vector<tapas::DeviceMesh> meshes = tapas::enumerateMeshes(request.cluster);
+        QVERIFY(meshes.size() > 1);
+        auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
+        std::map<QString, double> stepTime;
+        size_t tapasCollectives = 0;
+        QString tapasMesh;
+        for (const QJsonValue& v : plans) {
+            const QJsonObject o = v.toObject();
+            const QString name = o.value(QStringLiteral("searcher")).toString();
+            QVERIFY2(!o.contains(QStringLiteral("error")), qPrintable(name + QStringLiteral(": ") +
+                                                                      o.value(QStringLiteral("error")).toString()));
+            tapas::Result<tapas::SearchResult> core =
+                tapas::searchBestMesh(*tapas::findSearcher(name.toStdString()), request, meshes);
+            QVERIFY2(core.ok(), core.error().c_str());
+            const tapas::CostTerms& t = core->best.report.total;
+            const QString mesh = QString::fromStdString(core->best.plan.mesh.toString());
+            QCOMPARE(o.value(QStringLiteral("mesh")).toString(), mesh);
+            QVERIFY2(close(o.value(QStringLiteral("step_time_s")).toDouble(), t.time()), qPrintable(name));
+            QVERIFY2(close(o.value(QStringLiteral("memory_bytes_per_device")).toDouble(), t.memory()), qPrintable(name));
+            QVERIFY2(close(o.value(QStringLiteral("comm_bytes_per_step")).toDouble(), t.commBytes), qPrintable(name));
+            QCOMPARE(core->best.plan.mesh.size(), 16);
+            stepTime[name] = t.time();
+            if (name == QLatin1String("tapas")) {
+                tapasCollectives = core->best.plan.reshards.size();
+                tapasMesh = mesh;
+            }
+        }
+        QVERIFY(stepTime.at(QStringLiteral("tapas")) <= stepTime.at(QStringLiteral("megatron")) * (1 + 1e-9));
+        QVERIFY(stepTime.at(QStringLiteral("tapas")) <= stepTime.at(QStringLiteral("dp")) * (1 + 1e-9));
+        // TAPAS's mesh is the fastest: no other mesh gives TAPAS a shorter step.
+        for (const tapas::DeviceMesh& m : meshes) {
+            request.mesh = m;
+            tapas::Result<tapas::SearchResult> one = tapas::findSearcher("tapas")->search(request);
+            if (!one) continue; // a mesh whose dp does not divide the batch
+            QVERIFY2(one->best.report.total.time() >= stepTime.at(QStringLiteral("tapas")) * (1 - 1e-9),
+                     m.toString().c_str());
+        }
+        // The text output names the same mesh and the same number of collectives.
+        const Run text = runTapas(args + QStringList{QStringLiteral("--searchers"), QStringLiteral("tapas")});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        const QString out = QString::fromUtf8(text.out);
+        QVERIFY2(out.contains(QStringLiteral("plan by tapas on mesh %1 (dp x tp)").arg(tapasMesh)), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("collectives per step: %1,").arg(tapasCollectives)), qPrintable(out));
     }
 
     void bad_mesh_and_cluster_name_the_field()

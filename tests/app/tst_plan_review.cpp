@@ -1,4 +1,4 @@
-// Reviewing and adjusting a plan in the real main window (issue 5), offscreen: a zoo GPT opens,
+// Reviewing and adjusting a plan in the real main window, offscreen: a zoo GPT opens,
 // a TAPAS plan arrives through PlanSession::setResults, selecting a Plan dock row selects and
 // centres the node in the graph and the other way round, overriding one MLP weight for every
 // instance through the override editor changes the report's cost and the node's colour in the

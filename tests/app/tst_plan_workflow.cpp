@@ -1,9 +1,10 @@
-// Issue 5's whole path in the real main window, on a zoo GPT: search from the Search dialog
+// The plan-review path in the real main window, on a zoo GPT: search from the Search dialog
 // (preset a100x8; tapas, megatron and dp), the results listed, an MLP weight's sharding changed
 // for every instance and the Costs dock following it, undo and redo, the project saved and
 // reopened in a fresh window with the plan and the override back, every export format written,
 // a bad host refused with nothing written, the unsaved-changes prompt, and the cluster editor
-// refusing bad values with the field named.
+// refusing bad values with the field named. Each case starts from a fresh window with the model
+// loaded and builds what it needs (a search, an override) itself, so any case runs alone.
 #include "app/studio/costs_dock.h"
 #include "app/studio/export_dialog.h"
 #include "app/studio/main_window.h"
@@ -99,9 +100,6 @@ private:
     QTemporaryDir tmp_;
     QString modelPath_;
     std::unique_ptr<MainWindow> window_;
-    Bars searched_{};
-    Bars edited_{};
-    NodeId mlpNode_ = kNoNode;
 
     PlanSession* session() const { return window_->planSession(); }
     PlanActions* actions() const { return window_->planActions(); }
@@ -111,6 +109,61 @@ private:
         QSignalSpy loaded(w, &MainWindow::modelLoaded);
         w->openModel(path);
         return loaded.wait(kLoadTimeoutMs);
+    }
+
+    // Runs tapas, megatron and dp from the Search dialog on the a100x8 preset, letting the
+    // search pick the mesh, and waits for their three results.
+    void searchThree()
+    {
+        actions()->searchAction()->trigger();
+        SearchDialog* d = actions()->searchDialog();
+        QVERIFY(d->isVisible());
+        QVERIFY(d->clusterEditor()->selectPreset(QStringLiteral("a100x8")));
+        d->meshCombo()->setCurrentIndex(0); // "let the search pick"
+        for (const auto& s : searchers()) {
+            const QString name = QString::fromStdString(s->name());
+            d->searcherBox(name)->setChecked(name == QLatin1String("tapas") || name == QLatin1String("megatron") ||
+                                             name == QLatin1String("dp"));
+        }
+        QSignalSpy finished(d, &SearchDialog::searchFinished);
+        QTest::mouseClick(d->runButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(kSearchTimeoutMs));
+        QCOMPARE(finished.first().first().toBool(), true);
+        QVERIFY2(session()->results().size() == 3, qPrintable(d->statusLabel()->text()));
+    }
+
+    // The first MLP MatMul that reads a weight (mlp/c_fc in layer 0).
+    NodeId mlpNode() const
+    {
+        const Graph& g = *session()->graph();
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+            const Node& node = g.node(n);
+            if (node.opType == "MatMul" && node.scope.find("/mlp") != std::string::npos) return n;
+        }
+        return kNoNode;
+    }
+
+    // Gives the MLP weight another strategy for every instance of its block class.
+    void overrideMlp()
+    {
+        PlanEditor* editor = session()->editor();
+        QVERIFY(editor);
+        const NodeId mlp = mlpNode();
+        QVERIFY(mlp != kNoNode);
+        QCOMPARE(int(editor->classPeers(mlp).size()), kLayers);
+        const std::string currentStrategy = editor->plan().nodes[size_t(mlp)].name;
+        QString refusal;
+        bool changed = false;
+        for (const OpStrategy& s : editor->allowedStrategies(mlp)) {
+            if (s.name == currentStrategy) continue;
+            refusal = session()->setStrategy(mlp, QString::fromStdString(s.name), true);
+            if (refusal.isEmpty()) {
+                changed = true;
+                break;
+            }
+        }
+        QVERIFY2(changed, qPrintable(refusal));
+        QCOMPARE(int(editor->overrides().size()), kLayers);
     }
 
 private Q_SLOTS:
@@ -132,20 +185,27 @@ private Q_SLOTS:
         o.batch = 8;
         const Status s = writeZooModel("gpt", o, modelPath_.toStdString());
         QVERIFY2(s.ok(), s.error.c_str());
+    }
+
+    // Before each case: a fresh window with the model loaded and no plan.
+    void init()
+    {
         window_ = std::make_unique<MainWindow>();
         window_->show();
         QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
         QVERIFY(load(window_.get(), modelPath_));
         QVERIFY(session()->graph());
         QVERIFY(!session()->hasPlan());
-        QVERIFY(!actions()->exportAction()->isEnabled());
-        QVERIFY(actions()->searchAction()->isEnabled());
+    }
+
+    void cleanup()
+    {
+        if (window_) window_->planActions()->project()->detach(); // no unsaved-changes prompt
+        window_.reset();
     }
 
     void cleanupTestCase()
     {
-        if (window_) window_->planActions()->project()->detach();
-        window_.reset();
         const QString settingsFile = QSettings().fileName();
         QSettings().clear();
         QFile::remove(settingsFile);
@@ -153,6 +213,8 @@ private Q_SLOTS:
 
     void search_dialog_runs_three_searchers_in_the_background_and_lists_their_plans()
     {
+        QVERIFY(!actions()->exportAction()->isEnabled());
+        QVERIFY(actions()->searchAction()->isEnabled());
         actions()->searchAction()->trigger();
         SearchDialog* d = actions()->searchDialog();
         QVERIFY(d->isVisible());
@@ -189,11 +251,13 @@ private Q_SLOTS:
         QCOMPARE(costs->memoryLimitLine()->at(0).y(), session()->cluster().memoryBytes * 1e-9);
         QCOMPARE(costs->blockComputeSet()->count(), int(session()->folded()->chain.size()));
         QVERIFY(costs->headline().contains(QLatin1String("tapas")));
-        searched_ = currentBars(costs);
     }
 
     void choosing_a_result_row_makes_that_plan_current()
     {
+        searchThree();
+        if (QTest::currentTestFailed()) return;
+        const Bars searched = currentBars(actions()->costsDock()->view());
         SearchDialog* d = actions()->searchDialog();
         QSignalSpy results(session(), &PlanSession::resultsChanged);
         d->resultsTable()->selectRow(1);
@@ -204,12 +268,14 @@ private Q_SLOTS:
         d->resultsTable()->selectRow(0);
         QVERIFY(results.wait(5000));
         QCOMPARE(session()->currentResult(), 0);
-        QCOMPARE(currentBars(actions()->costsDock()->view()), searched_);
+        QCOMPARE(currentBars(actions()->costsDock()->view()), searched);
         d->close();
     }
 
     void search_can_be_cancelled_and_keeps_the_previous_plans()
     {
+        searchThree();
+        if (QTest::currentTestFailed()) return;
         SearchDialog* d = actions()->searchDialog();
         d->searcherBox(QStringLiteral("megatron"))->setChecked(false);
         d->searcherBox(QStringLiteral("dp"))->setChecked(false);
@@ -222,58 +288,46 @@ private Q_SLOTS:
         QCOMPARE(session()->results().size(), size_t(3));
         QVERIFY(!d->isRunning());
         QVERIFY(d->runButton()->isEnabled());
-        d->searcherBox(QStringLiteral("megatron"))->setChecked(true);
-        d->searcherBox(QStringLiteral("dp"))->setChecked(true);
     }
 
     void overriding_an_mlp_weight_for_every_instance_changes_the_costs_dock()
     {
-        const Graph& g = *session()->graph();
-        PlanEditor* editor = session()->editor();
-        QVERIFY(editor);
-        // The first MLP MatMul that reads a weight (mlp/c_fc in layer 0).
-        for (NodeId n = 0; n < NodeId(g.nodes.size()) && mlpNode_ == kNoNode; ++n) {
-            const Node& node = g.node(n);
-            if (node.opType == "MatMul" && node.scope.find("/mlp") != std::string::npos) mlpNode_ = n;
-        }
-        QVERIFY(mlpNode_ != kNoNode);
-        QCOMPARE(int(editor->classPeers(mlpNode_).size()), kLayers);
-        const std::string currentStrategy = editor->plan().nodes[size_t(mlpNode_)].name;
-        QString refusal;
-        bool changed = false;
-        for (const OpStrategy& s : editor->allowedStrategies(mlpNode_)) {
-            if (s.name == currentStrategy) continue;
-            refusal = session()->setStrategy(mlpNode_, QString::fromStdString(s.name), true);
-            if (refusal.isEmpty()) {
-                changed = true;
-                break;
-            }
-        }
-        QVERIFY2(changed, qPrintable(refusal));
-        QCOMPARE(int(editor->overrides().size()), kLayers);
+        searchThree();
+        if (QTest::currentTestFailed()) return;
         const CostsView* costs = actions()->costsDock()->view();
-        edited_ = currentBars(costs);
-        QVERIFY2(!(edited_ == searched_), "the Costs dock did not follow the override");
-        QCOMPARE(costs->data().plans.front().total.time(), editor->report().total.time());
+        const Bars searched = currentBars(costs);
+        QVERIFY(!costs->headline().contains(QLatin1String("edited")));
+        overrideMlp();
+        if (QTest::currentTestFailed()) return;
+        QVERIFY2(!(currentBars(costs) == searched), "the Costs dock did not follow the override");
+        QCOMPARE(costs->data().plans.front().total.time(), session()->editor()->report().total.time());
         QVERIFY(costs->headline().contains(QLatin1String("edited")));
         QVERIFY(actions()->project()->isModified());
     }
 
     void undo_and_redo_move_the_costs_dock_back_and_forth()
     {
+        searchThree();
+        if (QTest::currentTestFailed()) return;
         const CostsView* costs = actions()->costsDock()->view();
+        const Bars searched = currentBars(costs);
+        overrideMlp();
+        if (QTest::currentTestFailed()) return;
+        const Bars edited = currentBars(costs);
         QUndoStack* undo = session()->undoStack();
         QVERIFY(undo->canUndo());
         undo->undo();
-        QCOMPARE(currentBars(costs), searched_);
+        QCOMPARE(currentBars(costs), searched);
         QVERIFY(session()->editor()->overrides().empty());
         undo->redo();
-        QCOMPARE(currentBars(costs), edited_);
+        QCOMPARE(currentBars(costs), edited);
         QCOMPARE(int(session()->editor()->overrides().size()), kLayers);
     }
 
     void unsaved_changes_prompt_can_cancel_or_discard()
     {
+        searchThree();
+        if (QTest::currentTestFailed()) return;
         QVERIFY(actions()->project()->isModified());
         {
             BoxAnswer answer(QMessageBox::Cancel, this);
@@ -297,6 +351,11 @@ private Q_SLOTS:
 
     void saved_project_reopens_with_its_plans_and_override_in_a_fresh_window()
     {
+        searchThree();
+        if (QTest::currentTestFailed()) return;
+        overrideMlp();
+        if (QTest::currentTestFailed()) return;
+        const Bars edited = currentBars(actions()->costsDock()->view());
         const QString path = tmp_.filePath(QStringLiteral("gpt.tapasproj"));
         QCOMPARE(actions()->saveProjectTo(path), QString());
         QVERIFY(QFile::exists(path));
@@ -326,8 +385,8 @@ private Q_SLOTS:
         QVERIFY(std::abs(s->editor()->report().total.time() - time) <= 1e-9 * time);
         QVERIFY(std::abs(s->editor()->report().total.memory() - memory) <= 1e-9 * memory);
         const Bars reopened = currentBars(fresh.planActions()->costsDock()->view());
-        QVERIFY(std::abs(reopened.compute - edited_.compute) <= 1e-9 * edited_.compute);
-        QVERIFY(std::abs(reopened.weights - edited_.weights) <= 1e-9 * edited_.weights);
+        QVERIFY(std::abs(reopened.compute - edited.compute) <= 1e-9 * edited.compute);
+        QVERIFY(std::abs(reopened.weights - edited.weights) <= 1e-9 * edited.weights);
         QVERIFY(fresh.planActions()->costsDock()->view()->headline().contains(QLatin1String("edited")));
         QVERIFY(!fresh.planActions()->project()->isModified());
         QCOMPARE(fresh.planActions()->project()->path(), QFileInfo(path).absoluteFilePath());
@@ -336,6 +395,8 @@ private Q_SLOTS:
 
     void a_bad_project_file_is_refused_naming_the_field()
     {
+        searchThree();
+        if (QTest::currentTestFailed()) return;
         const QString path = tmp_.filePath(QStringLiteral("bad.tapasproj"));
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
@@ -358,6 +419,8 @@ private Q_SLOTS:
 
     void a_plan_file_of_another_model_is_refused()
     {
+        searchThree();
+        if (QTest::currentTestFailed()) return;
         // A plan of a 2-layer GPT does not fit this 4-layer one.
         ZooOptions o;
         o.layers = 2;
@@ -388,6 +451,11 @@ private Q_SLOTS:
 
     void export_dialog_writes_every_format_and_refuses_a_bad_host()
     {
+        searchThree();
+        if (QTest::currentTestFailed()) return;
+        overrideMlp();
+        if (QTest::currentTestFailed()) return;
+        actions()->searchDialog()->close();
         actions()->exportAction()->trigger();
         ExportDialog* d = actions()->exportDialog();
         QVERIFY(d->isVisible());
@@ -506,7 +574,6 @@ private Q_SLOTS:
         QVERIFY(!d->isRunning());
         QVERIFY2(d->statusLabel()->text().contains(QLatin1String("devices_per_node")), qPrintable(d->statusLabel()->text()));
         QCOMPARE(finished.count(), 0);
-        QVERIFY(d->clusterEditor()->selectPreset(QStringLiteral("a100x8")));
     }
 };
 

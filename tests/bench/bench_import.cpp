@@ -2,6 +2,7 @@
 // GPT-3 175B configuration, and real exported models, each measured in its own process.
 #include "tests/bench/bench.h"
 #include "tests/bench/bench_measure.h"
+#include "tests/bench/bench_models.h"
 
 #include "core/onnx/onnx_importer.h"
 #include "core/report/model_summary.h"
@@ -44,10 +45,10 @@ std::string makeZooFile(const std::filesystem::path& dir, const std::string& lab
 int run(const std::vector<std::string>& args)
 {
     int repeats = 3;
-    std::string modelsDir = TAPAS_MODELS_DIR;
+    std::string modelsOption;
     for (size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--repeats" && i + 1 < args.size()) repeats = std::max(1, std::stoi(args[++i]));
-        else if (args[i] == "--models" && i + 1 < args.size()) modelsDir = args[++i];
+        else if (args[i] == "--models" && i + 1 < args.size()) modelsOption = args[++i];
         else {
             std::fprintf(stderr, "tapas bench import: unknown option '%s' (options: --repeats N, --models DIR)\n",
                          args[i].c_str());
@@ -64,10 +65,22 @@ int run(const std::vector<std::string>& args)
         {"zoo gpt 96L h768", makeZooFile(dir, "gpt96", 96, 768, 12, 1024)},
         {"zoo gpt-3 175B 96L h12288", makeZooFile(dir, "gpt175b", 96, 12288, 96, 2048)},
     };
+    // A real model that cannot be found is a failed row, said with where it was looked for.
+    int failures = 0;
+    const Result<std::string> modelsDir = findModelsDir(modelsOption, currentExecutable());
+    if (!modelsDir) {
+        std::fprintf(stderr, "tapas bench import: %s\n", modelsDir.error().c_str());
+        ++failures;
+    }
     for (const char* real : {"bert_mini_4l.onnx", "resnet18.onnx"}) {
-        const fs::path p = fs::path(modelsDir) / real;
-        if (fs::exists(p)) cases.push_back({std::string("real ") + real, p.string()});
-        else std::fprintf(stderr, "note: %s not found, skipped\n", p.string().c_str());
+        if (!modelsDir) break;
+        const fs::path p = fs::path(*modelsDir) / real;
+        if (fs::exists(p)) {
+            cases.push_back({std::string("real ") + real, p.string()});
+        } else {
+            std::fprintf(stderr, "tapas bench import: %s not found\n", p.string().c_str());
+            ++failures;
+        }
     }
 
     std::printf("Import benchmark: best of %d runs, each model in its own process\n", repeats);
@@ -75,7 +88,6 @@ int run(const std::vector<std::string>& args)
     std::printf("%-28s %8s %10s %10s %11s %13s %11s\n", "model", "nodes", "params", "file", "import", "peak RSS",
                 "time ratio");
     double baseTime = 0;
-    int failures = 0;
     for (const Case& c : cases) {
         if (c.path.empty()) { ++failures; continue; }
         std::error_code ec;

@@ -1,6 +1,7 @@
 // Every kind of bad input gives one clear message naming the file (and node), never a crash.
 #include "core/onnx/onnx_importer.h"
 #include "onnx_test_models.h"
+#include "tests/common/shared_models.h"
 
 #include <QFile>
 #include <limits>
@@ -13,7 +14,7 @@ namespace models = tapas::testmodels;
 
 namespace {
 
-std::string modelPath(const char* file) { return std::string(TAPAS_MODELS_DIR) + "/" + file; }
+std::string modelPath(const char* file) { return tapas::testing::sharedModelPath(file); }
 
 QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes)
 {
@@ -120,6 +121,7 @@ void TstBadInput::bad_input_protobuf_without_graph_is_not_onnx()
 
 void TstBadInput::bad_input_truncated_resnet18_names_the_file()
 {
+    TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
     QTemporaryDir dir;
     const QByteArray full = readAll(modelPath("resnet18.onnx"));
     QVERIFY(full.size() > 1000000);

@@ -72,9 +72,39 @@ class TstCostModel : public QObject {
 private slots:
     void tiny_graph_parameters_are_counted()
     {
-        const Graph g = tinyMlp();
-        QVERIFY(g.tensor(2).isParameter() || g.tensor(2).storedElements() == 0);
+        Graph g = tinyMlp();
+        // W [64,128] is the only parameter; the input and the activations are not.
+        QVERIFY(g.tensor(2).isParameter());
+        for (TensorId t : {0, 1, 3}) QVERIFY2(!g.tensor(t).isParameter(), g.tensor(t).name.c_str());
+        QCOMPARE(qlonglong(g.parameterCount()), 64LL * 128);
+        QCOMPARE(qlonglong(g.parameterBytes()), 64LL * 128 * 4);
         QCOMPARE(tapas::nodeCost(g, g.node(1)).flops, 2.0 * 8 * 64 * 128);
+        // Replicated on one device, the model state is 16 bytes per parameter (Adam).
+        {
+            CostModel m(g, testCluster(), {1, 1});
+            std::vector<OpStrategy> rep;
+            for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) rep.push_back(nodeStrategies(g, n, 1).front());
+            QCOMPARE(evaluatePlan(buildPlan(g, {1, 1}, rep), m).total.weightMemory, 64.0 * 128 * 16);
+        }
+        // Integer initializers (shape arguments) are stored but are not parameters; a float
+        // Constant output is one.
+        Tensor shape;
+        shape.name = "shape";
+        shape.dtype = DType::Int64;
+        shape.shape = Shape::of({2});
+        shape.kind = TensorKind::Weight;
+        const TensorId shapeId = g.addTensor(shape);
+        Tensor scale;
+        scale.name = "scale";
+        scale.dtype = DType::Float32;
+        scale.shape = Shape::of({128});
+        scale.kind = TensorKind::Constant;
+        const TensorId scaleId = g.addTensor(scale);
+        QCOMPARE(qlonglong(g.tensor(shapeId).storedElements()), 2LL);
+        QVERIFY(!g.tensor(shapeId).isParameter());
+        QVERIFY(g.tensor(scaleId).isParameter());
+        QCOMPARE(qlonglong(g.parameterCount()), 64LL * 128 + 128);
+        QCOMPARE(qlonglong(g.parameterBytes()), (64LL * 128 + 128) * 4);
     }
 
     void column_split_matmul_costs_match_hand_computation()

@@ -5,6 +5,7 @@
 #include "core/report/fold_report.h"
 #include "core/zoo/zoo.h"
 #include "tests/common/fold_checks.h"
+#include "tests/common/shared_models.h"
 
 #include <QtTest>
 
@@ -59,7 +60,7 @@ Graph zoo(const std::string& name, ZooOptions o = {})
 
 Graph model(const char* file)
 {
-    Result<Graph> g = importOnnxFile(std::string(TAPAS_MODELS_DIR) + "/" + file);
+    Result<Graph> g = importOnnxFile(tapas::testing::sharedModelPath(file));
     if (!g) qFatal("%s: %s", file, g.error().c_str());
     return std::move(g).value();
 }
@@ -311,6 +312,7 @@ private slots:
 
     void fold_bert_mini_4l_into_4_encoder_layers()
     {
+        TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
         const Graph g = model("bert_mini_4l.onnx");
         const FoldedGraph fg = fold(g);
         QString why;
@@ -324,6 +326,7 @@ private slots:
 
     void fold_resnet18_stage1_into_two_identical_blocks()
     {
+        TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
         const Graph g = model("resnet18.onnx");
         const FoldedGraph fg = fold(g);
         QString why;
@@ -339,6 +342,7 @@ private slots:
 
     void fold_mobilenet_v2_stages_after_their_first_block()
     {
+        TAPAS_NEEDS_SHARED_MODEL("mobilenet_v2.onnx");
         const Graph g = model("mobilenet_v2.onnx");
         const FoldedGraph fg = fold(g);
         QString why;
@@ -354,6 +358,7 @@ private slots:
 
     void fold_ch_ppocr_classifier()
     {
+        TAPAS_NEEDS_SHARED_MODEL("ch_ppocr_mobile_v2.0_cls_infer.onnx");
         const Graph g = model("ch_ppocr_mobile_v2.0_cls_infer.onnx");
         const FoldedGraph fg = fold(g);
         QString why;
@@ -381,7 +386,10 @@ private slots:
     {
         QFETCH(QString, which);
         Graph g;
-        if (which == "bert_mini_4l") g = model("bert_mini_4l.onnx");
+        if (which == "bert_mini_4l") {
+            TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
+            g = model("bert_mini_4l.onnx");
+        }
         else if (which == "synthetic") g = syntheticStack(5);
         else g = zoo(which.toStdString());
         const FoldedGraph base = fold(g);

@@ -2,6 +2,7 @@
 #include "core/onnx/onnx_importer.h"
 #include "core/report/model_summary.h"
 #include "onnx_test_models.h"
+#include "tests/common/shared_models.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,9 +17,9 @@ ModelSummary summaryOf(const char* file, DimBindings dims = {})
 {
     ImportOptions o;
     o.dims = std::move(dims);
-    Result<Graph> g = importOnnxFile(std::string(TAPAS_MODELS_DIR) + "/" + file, o);
-    if (!g.ok()) qWarning("import failed: %s", g.error().c_str());
-    return g.ok() ? summarizeModel(*g) : ModelSummary{};
+    Result<Graph> g = importOnnxFile(tapas::testing::sharedModelPath(file), o);
+    if (!g.ok()) qFatal("import of %s failed: %s", file, g.error().c_str());
+    return summarizeModel(*g);
 }
 
 bool anyContains(const std::vector<std::string>& v, const std::string& part)
@@ -45,6 +46,7 @@ private slots:
 
 void TstModelSummary::summary_of_resnet18_matches_readme_figures()
 {
+    TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
     const ModelSummary s = summaryOf("resnet18.onnx");
     QCOMPARE(qlonglong(s.nodes), 65LL);
     QCOMPARE(qlonglong(s.params), 11680872LL);
@@ -65,6 +67,7 @@ void TstModelSummary::summary_of_resnet18_matches_readme_figures()
 
 void TstModelSummary::summary_flops_of_resnet18_match_published_count_and_scale_with_batch()
 {
+    TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
     // ResNet-18 at 224x224: 1.82 G multiply-adds (He et al.; torchvision), i.e. ~3.64 GFLOPs.
     const ModelSummary one = summaryOf("resnet18.onnx", {{"batch", 1}});
     QVERIFY2(one.flops > 3.55e9 && one.flops < 3.75e9, qPrintable(QString::number(one.flops)));
@@ -80,6 +83,7 @@ void TstModelSummary::summary_flops_of_resnet18_match_published_count_and_scale_
 
 void TstModelSummary::summary_names_base_dims_left_symbolic()
 {
+    TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
     // Inside the graph bert's dims become expressions ("4*batch", "batch*seq"); the summary
     // names the dims a user can bind.
     const ModelSummary s = summaryOf("bert_mini_4l.onnx");
@@ -92,6 +96,7 @@ void TstModelSummary::summary_names_base_dims_left_symbolic()
 
 void TstModelSummary::summary_of_ppocr_counts_constant_weights()
 {
+    TAPAS_NEEDS_SHARED_MODEL("ch_ppocr_mobile_v2.0_cls_infer.onnx");
     const ModelSummary s = summaryOf("ch_ppocr_mobile_v2.0_cls_infer.onnx");
     QCOMPARE(qlonglong(s.nodes), 471LL);
     QCOMPARE(qlonglong(s.params), 133664LL);
@@ -110,6 +115,7 @@ void TstModelSummary::summary_counts_main_graph_nodes_only()
 
 void TstModelSummary::summary_json_has_documented_keys()
 {
+    TAPAS_NEEDS_SHARED_MODEL("mobilenet_v2.onnx");
     const nlohmann::json j = summaryToJson(summaryOf("mobilenet_v2.onnx"));
     for (const char* key : {"file", "producer", "opset", "nodes", "params", "param_bytes", "flops",
                             "activation_bytes", "ops", "inputs", "outputs", "symbolic_dims", "warnings"})
@@ -128,6 +134,7 @@ void TstModelSummary::summary_json_has_documented_keys()
 
 void TstModelSummary::summary_text_lists_figures_ops_and_warnings()
 {
+    TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
     const QString text = QString::fromStdString(summaryToText(summaryOf("resnet18.onnx")));
     QVERIFY2(text.contains(QStringLiteral("11,680,872")), qPrintable(text));
     QVERIFY(text.contains(QStringLiteral("11.68M")));

@@ -1,6 +1,7 @@
 // The ONNX importer on real exported models and on small models built in code.
 #include "core/onnx/onnx_importer.h"
 #include "onnx_test_models.h"
+#include "tests/common/shared_models.h"
 
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -19,15 +20,15 @@ namespace models = tapas::testmodels;
 
 namespace {
 
-std::string modelPath(const char* file) { return std::string(TAPAS_MODELS_DIR) + "/" + file; }
+std::string modelPath(const char* file) { return tapas::testing::sharedModelPath(file); }
 
 Graph importOrFail(const std::string& path, DimBindings dims = {})
 {
     ImportOptions o;
     o.dims = std::move(dims);
     Result<Graph> r = importOnnxFile(path, o);
-    if (!r.ok()) qWarning("import failed: %s", r.error().c_str());
-    return r.ok() ? std::move(r).value() : Graph{};
+    if (!r.ok()) qFatal("import of %s failed: %s", path.c_str(), r.error().c_str());
+    return std::move(r).value();
 }
 
 Result<Graph> importProto(const onnx::ModelProto& m, const std::string& name = "built.onnx")
@@ -106,6 +107,7 @@ void TstOnnxImporter::importer_counts_nodes_and_params_of_shared_models()
     QFETCH(QString, file);
     QFETCH(int, nodes);
     QFETCH(qlonglong, params);
+    TAPAS_NEEDS_SHARED_MODEL(file);
     const Graph g = importOrFail(modelPath(file.toUtf8().constData()));
     QCOMPARE(int(g.nodes.size()), nodes);
     QCOMPARE(qlonglong(g.parameterCount()), params);
@@ -117,6 +119,7 @@ void TstOnnxImporter::importer_counts_nodes_and_params_of_shared_models()
 
 void TstOnnxImporter::importer_excludes_initializers_from_graph_inputs()
 {
+    TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
     const Graph g = importOrFail(modelPath("resnet18.onnx"));
     QCOMPARE(int(g.inputs.size()), 1);
     const Tensor& in = g.tensor(g.inputs[0]);
@@ -133,6 +136,7 @@ void TstOnnxImporter::importer_excludes_initializers_from_graph_inputs()
 
 void TstOnnxImporter::importer_keeps_ppocr_weights_as_constant_nodes()
 {
+    TAPAS_NEEDS_SHARED_MODEL("ch_ppocr_mobile_v2.0_cls_infer.onnx");
     const Graph g = importOrFail(modelPath("ch_ppocr_mobile_v2.0_cls_infer.onnx"));
     QCOMPARE(countKind(g, TensorKind::Weight), 0);
     int constants = 0;
@@ -151,6 +155,7 @@ void TstOnnxImporter::importer_keeps_ppocr_weights_as_constant_nodes()
 
 void TstOnnxImporter::importer_binds_dims_before_shape_inference()
 {
+    TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
     const Graph open = importOrFail(modelPath("resnet18.onnx"));
     const Graph bound = importOrFail(modelPath("resnet18.onnx"), {{"batch", 4}});
     QCOMPARE(QString::fromStdString(open.tensor(open.outputs[0]).shape.toString()), QStringLiteral("[batch,1000]"));
@@ -169,6 +174,7 @@ void TstOnnxImporter::importer_binds_dims_before_shape_inference()
 
 void TstOnnxImporter::importer_names_output_dims_after_input_dims()
 {
+    TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
     // The exporter names bert's output dims "Addlogits_dim_0/1"; they are the input's batch and seq.
     const Graph g = importOrFail(modelPath("bert_mini_4l.onnx"));
     QCOMPARE(QString::fromStdString(g.tensor(g.outputs[0]).shape.toString()), QStringLiteral("[batch,seq,8000]"));
@@ -176,6 +182,7 @@ void TstOnnxImporter::importer_names_output_dims_after_input_dims()
 
 void TstOnnxImporter::importer_fills_slice_shapes_after_packed_qkv()
 {
+    TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
     const std::string path = modelPath("bert_mini_4l.onnx");
     // What ONNX alone leaves: run its inference (with data propagation) on the bound model.
     onnx::ModelProto m;
@@ -221,6 +228,7 @@ void TstOnnxImporter::importer_fills_slice_shapes_after_packed_qkv()
 // A data-parallel replica holds 1/dp of the marked dims, so a tensor-parallel split must divide that.
 void TstOnnxImporter::importer_marks_dims_that_scale_with_the_batch()
 {
+    TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
     const Graph g = importOrFail(modelPath("bert_mini_4l.onnx"), {{"batch", 2}, {"seq", 16}});
     QCOMPARE(QString::fromStdString(g.batchSymbol), QStringLiteral("batch"));
     QCOMPARE(g.tensor(g.inputs[0]).batchScaledDims, 1u); // input_ids [batch, seq]
@@ -273,6 +281,7 @@ void TstOnnxImporter::importer_drops_large_weight_values_keeps_small_ints()
 
 void TstOnnxImporter::importer_keeps_node_names_scopes_and_attributes()
 {
+    TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
     const Graph g = importOrFail(modelPath("resnet18.onnx"));
     const Node* conv = nullptr;
     for (const Node& n : g.nodes)
@@ -335,6 +344,7 @@ void TstOnnxImporter::importer_reports_cycle_naming_a_node()
 
 void TstOnnxImporter::importer_reports_progress_stages_and_cancels()
 {
+    TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
     std::vector<std::string> stages;
     double last = -1;
     bool monotonic = true;

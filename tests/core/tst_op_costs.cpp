@@ -4,6 +4,7 @@
 #include "core/ops/op_registry.h"
 #include "core/ops/shape_fill.h"
 #include "op_test_graph.h"
+#include "tests/common/shared_models.h"
 
 #include <QtTest>
 
@@ -156,8 +157,8 @@ private slots:
 
     void resnet18_forward_is_about_3_64_gflops_at_batch_1()
     {
-        const std::string path = std::string(TAPAS_MODELS_DIR) + "/resnet18.onnx";
-        if (!QFile::exists(QString::fromStdString(path))) QSKIP("resnet18.onnx is not in the shared models");
+        TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
+        const std::string path = tapas::testing::sharedModelPath("resnet18.onnx");
         ImportOptions opt;
         opt.dims = {{"batch", 1}};
         Result<Graph> g = importOnnxFile(path, opt);
@@ -176,9 +177,9 @@ private slots:
 
     void mobilenet_v2_and_ppocr_have_positive_costs_for_every_conv()
     {
-        for (const char* file : {"/mobilenet_v2.onnx", "/ch_ppocr_mobile_v2.0_cls_infer.onnx"}) {
-            const std::string path = std::string(TAPAS_MODELS_DIR) + file;
-            if (!QFile::exists(QString::fromStdString(path))) QSKIP("shared model missing");
+        for (const char* file : {"mobilenet_v2.onnx", "ch_ppocr_mobile_v2.0_cls_infer.onnx"}) {
+            TAPAS_NEEDS_SHARED_MODEL(file);
+            const std::string path = tapas::testing::sharedModelPath(file);
             ImportOptions opt;
             opt.dims = {{"batch", 1}, {"p2o.DynamicDimension.0", 1}, {"p2o.DynamicDimension.1", 48},
                         {"p2o.DynamicDimension.2", 192}};

@@ -4,10 +4,13 @@
 #include "core/ops/op_registry.h"
 #include "core/ops/shape_fill.h"
 #include "op_test_graph.h"
+#include "tests/common/shared_models.h"
 
 #include <QtTest>
 
+#include <algorithm>
 #include <climits>
+#include <stdexcept>
 
 using namespace tapas;
 using namespace tapas::testing;
@@ -23,6 +26,38 @@ QString s(const TestGraph& tg, TensorId t) { return s(tg.shape(t)); }
 class TstOpShapes : public QObject {
     Q_OBJECT
 private slots:
+    void a_throwing_shape_rule_is_reported_naming_the_node_and_op()
+    {
+        // A registry whose Relu rule throws as a rule might on a hostile file; Identity's is the real one.
+        OpRegistry rules;
+        rules.beginFamily("test");
+        const OpDef* identity = OpRegistry::instance().find("Identity");
+        QVERIFY(identity);
+        rules.add(*identity);
+        OpDef relu = *OpRegistry::instance().find("Relu");
+        relu.inferShape = [](ShapeContext&) { throw std::out_of_range("vector::_M_range_check: 7 >= 2"); };
+        rules.add(relu);
+        TestGraph tg;
+        const TensorId x = tg.input("x", Shape::of({2, 3}));
+        const TensorId r = tg.op("Relu", {x});
+        const TensorId y = tg.op("Identity", {r});
+        const TensorId z = tg.op("Identity", {x});
+        const ShapeFillReport report = fillMissingShapes(tg.g, rules);
+        QCOMPARE(int(report.ruleFailures.size()), 1);
+        const QString failure = QString::fromStdString(report.ruleFailures[0]);
+        const QString node = QString::fromStdString(tg.g.node(tg.g.tensor(r).producer).name);
+        QVERIFY2(failure.contains(QStringLiteral("node '%1' (Relu)").arg(node)), qPrintable(failure));
+        QVERIFY2(failure.contains(QLatin1String("7 >= 2")), qPrintable(failure));
+        // The other nodes' rules still ran; the failed node's output stays unknown and is listed.
+        QCOMPARE(s(tg, z), QString("[2,3]"));
+        QVERIFY(!tg.g.tensor(r).shape.rankKnown);
+        QVERIFY(!tg.g.tensor(y).shape.rankKnown);
+        QVERIFY(std::find(report.unknown.begin(), report.unknown.end(), tg.g.tensor(r).name) != report.unknown.end());
+        // The global rules do not throw on the same graph.
+        QVERIFY(fillMissingShapes(tg.g).ruleFailures.empty());
+        QCOMPARE(s(tg, r), QString("[2,3]"));
+    }
+
     void slice_handles_negative_clamped_and_int_max_bounds()
     {
         TestGraph tg;
@@ -449,8 +484,8 @@ private slots:
 
     void bert_mini_with_bound_dims_has_every_activation_shape_known()
     {
-        const std::string path = std::string(TAPAS_MODELS_DIR) + "/bert_mini_4l.onnx";
-        if (!QFile::exists(QString::fromStdString(path))) QSKIP("bert_mini_4l.onnx is not in the shared models");
+        TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
+        const std::string path = tapas::testing::sharedModelPath("bert_mini_4l.onnx");
         ImportOptions opt;
         opt.dims = {{"batch", 2}, {"seq", 16}};
         Result<Graph> g = importOnnxFile(path, opt);
@@ -469,8 +504,8 @@ private slots:
 
     void bert_mini_unbound_keeps_batch_and_seq_symbolic()
     {
-        const std::string path = std::string(TAPAS_MODELS_DIR) + "/bert_mini_4l.onnx";
-        if (!QFile::exists(QString::fromStdString(path))) QSKIP("bert_mini_4l.onnx is not in the shared models");
+        TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
+        const std::string path = tapas::testing::sharedModelPath("bert_mini_4l.onnx");
         Result<Graph> g = importOnnxFile(path);
         QVERIFY2(g.ok(), g.error().c_str());
         for (const Tensor& t : g->tensors)

@@ -6,6 +6,7 @@
 #include "core/search/megatron_roles.h"
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/shared_models.h"
 
 #include <QtTest>
 
@@ -148,7 +149,8 @@ private slots:
     {
         ImportOptions io;
         io.dims = {{"batch", 8}, {"batch_size", 8}, {"seq", 64}, {"sequence", 64}};
-        Result<Graph> g = importOnnxFile(std::string(TAPAS_MODELS_DIR) + "/bert_mini_4l.onnx", io);
+        TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
+        Result<Graph> g = importOnnxFile(tapas::testing::sharedModelPath("bert_mini_4l.onnx"), io);
         QVERIFY2(g.ok(), g.error().c_str());
         const std::vector<MegatronRole> roles = megatronRoles(*g);
         const SearchResult m = run("megatron", *g, "a100x8", "4x2");
@@ -231,40 +233,54 @@ private slots:
         QCOMPARE(unfolded.uniqueBlocksSearched, 1);
     }
 
+    // One row per model family: four zoo families and the four shared real exports (a missing
+    // export skips its row only).
+    void plans_pass_the_checker_on_every_model_family_data()
+    {
+        QTest::addColumn<QString>("model");
+        for (const char* m : {"t5", "vit", "resnet50", "moe", "resnet18.onnx", "mobilenet_v2.onnx",
+                              "bert_mini_4l.onnx", "ch_ppocr_mobile_v2.0_cls_infer.onnx"})
+            QTest::newRow(m) << QString::fromLatin1(m);
+    }
+
     void plans_pass_the_checker_on_every_model_family()
     {
-        ZooOptions vision;
-        vision.batch = 8;
-        ZooOptions t5 = transformer(2, 256, 4, 64, 8);
-        t5.decoderLayers = 2;
-        ZooOptions moe = transformer(4, 256, 4, 64, 8);
-        moe.experts = 4;
-        std::vector<std::pair<std::string, Graph>> graphs;
-        graphs.emplace_back("t5", zoo("t5", t5));
-        graphs.emplace_back("vit", zoo("vit", vision));
-        graphs.emplace_back("resnet50", zoo("resnet50", vision));
-        graphs.emplace_back("moe", zoo("moe", moe));
-        ImportOptions io;
-        io.dims = {{"batch", 8}, {"batch_size", 8}, {"seq", 64}, {"sequence", 64}};
-        for (const char* file : {"resnet18.onnx", "mobilenet_v2.onnx", "bert_mini_4l.onnx", "ch_ppocr_mobile_v2.0_cls_infer.onnx"}) {
-            Result<Graph> g = importOnnxFile(std::string(TAPAS_MODELS_DIR) + "/" + file, io);
-            QVERIFY2(g.ok(), g.error().c_str());
-            graphs.emplace_back(file, std::move(g).value());
-        }
-        for (const auto& [name, g] : graphs) {
-            // A model exported with batch 1 cannot be split over data-parallel replicas.
-            const std::string mesh = checkBatchSplit(g, {2, 4}).ok() ? "2x4" : "1x8";
-            for (const char* searcher : {"tapas", "megatron", "dp"}) {
-                if (std::string(searcher) == "dp" && !checkBatchSplit(g, {8, 1}).ok()) continue;
-                const SearchResult r = run(searcher, g, "a100x8", mesh);
-                Status ok = checkPlan(g, r.best.plan);
-                QVERIFY2(ok.ok(), qPrintable(QString::fromStdString(name + " / " + searcher + ": " + ok.error)));
-                QVERIFY(r.best.report.total.time() > 0);
+        QFETCH(QString, model);
+        const std::string name = model.toStdString();
+        Graph g;
+        if (model.endsWith(QLatin1String(".onnx"))) {
+            TAPAS_NEEDS_SHARED_MODEL(model);
+            ImportOptions io;
+            io.dims = {{"batch", 8}, {"batch_size", 8}, {"seq", 64}, {"sequence", 64}};
+            Result<Graph> imported = importOnnxFile(tapas::testing::sharedModelPath(name), io);
+            QVERIFY2(imported.ok(), imported.error().c_str());
+            g = std::move(imported).value();
+        } else {
+            ZooOptions o;
+            if (name == "vit" || name == "resnet50") {
+                o.batch = 8;
+            } else if (name == "t5") {
+                o = transformer(2, 256, 4, 64, 8);
+                o.decoderLayers = 2;
+            } else {
+                o = transformer(4, 256, 4, 64, 8);
+                o.experts = 4;
             }
-            // On models Megatron has no recipe for, the search still beats or ties pure data parallelism.
-            if (checkBatchSplit(g, {8, 1}).ok())
-                QVERIFY(run("tapas", g, "a100x8", mesh).best.report.total.time() <= run("dp", g, "a100x8", mesh).best.report.total.time() * (1 + 1e-9));
+            g = zoo(name, o);
         }
+        // A model exported with batch 1 cannot be split over data-parallel replicas.
+        const std::string mesh = checkBatchSplit(g, {2, 4}).ok() ? "2x4" : "1x8";
+        for (const char* searcher : {"tapas", "megatron", "dp"}) {
+            if (std::string(searcher) == "dp" && !checkBatchSplit(g, {8, 1}).ok()) continue;
+            const SearchResult r = run(searcher, g, "a100x8", mesh);
+            Status ok = checkPlan(g, r.best.plan);
+            QVERIFY2(ok.ok(), qPrintable(QString::fromStdString(name + " / " + searcher + ": " + ok.error)));
+            QVERIFY(r.best.report.total.time() > 0);
+        }
+        // On models Megatron has no recipe for, the search still beats or ties pure data parallelism.
+        if (checkBatchSplit(g, {8, 1}).ok())
+            QVERIFY(run("tapas", g, "a100x8", mesh).best.report.total.time() <=
+                    run("dp", g, "a100x8", mesh).best.report.total.time() * (1 + 1e-9));
     }
 
     void runner_ups_are_no_better_than_the_best()
@@ -293,7 +309,10 @@ private slots:
         const SearchResult free = *findSearcher("tapas")->search(r);
         r.memoryLimit = free.best.report.total.memory() * 0.999; // the fastest plan no longer fits
         const SearchResult tight = *findSearcher("tapas")->search(r);
-        if (tight.feasible) QVERIFY(tight.best.report.total.memory() <= r.memoryLimit);
+        // A leaner, slower plan exists (more of the weights sharded, fewer activations kept).
+        QVERIFY(tight.feasible);
+        QVERIFY(tight.best.report.total.memory() <= r.memoryLimit);
+        QVERIFY(tight.best.report.total.time() >= free.best.report.total.time() * (1 - 1e-9));
         r.memoryLimit = 1; // nothing fits
         const SearchResult none = *findSearcher("tapas")->search(r);
         QVERIFY(!none.feasible);
@@ -334,11 +353,9 @@ private slots:
         more.cluster.nodes = a->devices / 8;
         more.mesh = a->mesh;
         QVERIFY(findSearcher("tapas")->search(more)->feasible);
-        if (a->devices > 16) {
-            more.cluster.nodes = a->devices / 8 - 1;
-            more.mesh = {1, more.cluster.deviceCount()};
-            QVERIFY(!findSearcher("tapas")->search(more)->feasible);
-        }
+        more.cluster.nodes = a->devices / 8 - 1; // at least one node: devices > 8 above
+        more.mesh = {1, more.cluster.deviceCount()};
+        QVERIFY(!findSearcher("tapas")->search(more)->feasible);
     }
 
     void ilp_equals_brute_force_on_a_tiny_graph()
@@ -391,12 +408,12 @@ private slots:
         const double tapas = run("tapas", g, "a100x8", "2x4").best.report.total.time();
         qInfo("ilp %.6g s (optimal %d, %.2f s to solve), tapas %.6g s", opt, int(ilp->optimal), ilp->searchSeconds, tapas);
         QVERIFY(checkPlan(g, ilp->best.plan).ok());
-        if (ilp->optimal) {
-            QVERIFY2(tapas <= opt * 1.01, qPrintable(QStringLiteral("tapas %1 vs optimum %2").arg(tapas).arg(opt)));
-            QVERIFY(opt <= tapas * (1 + 1e-9)); // the exact optimum is never worse
-        } else {
-            QVERIFY(ilp->timeLimitHit);
-        }
+        // An unproven incumbent is still an upper bound on the optimum: TAPAS more than 1% above
+        // it is more than 1% above the optimum.
+        QVERIFY2(tapas <= opt * 1.01, qPrintable(QStringLiteral("tapas %1 vs ILP %2 (optimal %3)")
+                                                     .arg(tapas).arg(opt).arg(int(ilp->optimal))));
+        if (ilp->optimal) QVERIFY(opt <= tapas * (1 + 1e-9)); // the exact optimum is never worse
+        else QVERIFY(ilp->timeLimitHit);
     }
 
     void fixed_strategies_survive_every_searcher_and_the_plan_checks()

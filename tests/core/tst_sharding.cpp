@@ -236,9 +236,15 @@ private slots:
         QCOMPARE(collectiveWireBytes(CollectiveKind::AllToAll, 1000, 4), 187.5);
         QCOMPARE(collectiveWireBytes(CollectiveKind::Slice, 1000, 4), 0.0);
         QCOMPARE(collectiveWireBytes(CollectiveKind::AllReduce, 1000, 1), 0.0);
-        TensorLayout parsed;
-        QVERIFY(parseTensorLayout("S(2)", parsed) && parsed == TensorLayout::split(2));
-        QVERIFY(!parseTensorLayout("S(x)", parsed));
+        const Result<TensorLayout> parsed = parseTensorLayout("S(2)");
+        QVERIFY(parsed.ok() && *parsed == TensorLayout::split(2));
+        QVERIFY(*parseTensorLayout("R") == TensorLayout::replicated());
+        QVERIFY(*parseTensorLayout("P") == TensorLayout::partial());
+        for (const char* bad : {"S(x)", "S(-1)", "S(65)", "S( 2)", "S(2", "Q", ""}) {
+            const Result<TensorLayout> r = parseTensorLayout(bad);
+            QVERIFY2(!r.ok(), bad);
+            QVERIFY2(r.error().find(std::string("'") + bad + "'") != std::string::npos, r.error().c_str());
+        }
         QCOMPARE(toShardingSpec(TensorLayout::split(2), 3, true).toString(), std::string("[S(dp),R,S(tp)]"));
         QCOMPARE(toShardingSpec(P, 2, false).toString(), std::string("[R,R]+P(tp)"));
     }

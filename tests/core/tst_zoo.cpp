@@ -455,7 +455,7 @@ private slots:
     void sample_script_regenerates_identical_bytes()
     {
         const QString tapas = QStringLiteral(TAPAS_BIN_DIR "/tapas");
-        if (!QFile::exists(tapas)) QSKIP("the tapas CLI is not built in this tree");
+        QVERIFY2(QFile::exists(tapas), "the tapas CLI is built before this suite; it is missing");
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("sample.onnx"));
         QProcess p;

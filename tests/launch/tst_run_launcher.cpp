@@ -125,7 +125,7 @@ class TstRunLauncher : public QObject {
 private:
     QTemporaryDir realDir_;
     QString gptModel_, gptPlan_;
-    bool prepareRealRun();
+    QString prepareRealRun();
 
 private Q_SLOTS:
     void initTestCase();
@@ -563,34 +563,43 @@ void TstRunLauncher::stop_lets_the_worker_record_stopped()
 
 // ---------------------------------------------------------------- the real worker
 
-bool TstRunLauncher::prepareRealRun()
+// Writes the 2-layer zoo GPT and its 1x2 TAPAS plan once; returns what failed, with the
+// program's own output (our programs failing is a test failure, not a reason to skip).
+QString TstRunLauncher::prepareRealRun()
 {
-    if (!gptPlan_.isEmpty()) return true;
+    if (!gptPlan_.isEmpty()) return {};
+    auto failure = [](const char* what, QProcess& p) {
+        return QStringLiteral("%1 failed (exit %2, %3): %4%5")
+            .arg(QLatin1String(what))
+            .arg(p.exitCode())
+            .arg(p.errorString(), QString::fromLocal8Bit(p.readAllStandardError()),
+                 QString::fromLocal8Bit(p.readAllStandardOutput()));
+    };
     QProcess help;
     help.start(workerBinary(), {QStringLiteral("--help")});
-    if (!help.waitForFinished(20000) || help.exitCode() != 0 || !help.readAllStandardOutput().contains("train-plan"))
-        return false;
-    gptModel_ = realDir_.filePath(QStringLiteral("gpt.onnx"));
-    gptPlan_ = realDir_.filePath(QStringLiteral("gpt-1x2.tapas.json"));
+    if (!help.waitForFinished(20000) || help.exitStatus() != QProcess::NormalExit || help.exitCode() != 0)
+        return failure("tapas-worker --help", help);
+    const QByteArray usage = help.readAllStandardOutput();
+    if (!usage.contains("train-plan"))
+        return QStringLiteral("tapas-worker --help does not list train-plan:\n") + QString::fromLocal8Bit(usage);
+    const QString model = realDir_.filePath(QStringLiteral("gpt.onnx"));
+    const QString plan = realDir_.filePath(QStringLiteral("gpt-1x2.tapas.json"));
     QProcess zoo;
     zoo.start(tapasBinary(), {QStringLiteral("zoo"), QStringLiteral("gpt"), QStringLiteral("--layers"), QStringLiteral("2"),
                               QStringLiteral("--hidden"), QStringLiteral("64"), QStringLiteral("--heads"), QStringLiteral("4"),
                               QStringLiteral("--vocab"), QStringLiteral("128"), QStringLiteral("--seq"), QStringLiteral("16"),
-                              QStringLiteral("--batch"), QStringLiteral("4"), QStringLiteral("-o"), gptModel_});
-    if (!zoo.waitForFinished(60000) || zoo.exitCode() != 0) {
-        qWarning("tapas zoo failed: %s", zoo.readAllStandardError().constData());
-        return false;
-    }
+                              QStringLiteral("--batch"), QStringLiteral("4"), QStringLiteral("-o"), model});
+    if (!zoo.waitForFinished(60000) || zoo.exitStatus() != QProcess::NormalExit || zoo.exitCode() != 0)
+        return failure("tapas zoo", zoo);
     QProcess search;
-    search.start(tapasBinary(), {QStringLiteral("search"), gptModel_, QStringLiteral("--cluster"), QStringLiteral("cpu-mpi"),
+    search.start(tapasBinary(), {QStringLiteral("search"), model, QStringLiteral("--cluster"), QStringLiteral("cpu-mpi"),
                                  QStringLiteral("--mesh"), QStringLiteral("1x2"), QStringLiteral("--searchers"),
-                                 QStringLiteral("tapas"), QStringLiteral("-o"), gptPlan_});
-    if (!search.waitForFinished(120000) || search.exitCode() != 0) {
-        qWarning("tapas search failed: %s", search.readAllStandardError().constData());
-        gptPlan_.clear();
-        return false;
-    }
-    return true;
+                                 QStringLiteral("tapas"), QStringLiteral("-o"), plan});
+    if (!search.waitForFinished(120000) || search.exitStatus() != QProcess::NormalExit || search.exitCode() != 0)
+        return failure("tapas search", search);
+    gptModel_ = model;
+    gptPlan_ = plan;
+    return {};
 }
 
 static runtime::LaunchRequest realRequest(const QString& runsRoot, const QString& model, const QString& plan, int steps)
@@ -613,7 +622,8 @@ static runtime::LaunchRequest realRequest(const QString& runsRoot, const QString
 
 void TstRunLauncher::real_two_rank_run_finishes_with_metrics_on_socket_and_in_file()
 {
-    if (!prepareRealRun()) QSKIP("tapas-worker train-plan is not built yet");
+    const QString notReady = prepareRealRun();
+    QVERIFY2(notReady.isEmpty(), qPrintable(notReady));
     runtime::RunLauncher l;
     Recorder rec(l);
     QVERIFY(l.start(realRequest(realDir_.filePath(QStringLiteral("runs")), gptModel_, gptPlan_, 6)).ok());
@@ -638,7 +648,8 @@ void TstRunLauncher::real_two_rank_run_finishes_with_metrics_on_socket_and_in_fi
 
 void TstRunLauncher::real_rank_killed_mid_run_is_failed_and_resume_finishes()
 {
-    if (!prepareRealRun()) QSKIP("tapas-worker train-plan is not built yet");
+    const QString notReady = prepareRealRun();
+    QVERIFY2(notReady.isEmpty(), qPrintable(notReady));
     const int steps = 400; // long enough to be killed mid-run on 2 slow cores
     runtime::RunLauncher l;
     Recorder rec(l);
@@ -699,7 +710,8 @@ void TstRunLauncher::real_rank_killed_mid_run_is_failed_and_resume_finishes()
 
 void TstRunLauncher::real_stop_records_stopped_with_a_checkpoint_and_resume_continues()
 {
-    if (!prepareRealRun()) QSKIP("tapas-worker train-plan is not built yet");
+    const QString notReady = prepareRealRun();
+    QVERIFY2(notReady.isEmpty(), qPrintable(notReady));
     // Never reached: Open MPI passes mpirun's SIGTERM on to the ranks only after
     // odls_base_sigkill_timeout (half the grace period), and a step takes a few ms.
     const int steps = 100000;
@@ -763,7 +775,8 @@ void TstRunLauncher::real_stop_records_stopped_with_a_checkpoint_and_resume_cont
 
 void TstRunLauncher::tapas_run_cli_prints_steps_and_exits_zero_when_finished()
 {
-    if (!prepareRealRun()) QSKIP("tapas-worker train-plan is not built yet");
+    const QString notReady = prepareRealRun();
+    QVERIFY2(notReady.isEmpty(), qPrintable(notReady));
     QProcess p;
     p.start(tapasBinary(), {QStringLiteral("run"), gptPlan_, gptModel_, QStringLiteral("-np"), QStringLiteral("2"),
                             QStringLiteral("--steps"), QStringLiteral("3"), QStringLiteral("--checkpoint-every"),

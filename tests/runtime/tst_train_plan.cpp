@@ -11,6 +11,7 @@
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
 #include "runtime/protocol/run_directory.h"
+#include "tests/common/shared_models.h"
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -225,8 +226,8 @@ private Q_SLOTS:
         QFETCH(QString, searcher);
         QFETCH(int, dp);
         QFETCH(int, tp);
-        const std::string model = TAPAS_MODELS_DIR "/bert_mini_4l.onnx";
-        if (!QFileInfo::exists(QString::fromStdString(model))) QSKIP("bert_mini_4l.onnx not present");
+        TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
+        const std::string model = tapas::testing::sharedModelPath("bert_mini_4l.onnx");
         ImportOptions io;
         io.dims = {{"batch", 2}, {"seq", 8}};
         Result<Graph> g = importOnnxFile(model, io);

@@ -1,5 +1,5 @@
 #pragma once
-// The Costs dock's charts (issue 5): per-device step time split into compute, tensor-parallel and
+// The Costs dock's charts: per-device step time split into compute, tensor-parallel and
 // data-parallel communication, and memory split into weights (+gradients and optimizer state) and
 // activations, for the plan under edit beside the baselines the last search produced (Megatron,
 // DP, ILP, ...), memory against the device limit, and the plan's per-block breakdown. Plain data

@@ -1,8 +1,8 @@
 #include "views/graph/graph_panel.h"
 
+#include "views/background_job.h"
 #include "views/graph/graph_scene.h"
 #include "views/graph/graph_search.h"
-#include "views/graph/layout_job.h"
 
 #include <QAction>
 #include <QEvent>
@@ -90,11 +90,11 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent), view_(new GraphView(t
     progressBar_->hide();
     layout->addWidget(progressBar_);
     connect(cancelButton_, &QToolButton::clicked, view_, &GraphView::cancelLayout);
-    connect(view_->layoutJob(), &LayoutJob::started, this, [this](const QString& what) {
+    connect(view_->layoutJob(), &BackgroundJob::started, this, [this](const QString& what) {
         progressLabel_->setText(what);
         progress_->setValue(0);
     });
-    connect(view_->layoutJob(), &LayoutJob::progressChanged, this, [this](int permille, const QString&) {
+    connect(view_->layoutJob(), &BackgroundJob::progressChanged, this, [this](int permille, const QString&) {
         progress_->setValue(permille);
     });
     connect(view_, &GraphView::busyChanged, progressBar_, &QWidget::setVisible);

@@ -1,8 +1,8 @@
 #include "views/graph/graph_view.h"
 
+#include "views/background_job.h"
 #include "views/graph/graph_scene.h"
 #include "views/graph/graph_search.h"
-#include "views/graph/layout_job.h"
 #include "views/number_text.h"
 
 #include <QFileInfo>
@@ -29,7 +29,7 @@ constexpr double kMaxExportPixels = 120e6;
 } // namespace
 
 GraphView::GraphView(QWidget* parent)
-    : QGraphicsView(parent), scene_(new GraphScene(this)), job_(new LayoutJob(this)), search_(new GraphSearch(this))
+    : QGraphicsView(parent), scene_(new GraphScene(this)), job_(new BackgroundJob(BackgroundJob::OnRestart::Supersede, this)), search_(new GraphSearch(this))
 {
     setScene(scene_);
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
@@ -43,9 +43,13 @@ GraphView::GraphView(QWidget* parent)
     connect(scene_, &GraphScene::expandRequested, this, [this](int c, int i) { expand({c, i}); });
     connect(scene_, &GraphScene::collapseRequested, this, [this](int c, int i) { collapse({c, i}); });
     connect(scene_, &GraphScene::graphSelectionChanged, this, &GraphView::selectionChanged);
-    connect(job_, &LayoutJob::finished, this, &GraphView::applyLayout);
-    connect(job_, &LayoutJob::failed, this, &GraphView::onLayoutFailed);
-    connect(job_, &LayoutJob::cancelled, this, &GraphView::onLayoutCancelled);
+    connect(job_, &BackgroundJob::finished, this, [this] {
+        const Result<GraphLayout> layout = job_->takeResult<Result<GraphLayout>>();
+        if (layout) applyLayout(*layout);
+        else onLayoutFailed(QString::fromStdString(layout.error()));
+    });
+    connect(job_, &BackgroundJob::failed, this, [this](const QString&, const QString& error) { onLayoutFailed(error); });
+    connect(job_, &BackgroundJob::cancelled, this, &GraphView::onLayoutCancelled);
     connect(search_, &GraphSearch::currentChanged, this, [this](NodeId n, int, int) { focusNode(n); });
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The Model dock's graph: a QGraphicsView over a GraphScene, laid out by Graphviz dot on a
-// worker thread (LayoutJob). Opens folded: one box per repeated block instance, unique parts
+// worker thread (a BackgroundJob). Opens folded: one box per repeated block instance, unique parts
 // as grey op boxes. Expanding an instance re-lays out only that instance and stretches the
 // rest around it; collapsing puts the box back. Zoom (wheel, around the cursor; + / - / 0),
 // drag to pan, fit to window, find (GraphSearch) and PNG/SVG export.
@@ -23,7 +23,7 @@ namespace tapas {
 
 class GraphScene;
 class GraphSearch;
-class LayoutJob;
+class BackgroundJob;
 
 class GraphView : public QGraphicsView {
     Q_OBJECT
@@ -59,7 +59,7 @@ public:
     bool exportSvg(const QString& path, QString* error = nullptr) const;
 
     GraphScene* graphScene() const { return scene_; }
-    LayoutJob* layoutJob() const { return job_; }
+    BackgroundJob* layoutJob() const { return job_; }
     GraphSearch* search() const { return search_; }
     const GraphPresentation& presentation() const { return presentation_; }
     const GraphLayout& currentLayout() const { return layout_; }
@@ -101,7 +101,7 @@ private:
     void updateBusy();
 
     GraphScene* scene_;
-    LayoutJob* job_;
+    BackgroundJob* job_; // a new layout supersedes the running one
     GraphSearch* search_;
     std::shared_ptr<const Graph> graph_;
     std::shared_ptr<const FoldedGraph> folded_;

@@ -1,5 +1,5 @@
 #pragma once
-// The graph view's plan overlay (issue 5, "Graph overlay"): ops coloured by their strategy's
+// The graph view's plan overlay: ops coloured by their strategy's
 // family (ShardingStyle), collapsed block boxes by their class's dominant family, every edge
 // where a collective runs dashed and labelled with its kind, overridden ops marked, and a
 // legend in the view's corner. It re-applies itself after every layout (expand/collapse

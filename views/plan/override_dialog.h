@@ -1,5 +1,5 @@
 #pragma once
-// The override editor (issue 5, "Override"): change one op's strategy, or the layout one weight
+// The override editor: change one op's strategy, or the layout one weight
 // is stored in, offering only what the op's sharding rule allows (PlanEditor::allowedStrategies;
 // for a weight, the layouts some allowed strategy stores it in), applied to this instance or to
 // every instance of its block class. The dialog only picks: the caller applies the choice and

@@ -1,5 +1,5 @@
 #pragma once
-// The Plan dock's tree (issue 5, "Review and adjust"): ops and weights grouped by block class.
+// The Plan dock's tree, for reviewing and adjusting a plan: ops and weights grouped by block class.
 //   level 1  a block class, "Block A ×12" (every op of the model sits in exactly one class)
 //   level 2  one op (or one weight, listed under the op that reads it) at one position of the
 //            class, shared by its instances: costs are summed over the instances

@@ -1,5 +1,5 @@
 #pragma once
-// The monitor of a GAN run (tapas-worker gan, issue 7): G/D losses with a smoothing slider,
+// The monitor of a GAN run (tapas-worker gan): G/D losses with a smoothing slider,
 // D(x) and D(G(z)), images/s, step time per rank, the data pipeline's congestion (data wait,
 // queue depth, loader threads, prefetch depth), staleness, mode coverage and sample quality,
 // learning rates; the latest sample grid with a slider over the earlier ones; the run's
