@@ -1,7 +1,11 @@
 #include "core/cluster/cluster_spec.h"
 
+#include "core/cluster/device_limits.h"
+#include "core/util/json_fields.h"
+
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -16,7 +20,8 @@ std::string fieldError(const std::string& origin, const std::string& field, cons
     return "cluster '" + origin + "': field '" + field + "' " + what;
 }
 
-// Reads a positive number at obj[key]; `path` is the dotted name used in messages.
+// Reads a finite number at obj[key], positive (or, with allowZero, not negative); `path` is the
+// dotted name used in messages.
 bool readPositive(const json& obj, const char* key, const std::string& path, const std::string& origin,
                   double& out, std::string& err, bool allowZero = false)
 {
@@ -26,29 +31,34 @@ bool readPositive(const json& obj, const char* key, const std::string& path, con
     }
     const json& v = obj.at(key);
     if (!v.is_number()) {
-        err = fieldError(origin, path, "must be a number");
+        err = fieldError(origin, path, "must be a number, not " + v.dump());
         return false;
     }
     out = v.get<double>();
+    if (!std::isfinite(out)) { // the parser refuses 1e400; a value set in code may still be inf
+        err = fieldError(origin, path, "must be finite, not " + v.dump());
+        return false;
+    }
     if (out < 0 || (!allowZero && out == 0)) {
-        err = fieldError(origin, path, allowZero ? "must not be negative" : "must be positive");
+        err = fieldError(origin, path, std::string(allowZero ? "must not be negative" : "must be positive") + " (is " + v.dump() + ")");
         return false;
     }
     return true;
 }
 
+// An exact integer in [1, kMaxDevices]: 2^32 + 2 is refused, not read as 2.
 bool readPositiveInt(const json& obj, const char* key, const std::string& origin, int& out, std::string& err)
 {
     if (!obj.contains(key)) {
         err = fieldError(origin, key, "is missing");
         return false;
     }
-    const json& v = obj.at(key);
-    if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > 1000000) {
-        err = fieldError(origin, key, "must be a positive integer");
+    Result<int64_t> v = jsonInteger(obj.at(key), 1, kMaxDevices);
+    if (!v) {
+        err = fieldError(origin, key, "must be a positive integer: it " + v.error());
         return false;
     }
-    out = int(v.get<int64_t>());
+    out = int(*v);
     return true;
 }
 
@@ -84,6 +94,11 @@ Result<ClusterSpec> parseClusterSpec(const std::string& jsonText, const std::str
     if (!readPositiveInt(j, "nodes", origin, c.nodes, err) ||
         !readPositiveInt(j, "devices_per_node", origin, c.devicesPerNode, err))
         return Result<ClusterSpec>::failure(err);
+    if (int64_t(c.nodes) * c.devicesPerNode > kMaxDevices)
+        return Result<ClusterSpec>::failure(fieldError(origin, "nodes", "x devices_per_node is " + std::to_string(c.nodes) + " x " +
+                                                                        std::to_string(c.devicesPerNode) + " = " +
+                                                                        std::to_string(int64_t(c.nodes) * c.devicesPerNode) +
+                                                                        " devices, more than " + std::to_string(kMaxDevices)));
     if (!j.contains("peak_flops") || !j.at("peak_flops").is_object())
         return Result<ClusterSpec>::failure(fieldError(origin, "peak_flops", "must be an object with 'fp32', 'fp16' and 'bf16'"));
     const json& pf = j.at("peak_flops");
@@ -159,6 +174,8 @@ Result<DeviceMesh> parseMesh(const std::string& text)
         return bad();
     }
     if (m.dp <= 0 || m.tp <= 0) return bad();
+    if (int64_t(m.dp) * m.tp > kMaxDevices)
+        return Result<DeviceMesh>::failure("mesh '" + text + "': more than " + std::to_string(kMaxDevices) + " devices");
     return m;
 }
 
