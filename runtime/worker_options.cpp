@@ -19,11 +19,24 @@ std::string bounds(long double min, long double max)
     return "[" + text(min) + ", " + text(max) + "]";
 }
 
-std::string boundsOf(double min, double max)
+std::string boundsOf(double min, double max, WorkerOptions::Open open)
 {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "[%g, %g]", min, max);
+    std::snprintf(buf, sizeof buf, "%s%g, %g%s", open == WorkerOptions::Open::Min ? "(" : "[", min, max,
+                  open == WorkerOptions::Open::Max ? ")" : "]");
     return buf;
+}
+
+bool truthWord(const std::string& s, bool* out)
+{
+    for (const char* w : {"1", "true", "on", "yes"})
+        if (s == w) return *out = true;
+    for (const char* w : {"0", "false", "off", "no"})
+        if (s == w) {
+            *out = false;
+            return true;
+        }
+    return false;
 }
 
 } // namespace
@@ -40,6 +53,18 @@ WorkerOptions& WorkerOptions::flag(const std::string& name, bool* out, bool valu
         *out = value;
         return Status::success();
     });
+}
+
+WorkerOptions& WorkerOptions::toggle(const std::string& name, bool* out)
+{
+    add(name, false, [out](const std::string& v) {
+        bool value = true;
+        if (!v.empty() && !truthWord(v, &value)) return Status::failure("'" + v + "' is not 1, 0, true, false, on, off, yes or no");
+        *out = value;
+        return Status::success();
+    });
+    options_[name].optionalTruthWord = true;
+    return *this;
 }
 
 WorkerOptions& WorkerOptions::text(const std::string& name, std::string* out)
@@ -93,13 +118,16 @@ WorkerOptions& WorkerOptions::addInteger(const std::string& name, long double mi
     });
 }
 
-WorkerOptions& WorkerOptions::number(const std::string& name, double* out, double min, double max)
+WorkerOptions& WorkerOptions::number(const std::string& name, double* out, double min, double max, Open open)
 {
-    return add(name, true, [out, min, max](const std::string& v) {
+    return add(name, true, [out, min, max, open](const std::string& v) {
         char* end = nullptr;
         const double x = std::strtod(v.c_str(), &end);
-        if (v.empty() || *end || !std::isfinite(x) || x < min || x > max)
-            return Status::failure("'" + v + "' is not a number in " + boundsOf(min, max));
+        // strtod takes "inf" and "nan"; neither is a value any option means.
+        const bool below = open == Open::Min ? !(x > min) : !(x >= min);
+        const bool above = open == Open::Max ? !(x < max) : !(x <= max);
+        if (v.empty() || *end || !std::isfinite(x) || below || above)
+            return Status::failure("'" + v + "' is not a number in " + boundsOf(min, max, open));
         *out = x;
         return Status::success();
     });
@@ -136,8 +164,11 @@ Status WorkerOptions::parse(const std::vector<std::string>& args)
         auto it = options_.find(a);
         if (it == options_.end()) return Status::failure("unknown option '" + a + "'");
         std::string value;
+        bool truth = false;
         if (it->second.takesValue) {
             if (i + 1 >= args.size()) return Status::failure("option " + a + " needs a value");
+            value = args[++i];
+        } else if (it->second.optionalTruthWord && i + 1 < args.size() && truthWord(args[i + 1], &truth)) {
             value = args[++i];
         }
         if (Status s = it->second.apply(value); !s) return Status::failure("option " + a + ": " + s.error);

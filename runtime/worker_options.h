@@ -1,5 +1,5 @@
 #pragma once
-// The one command-line grammar of tapas-worker's sub-commands (train-plan, comm-check,
+// The one command-line grammar of tapas-worker's sub-commands (train-plan, gan, comm-check,
 // calibrate, info): each option is declared once with where its value goes and the check it
 // must pass, and parse() reports the first problem as a sentence naming the option and the
 // value as typed ("option --steps: '-3' is not an integer in [0, 9007199254740992]").
@@ -22,6 +22,9 @@ class WorkerOptions {
 public:
     // A switch: present sets *out to `value`.
     WorkerOptions& flag(const std::string& name, bool* out, bool value = true);
+    // A switch that may be followed by a truth word (1/0, true/false, on/off, yes/no), so that
+    // "--async" and the launcher's "--async 1" both work.
+    WorkerOptions& toggle(const std::string& name, bool* out);
     WorkerOptions& text(const std::string& name, std::string* out);
     // One of `choices`.
     WorkerOptions& choice(const std::string& name, std::string* out, std::initializer_list<const char*> choices);
@@ -32,8 +35,9 @@ public:
     {
         return addInteger(name, (long double)min, (long double)max, [out](long double v) { *out = Int(v); });
     }
-    // A finite number in [min, max].
-    WorkerOptions& number(const std::string& name, double* out, double min, double max);
+    // A finite number in [min, max]; `open` excludes an end: (min, max] or [min, max).
+    enum class Open { None, Min, Max };
+    WorkerOptions& number(const std::string& name, double* out, double min, double max, Open open = Open::None);
     // Anything else: `apply` checks and stores the value, its error is prefixed with the option.
     WorkerOptions& custom(const std::string& name, std::function<Status(const std::string& value)> apply);
 
@@ -47,6 +51,7 @@ private:
     struct Option {
         bool takesValue = true;
         std::function<Status(const std::string& value)> apply;
+        bool optionalTruthWord = false; // toggle(): a following truth word is its value
     };
     WorkerOptions& add(const std::string& name, bool takesValue, std::function<Status(const std::string&)> apply);
     WorkerOptions& addInteger(const std::string& name, long double min, long double max,

@@ -10,6 +10,7 @@
 
 #include "runtime/launch/run_launcher.h"
 
+#include <QFileInfo>
 
 #include <cmath>
 #include <cstdio>
@@ -127,6 +128,9 @@ int runGanCommand(const QStringList& args)
         } else if (a == QLatin1String("--mpirun")) {
             ok = needValue();
             request.mpirunPath = value;
+        } else if (a == QLatin1String("--data-dir") && hasValue) {
+            // The ranks run in the run directory: a relative folder means this shell's.
+            workerOptions["data-dir"] = QFileInfo(value).absoluteFilePath().toStdString();
         } else {
             // A worker option: --key value, or a bare switch (empty value).
             workerOptions[a.mid(2).toStdString()] = value.toStdString();

@@ -142,7 +142,7 @@ int runRunCommand(const QStringList& args)
         o.program = worker ? *worker : QStringLiteral("tapas-worker");
         if (spec.id.empty()) spec.id = protocol::newRunId(spec.kind);
         const QString runDir = request.runDir.isEmpty() ? request.runsRoot + QLatin1Char('/') + QString::fromStdString(spec.id) : request.runDir;
-        auto workerArgs = runtime::buildWorkerArguments(spec, {runDir, 0, {}});
+        auto workerArgs = runtime::buildWorkerArguments(spec, {runDir, 0});
         if (!workerArgs) {
             printErr("tapas run: " + workerArgs.error());
             return kExitBadInput;

@@ -1,7 +1,11 @@
 #include "core/cluster/cluster_spec.h"
 
+#include "core/cluster/device_limits.h"
+#include "core/util/json_fields.h"
+
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -16,26 +20,30 @@ std::string fieldError(const std::string& origin, const std::string& field, cons
     return "cluster '" + origin + "': field '" + field + "' " + what;
 }
 
-// The positive number at obj[key]; `path` is the dotted name used in messages.
+// Reads a finite number at obj[key], positive (or, with allowZero, not negative); `path` is the
+// dotted name used in messages.
 Result<double> readPositive(const json& obj, const char* key, const std::string& path, const std::string& origin,
                             bool allowZero = false)
 {
     if (!obj.contains(key)) return Result<double>::failure(fieldError(origin, path, "is missing"));
     const json& v = obj.at(key);
-    if (!v.is_number()) return Result<double>::failure(fieldError(origin, path, "must be a number"));
+    if (!v.is_number()) return Result<double>::failure(fieldError(origin, path, "must be a number, not " + v.dump()));
     const double out = v.get<double>();
+    if (!std::isfinite(out)) // the parser refuses 1e400; a value set in code may still be inf
+        return Result<double>::failure(fieldError(origin, path, "must be finite, not " + v.dump()));
     if (out < 0 || (!allowZero && out == 0))
-        return Result<double>::failure(fieldError(origin, path, allowZero ? "must not be negative" : "must be positive"));
+        return Result<double>::failure(fieldError(
+            origin, path, std::string(allowZero ? "must not be negative" : "must be positive") + " (is " + v.dump() + ")"));
     return out;
 }
 
+// An exact integer in [1, kMaxDevices]: 2^32 + 2 is refused, not read as 2.
 Result<int> readPositiveInt(const json& obj, const char* key, const std::string& origin)
 {
     if (!obj.contains(key)) return Result<int>::failure(fieldError(origin, key, "is missing"));
-    const json& v = obj.at(key);
-    if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > 1000000)
-        return Result<int>::failure(fieldError(origin, key, "must be a positive integer"));
-    return int(v.get<int64_t>());
+    Result<int64_t> v = jsonInteger(obj.at(key), 1, kMaxDevices);
+    if (!v) return Result<int>::failure(fieldError(origin, key, "must be a positive integer: it " + v.error()));
+    return int(*v);
 }
 
 Result<LinkSpec> readLink(const json& obj, const char* key, const std::string& origin)
@@ -75,6 +83,11 @@ Result<ClusterSpec> parseClusterSpec(const std::string& jsonText, const std::str
         if (!v) return Result<ClusterSpec>::failure(v.error());
         *out = *v;
     }
+    if (int64_t(c.nodes) * c.devicesPerNode > kMaxDevices)
+        return Result<ClusterSpec>::failure(fieldError(origin, "nodes", "x devices_per_node is " + std::to_string(c.nodes) + " x " +
+                                                                        std::to_string(c.devicesPerNode) + " = " +
+                                                                        std::to_string(int64_t(c.nodes) * c.devicesPerNode) +
+                                                                        " devices, more than " + std::to_string(kMaxDevices)));
     if (!j.contains("peak_flops") || !j.at("peak_flops").is_object())
         return Result<ClusterSpec>::failure(fieldError(origin, "peak_flops", "must be an object with 'fp32', 'fp16' and 'bf16'"));
     const json& pf = j.at("peak_flops");
@@ -159,6 +172,8 @@ Result<DeviceMesh> parseMesh(const std::string& text)
         return bad();
     }
     if (m.dp <= 0 || m.tp <= 0) return bad();
+    if (int64_t(m.dp) * m.tp > kMaxDevices)
+        return Result<DeviceMesh>::failure("mesh '" + text + "': more than " + std::to_string(kMaxDevices) + " devices");
     return m;
 }
 

@@ -1,5 +1,8 @@
 #include "core/plan/plan_file.h"
 
+#include "core/cluster/device_limits.h"
+#include "core/util/json_fields.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -51,6 +54,24 @@ const json& need(const json& j, const char* key, const std::string& origin, cons
     return j.at(key);
 }
 
+// An integer field checked exactly (no wrap through a narrower type) against [min, max].
+int64_t readInteger(const json& j, const char* key, const std::string& origin, const std::string& path, int64_t min, int64_t max)
+{
+    Result<int64_t> v = jsonInteger(need(j, key, origin, path), min, max);
+    if (!v) throw Fail{where(origin, path, v.error())};
+    return *v;
+}
+
+// A finite number field in the interval; `fallback` when the field is absent (optional fields).
+double readNumber(const json& j, const char* key, const std::string& origin, const std::string& path, double min, double max,
+                  Interval interval = Interval::Closed, double fallback = 0)
+{
+    if (!j.is_object() || !j.contains(key)) return fallback;
+    Result<double> v = jsonNumber(j.at(key), min, max, interval);
+    if (!v) throw Fail{where(origin, path, v.error())};
+    return *v;
+}
+
 std::vector<TensorLayout> readLayouts(const json& j, const std::string& origin, const std::string& path)
 {
     if (!j.is_array()) throw Fail{where(origin, path, "must be an array of layouts")};
@@ -72,10 +93,8 @@ OpStrategy readStrategy(const json& j, const std::string& origin, const std::str
     s.name = name.get<std::string>();
     s.inputs = readLayouts(need(j, "inputs", origin, path + ".inputs"), origin, path + ".inputs");
     s.outputs = readLayouts(need(j, "outputs", origin, path + ".outputs"), origin, path + ".outputs");
-    const json& f = need(j, "compute_fraction", origin, path + ".compute_fraction");
-    if (!f.is_number() || f.get<double>() <= 0 || f.get<double>() > 1)
-        throw Fail{where(origin, path + ".compute_fraction", "must be a number in (0, 1]")};
-    s.computeFraction = f.get<double>();
+    need(j, "compute_fraction", origin, path + ".compute_fraction");
+    s.computeFraction = readNumber(j, "compute_fraction", origin, path + ".compute_fraction", 0, 1, Interval::OpenMin);
     return s;
 }
 
@@ -178,7 +197,7 @@ Result<PlanDocument> loadPlanJson(const std::string& text, const Graph& g, const
         if (!j.is_object() || j.value("schema", std::string()) != "tapas-plan")
             throw Fail{where(origin, "schema", "must be \"tapas-plan\"")};
         const json& v = need(j, "version", origin, "version");
-        if (!v.is_number_integer() || v.get<int>() != kPlanSchemaVersion)
+        if (!v.is_number_integer() || !jsonInteger(v, kPlanSchemaVersion, kPlanSchemaVersion))
             throw Fail{where(origin, "version", "is " + v.dump() + ", this build reads version " + std::to_string(kPlanSchemaVersion))};
         PlanDocument d;
         const json& model = need(j, "model", origin, "model");
@@ -188,17 +207,20 @@ Result<PlanDocument> loadPlanJson(const std::string& text, const Graph& g, const
             throw Fail{where(origin, "model.hash", "is " + hash.dump() + " but the model '" + g.sourcePath + "' hashes to \"" +
                                                    modelHash(g) + "\": the plan was made for another model or other input shapes")};
         const json& mesh = need(j, "mesh", origin, "mesh");
-        const json &dp = need(mesh, "dp", origin, "mesh.dp"), &tp = need(mesh, "tp", origin, "mesh.tp");
-        if (!dp.is_number_integer() || !tp.is_number_integer() || dp.get<int>() <= 0 || tp.get<int>() <= 0)
-            throw Fail{where(origin, "mesh", "must hold positive integers dp and tp")};
-        d.plan.mesh = {dp.get<int>(), tp.get<int>()};
+        const int64_t dp = readInteger(mesh, "dp", origin, "mesh.dp", 1, kMaxDevices);
+        const int64_t tp = readInteger(mesh, "tp", origin, "mesh.tp", 1, kMaxDevices);
+        if (dp * tp > kMaxDevices)
+            throw Fail{where(origin, "mesh", "is " + std::to_string(dp) + "x" + std::to_string(tp) + " = " +
+                                                 std::to_string(dp * tp) + " devices, more than " +
+                                                 std::to_string(kMaxDevices))};
+        d.plan.mesh = {int(dp), int(tp)};
         Result<ClusterSpec> cluster = parseClusterSpec(need(j, "cluster", origin, "cluster").dump(), origin + "#cluster");
         if (!cluster) throw Fail{cluster.error()};
         d.cluster = *cluster;
         const json& prov = need(j, "provenance", origin, "provenance");
         d.provenance.searcher = prov.value("searcher", std::string());
         d.provenance.tapasVersion = prov.value("tapas_version", std::string());
-        d.provenance.searchSeconds = prov.value("search_seconds", 0.0);
+        d.provenance.searchSeconds = readNumber(prov, "search_seconds", origin, "provenance.search_seconds", 0, 1e12);
         d.plan.nodes.assign(g.nodes.size(), OpStrategy{});
         std::vector<bool> seen(g.nodes.size(), false);
         const json& classes = need(j, "classes", origin, "classes");
@@ -217,20 +239,24 @@ Result<PlanDocument> loadPlanJson(const std::string& text, const Graph& g, const
                 if (!ids.is_array() || ids.size() != shared.size())
                     throw Fail{where(origin, path + ".instances[" + std::to_string(i) + "]", "must list one node per class entry")};
                 for (size_t p = 0; p < ids.size(); ++p) {
-                    if (!ids[p].is_number_integer() || ids[p].get<int64_t>() < 0 || ids[p].get<int64_t>() >= int64_t(g.nodes.size()))
-                        throw Fail{where(origin, path + ".instances[" + std::to_string(i) + "]", "names a node the model does not have")};
-                    const size_t n = ids[p].get<size_t>();
+                    const std::string at = path + ".instances[" + std::to_string(i) + "][" + std::to_string(p) + "]";
+                    Result<int64_t> id = jsonInteger(ids[p], 0, int64_t(g.nodes.size()) - 1);
+                    if (!id) throw Fail{where(origin, at, id.error() + ": it names a node the model does not have")};
+                    const size_t n = size_t(*id);
                     if (seen[n]) throw Fail{where(origin, path, "assigns node " + std::to_string(n) + " twice")};
                     seen[n] = true;
                     d.plan.nodes[n] = shared[p];
                 }
             }
             if (classes[c].contains("overrides")) {
-                for (const json& o : classes[c].at("overrides")) {
-                    const size_t i = o.value("instance", size_t(0)), p = o.value("position", size_t(0));
-                    if (i >= instances.size() || p >= shared.size())
-                        throw Fail{where(origin, path + ".overrides", "points outside the class")};
-                    d.plan.nodes[instances[i][p].get<size_t>()] = readStrategy(o, origin, path + ".overrides");
+                const json& overrides = classes[c].at("overrides");
+                if (!overrides.is_array()) throw Fail{where(origin, path + ".overrides", "must be an array")};
+                for (size_t k = 0; k < overrides.size(); ++k) {
+                    const json& o = overrides[k];
+                    const std::string at = path + ".overrides[" + std::to_string(k) + "]";
+                    const size_t i = size_t(readInteger(o, "instance", origin, at + ".instance", 0, int64_t(instances.size()) - 1));
+                    const size_t p = size_t(readInteger(o, "position", origin, at + ".position", 0, int64_t(shared.size()) - 1));
+                    d.plan.nodes[instances[i][p].get<size_t>()] = readStrategy(o, origin, at);
                     ++d.overrides;
                 }
             }
@@ -240,12 +266,14 @@ Result<PlanDocument> loadPlanJson(const std::string& text, const Graph& g, const
         placeCollectives(g, d.plan);
         if (Status s = checkPlan(g, d.plan); !s) throw Fail{"plan '" + origin + "': " + s.error};
         const json& cost = need(j, "cost", origin, "cost");
-        d.cost.compute = cost.value("compute_s", 0.0);
-        d.cost.tpComm = cost.value("tp_comm_s", 0.0);
-        d.cost.dpComm = cost.value("dp_comm_s", 0.0);
-        d.cost.commBytes = cost.value("comm_bytes_per_step", 0.0);
-        d.cost.weightMemory = cost.value("weight_memory_bytes", 0.0);
-        d.cost.activationMemory = cost.value("activation_memory_bytes", 0.0);
+        // Figures the plan was saved with; absent ones are 0, present ones must be finite and >= 0.
+        constexpr double kHuge = 1e300;
+        d.cost.compute = readNumber(cost, "compute_s", origin, "cost.compute_s", 0, kHuge);
+        d.cost.tpComm = readNumber(cost, "tp_comm_s", origin, "cost.tp_comm_s", 0, kHuge);
+        d.cost.dpComm = readNumber(cost, "dp_comm_s", origin, "cost.dp_comm_s", 0, kHuge);
+        d.cost.commBytes = readNumber(cost, "comm_bytes_per_step", origin, "cost.comm_bytes_per_step", 0, kHuge);
+        d.cost.weightMemory = readNumber(cost, "weight_memory_bytes", origin, "cost.weight_memory_bytes", 0, kHuge);
+        d.cost.activationMemory = readNumber(cost, "activation_memory_bytes", origin, "cost.activation_memory_bytes", 0, kHuge);
         return d;
     } catch (const Fail& f) {
         return Result<PlanDocument>::failure(f.message);

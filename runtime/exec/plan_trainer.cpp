@@ -1,5 +1,6 @@
 #include "runtime/exec/plan_trainer.h"
 
+#include "runtime/checkpoint_writer.h"
 #include "runtime/exec/graph_interpreter.h"
 #include "runtime/exec/op_kernels.h"
 #include "runtime/exec/tp_collectives.h"
@@ -399,17 +400,18 @@ Result<StepFigures> PlanTrainer::step(int64_t step)
 
 Status PlanTrainer::saveCheckpoint(const std::string& file, int64_t step) const
 {
+    std::vector<Tensor> list;
     try {
-        std::vector<Tensor> list{torch::tensor({step, d->adamStep}, torch::kLong)};
+        list.push_back(torch::tensor({step, d->adamStep}, torch::kLong));
         for (TensorId t : d->paramIds) {
             list.push_back(d->params.at(t).detach());
             list.push_back(d->adamM.at(t));
             list.push_back(d->adamV.at(t));
         }
-        torch::save(list, file);
     } catch (const std::exception& e) {
         return Status::failure("cannot write checkpoint '" + file + "': " + e.what());
     }
+    if (Status s = saveTorchChecked(list, file); !s) return Status::failure("cannot write checkpoint: " + s.error);
     return Status::success();
 }
 

@@ -3,13 +3,17 @@
 // the tensors live in PlanTrainer; this file stays torch-free.
 #include "runtime/exec/train_plan.h"
 
+#include "core/cluster/device_limits.h"
 #include "core/ir/dim_bindings.h"
 #include "core/onnx/onnx_importer.h"
 #include "core/plan/plan_file.h"
+#include "core/util/json_fields.h"
 #include "runtime/blas_probe.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/exec/plan_trainer.h"
 #include "runtime/metrics/metrics_sink.h"
+#include "runtime/protocol/durable_file.h"
+#include "runtime/protocol/metrics_token.h"
 #include "runtime/protocol/run_directory.h"
 #include "runtime/rank_log.h"
 #include "runtime/worker_options.h"
@@ -18,6 +22,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <map>
 #include <csignal>
 #include <cstdio>
@@ -83,8 +88,12 @@ Result<PlanHeader> readPlanHeader(const std::string& path)
     PlanHeader h;
     try {
         const auto j = nlohmann::json::parse(text);
-        h.dp = j.at("mesh").at("dp").get<int>();
-        h.tp = j.at("mesh").at("tp").get<int>();
+        // Exact: a tp of 2^32 + 2 must not be read as 2 (the mesh's rank count is checked below).
+        for (auto [key, out] : {std::pair{"dp", &h.dp}, std::pair{"tp", &h.tp}}) {
+            Result<int64_t> v = jsonInteger(j.at("mesh").at(key), 1, kMaxDevices);
+            if (!v) return Result<PlanHeader>::failure("plan file '" + path + "': field 'mesh." + key + "' " + v.error());
+            *out = int(*v);
+        }
         if (j.contains("model") && j["model"].contains("inputs"))
             for (const auto& in : j["model"]["inputs"]) {
                 std::string s = in.value("shape", "");
@@ -99,7 +108,9 @@ Result<PlanHeader> readPlanHeader(const std::string& path)
     } catch (const std::exception& e) {
         return Result<PlanHeader>::failure("plan file '" + path + "': " + e.what());
     }
-    if (h.dp < 1 || h.tp < 1) return Result<PlanHeader>::failure("plan file '" + path + "': mesh must be positive");
+    if (int64_t(h.dp) * h.tp > kMaxDevices)
+        return Result<PlanHeader>::failure("plan file '" + path + "': mesh " + std::to_string(h.dp) + "x" + std::to_string(h.tp) +
+                                           " has more than " + std::to_string(kMaxDevices) + " devices");
     return h;
 }
 
@@ -114,8 +125,9 @@ DimBindings bindDims(const Graph& unbound, const PlanHeader& h, DimBindings dims
             const Dim& d = x.shape.dims[i];
             if (!d.isSymbolic() || dims.count(d.symbol)) continue;
             char* end = nullptr;
+            errno = 0;
             const long long v = std::strtoll(it->second[i].c_str(), &end, 10);
-            if (end && *end == '\0' && v > 0) dims[d.symbol] = v;
+            if (end && *end == '\0' && errno == 0 && v > 0) dims[d.symbol] = v; // ERANGE saturates: not a size
         }
     }
     return dims;
@@ -140,6 +152,13 @@ private:
         emit(MetricsEvent::statusEvent("failed", why, mpi_.rank()));
         return kExitFailed;
     }
+    // Rank 0 could not write the run record (metrics.jsonl): every rank ends, the cause (file and
+    // errno text) goes into the record's last line, written into the sink's reserve.
+    int failRecord()
+    {
+        return failAll(sink_ ? "the run record could not be written: " + sink_->writeError()
+                             : std::string("rank 0 could not write the run record"));
+    }
     // Only this rank failed: the others may be waiting in a collective, so the job is aborted.
     [[noreturn]] void failHere(const std::string& why)
     {
@@ -159,24 +178,34 @@ private:
     std::unique_ptr<PlanTrainer> trainer_;
 };
 
+// Every rank writes its shard into checkpoints/.tmp-step-N; once all of them are complete, rank
+// 0 renames the folder to step-N and only then points `latest` at it. A failure anywhere leaves
+// `latest` on the previous checkpoint and removes the partial folder (which also gives back the
+// space a full disk needs for the `failed` line).
 Status Run::checkpoint(int64_t step)
 {
-    const fs::path dir = fs::path(protocol::checkpointsDir(o_.runDir)) / ("step-" + std::to_string(step));
+    const fs::path root = protocol::checkpointsDir(o_.runDir);
+    const std::string name = "step-" + std::to_string(step);
+    const fs::path tmp = root / (".tmp-" + name), dir = root / name;
     std::error_code ec;
-    fs::create_directories(dir, ec);
-    Status s = trainer_->saveCheckpoint((dir / ("rank-" + std::to_string(mpi_.rank()) + ".pt")).string(), step);
+    if (mpi_.rank() == 0) fs::remove_all(tmp, ec); // left by a run that died mid-checkpoint
+    world_->barrier();
+    fs::create_directories(tmp, ec);
+    Status s = ec ? Status::failure("checkpoint folder '" + tmp.string() + "': " + ec.message())
+                  : trainer_->saveCheckpoint((tmp / ("rank-" + std::to_string(mpi_.rank()) + ".pt")).string(), step);
     double bad = s.ok() ? 0 : 1;
     world_->allReduceMax(&bad, 1); // also the barrier: every shard is on disk after it
-    if (bad > 0) return s.ok() ? Status::failure("another rank could not write its checkpoint") : s;
+    if (bad > 0) {
+        if (mpi_.rank() == 0) fs::remove_all(tmp, ec);
+        return s.ok() ? Status::failure("another rank could not write its checkpoint shard") : s;
+    }
     if (mpi_.rank() == 0) {
-        const fs::path latest = fs::path(protocol::checkpointsDir(o_.runDir)) / "latest";
-        const fs::path tmp = latest.string() + ".tmp";
-        {
-            std::ofstream out(tmp);
-            out << "step-" << step << "\n";
+        if (s = protocol::renameIntoPlace(tmp.string(), dir.string()); !s) {
+            fs::remove_all(tmp, ec);
+            return s;
         }
-        fs::rename(tmp, latest, ec); // atomic: a reader sees the old or the new name
-        if (ec) return Status::failure("cannot update '" + latest.string() + "': " + ec.message());
+        // Atomic: a reader sees the old or the new name, never a half-written one.
+        if (s = protocol::replaceFileDurably((root / "latest").string(), name + "\n"); !s) return s;
         MetricsEvent e = MetricsEvent::statusEvent("checkpoint", std::to_string(step));
         e.fields["path"] = fs::relative(dir, o_.runDir, ec).string();
         emit(e);
@@ -350,26 +379,34 @@ int Run::exec()
                                                 {"samples_per_s", stepTime > 0 ? double(batch) / stepTime : 0}}));
             emit(stats);
         }
+        // Every rank stops after the same step, for a stop request or for a record that rank
+        // 0 could not write (the run would go on losing metrics).
+        double agreed[2] = {g_stopRequested ? 1.0 : 0.0, sink_ && sink_->writeFailed() ? 1.0 : 0.0};
+        world_->allReduceMax(agreed, 2);
+        if (agreed[1] > 0) return failRecord();
+        const double stop = agreed[0];
         const bool scheduled = o_.checkpointEvery > 0 && step % o_.checkpointEvery == 0;
         if (scheduled) {
             Status s = checkpoint(step);
-            if (!s.ok()) return failAll(s.error);
+            if (!s.ok()) return failAll("checkpoint after step " + std::to_string(step) + ": " + s.error);
         }
-        double stop = g_stopRequested ? 1 : 0;
-        world_->allReduceMax(&stop, 1); // every rank stops after the same step
         if (stop > 0 && step < o_.steps) {
             // A stopped run is one to resume: checkpoint the step just done (unless the
             // schedule did), whatever --checkpoint-every says, or --resume would redo the
             // steps since the last scheduled checkpoint (or find none).
             if (!scheduled) {
                 Status s = checkpoint(step);
-                if (!s.ok()) return failAll(s.error);
+                if (!s.ok()) return failAll("checkpoint after step " + std::to_string(step) + ": " + s.error);
             }
             emit(MetricsEvent::statusEvent("stopped", "stopped by request after step " + std::to_string(step)));
-            return 0;
+            return sink_ && sink_->writeFailed() ? failRecord() : 0;
         }
     }
     emit(MetricsEvent::statusEvent("finished", std::to_string(o_.steps) + " steps"));
+    // Only rank 0 knows whether the last lines reached the disk.
+    double lost = sink_ && sink_->writeFailed() ? 1 : 0;
+    world_->allReduceMax(&lost, 1);
+    if (lost > 0) return failRecord();
     return 0;
 }
 
@@ -379,7 +416,7 @@ const char* trainPlanUsage()
 {
     return "  train-plan --model M.onnx --plan P.tapas.json --run-dir D [--steps N] [--checkpoint-every K]\n"
            "             [--resume] [--dim name=value ...] [--seed S] [--lr X] [--tolerance E]\n"
-           "             [--skip-numerics] [--metrics-port P --metrics-token T] [--no-rank-logs]\n"
+           "             [--skip-numerics] [--metrics-port P (token in TAPAS_METRICS_TOKEN)] [--no-rank-logs]\n"
            "                  train a sharded plan on the ranks (mesh dp x tp = ranks)\n";
 }
 
@@ -395,7 +432,7 @@ Result<TrainPlanOptions> parseTrainPlanArgs(int argc, char** argv, int first)
         .text("--model", &o.model)
         .text("--plan", &o.plan)
         .text("--run-dir", &o.runDir)
-        .text("--metrics-token", &o.metricsToken)
+        .custom("--metrics-token", [](const std::string&) { return Status::failure(protocol::kTokenNotOnCommandLine); })
         .custom("--dim", [&o](const std::string& v) { return addDimBinding(o.dims, v); })
         .integer<int64_t>("--steps", &o.steps, 0, kMaxCount)
         .integer<int64_t>("--checkpoint-every", &o.checkpointEvery, 0, kMaxCount)
@@ -406,7 +443,11 @@ Result<TrainPlanOptions> parseTrainPlanArgs(int argc, char** argv, int first)
     if (Status s = opts.parse(argc, argv, first); !s) return R::failure(s.error);
     if (o.model.empty() || o.plan.empty() || o.runDir.empty())
         return R::failure("--model, --plan and --run-dir are required");
-    if (o.metricsPort > 0 && o.metricsToken.empty()) return R::failure("--metrics-port needs --metrics-token");
+    if (o.metricsPort > 0) {
+        Result<std::string> token = protocol::metricsTokenFromEnvironment();
+        if (!token) return R::failure("option --metrics-port: " + token.error());
+        o.metricsToken = *token;
+    }
     return o;
 }
 

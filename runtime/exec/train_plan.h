@@ -3,7 +3,7 @@
 //
 //   mpirun -np N tapas-worker train-plan --model M.onnx --plan P.tapas.json --run-dir D
 //          --steps N [--checkpoint-every K] [--resume] [--dim k=v ...] [--seed S] [--lr X]
-//          [--metrics-port P --metrics-token T] [--tolerance E] [--skip-numerics]
+//          [--metrics-port P (token in TAPAS_METRICS_TOKEN)] [--tolerance E] [--skip-numerics]
 //
 // Exit codes: 0 finished or stopped by SIGTERM or SIGUSR1 (after the current step; mpirun
 // forwards SIGUSR1 to every rank), 1 failed (bad model,

@@ -1,5 +1,6 @@
 #include "runtime/gan/gan_checkpoint.h"
 
+#include "runtime/protocol/durable_file.h"
 #include "runtime/protocol/run_directory.h"
 
 #include <cstdio>
@@ -21,14 +22,14 @@ std::string checkpointName(int step)
 
 Status writeCheckpointMeta(const std::string& dir, const CheckpointMeta& m)
 {
-    const std::string path = dir + "/meta.txt";
-    std::ofstream f(path);
+    std::ostringstream f;
     f << "step " << m.step << "\nglobal_batch " << m.globalBatch << "\nranks " << m.ranks << "\ndata_position "
       << m.dataPosition << "\ng_version " << m.gVersion << "\nchannels_last " << m.channelsLast << "\npad_channels "
       << m.padChannels << "\nmodel " << m.model << "\ndata " << m.data << "\nseed " << m.seed << "\n";
-    f.close();
-    if (!f) return Status::failure("checkpoint '" + path + "' cannot be written");
-    return {};
+    const std::string text = f.str();
+    protocol::DurableFile file(dir + "/meta.txt");
+    file.write(text.data(), text.size());
+    return file.finish();
 }
 
 Result<CheckpointMeta> readCheckpointMeta(const std::string& dir)
@@ -64,17 +65,7 @@ Result<CheckpointMeta> readCheckpointMeta(const std::string& dir)
 
 Status markLatestCheckpoint(const std::string& runDir, const std::string& name)
 {
-    const std::string dir = protocol::checkpointsDir(runDir);
-    const std::string tmp = dir + "/latest.tmp", latest = dir + "/latest";
-    {
-        std::ofstream f(tmp);
-        f << name << "\n";
-        if (!f) return Status::failure("checkpoint pointer '" + tmp + "' cannot be written");
-    }
-    std::error_code ec;
-    fs::rename(tmp, latest, ec);
-    if (ec) return Status::failure("checkpoint pointer '" + latest + "' cannot be written: " + ec.message());
-    return {};
+    return protocol::replaceFileDurably(protocol::checkpointsDir(runDir) + "/latest", name + "\n");
 }
 
 Result<std::string> latestCheckpointDir(const std::string& runDir)

@@ -1,122 +1,18 @@
 #include "runtime/gan/gan_options.h"
 
-#include <cstdlib>
-#include <functional>
-#include <map>
+#include "runtime/protocol/metrics_token.h"
+#include "runtime/worker_options.h"
+
+#include <filesystem>
 
 namespace tapas::runtime::gan {
 namespace {
 
-bool parseBoolWord(const std::string& s, bool& out)
-{
-    if (s == "1" || s == "true" || s == "on" || s == "yes") { out = true; return true; }
-    if (s == "0" || s == "false" || s == "off" || s == "no") { out = false; return true; }
-    return false;
-}
-
-Status toInt(const std::string& name, const std::string& v, int& out)
-{
-    char* end = nullptr;
-    const long x = std::strtol(v.c_str(), &end, 10);
-    if (v.empty() || *end) return Status::failure("option " + name + ": '" + v + "' is not an integer");
-    out = static_cast<int>(x);
-    return {};
-}
-
-Status toDouble(const std::string& name, const std::string& v, double& out)
-{
-    char* end = nullptr;
-    out = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end) return Status::failure("option " + name + ": '" + v + "' is not a number");
-    return {};
-}
-
-using Setter = std::function<Status(GanOptions&, const std::string& name, const std::string& value)>;
-
-Setter intOf(int GanOptions::*m) { return [m](GanOptions& o, const std::string& n, const std::string& v) { return toInt(n, v, o.*m); }; }
-Setter dblOf(double GanOptions::*m) { return [m](GanOptions& o, const std::string& n, const std::string& v) { return toDouble(n, v, o.*m); }; }
-Setter strOf(std::string GanOptions::*m) { return [m](GanOptions& o, const std::string&, const std::string& v) { o.*m = v; return Status{}; }; }
-Setter sideDbl(SidePolicy GanOptions::*side, double SidePolicy::*m)
-{
-    return [side, m](GanOptions& o, const std::string& n, const std::string& v) { return toDouble(n, v, (o.*side).*m); };
-}
-Setter sideInt(SidePolicy GanOptions::*side, int SidePolicy::*m)
-{
-    return [side, m](GanOptions& o, const std::string& n, const std::string& v) { return toInt(n, v, (o.*side).*m); };
-}
-Setter sideStr(SidePolicy GanOptions::*side, std::string SidePolicy::*m)
-{
-    return [side, m](GanOptions& o, const std::string&, const std::string& v) { (o.*side).*m = v; return Status{}; };
-}
-
-const std::map<std::string, Setter>& valueOptions()
-{
-    static const std::map<std::string, Setter> table = {
-        {"--data", strOf(&GanOptions::data)},
-        {"--data-dir", [](GanOptions& o, const std::string&, const std::string& v) {
-             o.dataDir = v;
-             if (o.data == "ring8") o.data = "folder"; // --data-dir alone means a folder data set
-             return Status{};
-         }},
-        {"--mixture-std", dblOf(&GanOptions::mixtureStd)},
-        {"--model", strOf(&GanOptions::model)},
-        {"--resolution", intOf(&GanOptions::resolution)},
-        {"--width", intOf(&GanOptions::width)},
-        {"--z-dim", intOf(&GanOptions::zDim)},
-        {"--ema", dblOf(&GanOptions::ema)},
-        {"--loss", strOf(&GanOptions::loss)},
-        {"--pack", intOf(&GanOptions::pack)},
-        {"--steps", intOf(&GanOptions::steps)},
-        {"--batch", intOf(&GanOptions::localBatch)},
-        {"--global-batch", intOf(&GanOptions::globalBatch)},
-        {"--reference-batch", intOf(&GanOptions::referenceBatch)},
-        {"--d-steps", intOf(&GanOptions::dSteps)},
-        {"--lr-g", sideDbl(&GanOptions::g, &SidePolicy::lr)},
-        {"--lr-d", sideDbl(&GanOptions::d, &SidePolicy::lr)},
-        {"--beta1-g", sideDbl(&GanOptions::g, &SidePolicy::beta1)},
-        {"--beta2-g", sideDbl(&GanOptions::g, &SidePolicy::beta2)},
-        {"--beta1-d", sideDbl(&GanOptions::d, &SidePolicy::beta1)},
-        {"--beta2-d", sideDbl(&GanOptions::d, &SidePolicy::beta2)},
-        {"--warmup-g", sideInt(&GanOptions::g, &SidePolicy::warmupSteps)},
-        {"--warmup-d", sideInt(&GanOptions::d, &SidePolicy::warmupSteps)},
-        {"--decay-g", sideStr(&GanOptions::g, &SidePolicy::decay)},
-        {"--decay-d", sideStr(&GanOptions::d, &SidePolicy::decay)},
-        {"--lr-scaling-g", sideStr(&GanOptions::g, &SidePolicy::scaling)},
-        {"--lr-scaling-d", sideStr(&GanOptions::d, &SidePolicy::scaling)},
-        {"--staleness", intOf(&GanOptions::staleness)},
-        {"--loader-threads", intOf(&GanOptions::loaderThreads)},
-        {"--prefetch", intOf(&GanOptions::prefetch)},
-        {"--io-latency-ms", dblOf(&GanOptions::ioLatencyMs)},
-        {"--layout", strOf(&GanOptions::layout)},
-        {"--channel-pad", strOf(&GanOptions::channelPad)},
-        {"--run-dir", strOf(&GanOptions::runDir)},
-        {"--run-id", strOf(&GanOptions::runId)},
-        {"--metrics-port", intOf(&GanOptions::metricsPort)},
-        {"--metrics-token", strOf(&GanOptions::metricsToken)},
-        {"--checkpoint-every", intOf(&GanOptions::checkpointEvery)},
-        {"--sample-every", intOf(&GanOptions::sampleEvery)},
-        {"--metric-every", intOf(&GanOptions::metricEvery)},
-        {"--seed", [](GanOptions& o, const std::string& n, const std::string& v) {
-             int s = 0;
-             Status st = toInt(n, v, s);
-             o.seed = static_cast<unsigned long long>(s);
-             return st;
-         }},
-        {"--threads", intOf(&GanOptions::threads)},
-    };
-    return table;
-}
-
-const std::map<std::string, bool GanOptions::*>& switchOptions()
-{
-    static const std::map<std::string, bool GanOptions::*> table = {
-        {"--async", &GanOptions::async},
-        {"--self-attention", &GanOptions::selfAttention},
-        {"--adaptive-pipeline", &GanOptions::adaptivePipeline},
-        {"--resume", &GanOptions::resume},
-    };
-    return table;
-}
+// Upper bounds that keep every count exact in an int and far above what a run on our machines
+// could use; a value above them is a typo or an overflow, not a request.
+constexpr int kMaxSteps = 1000000000;
+constexpr int kMaxLocalBatch = 1 << 20;
+constexpr int kMaxGlobalBatch = 1 << 24;
 
 bool oneOf(const std::string& v, std::initializer_list<const char*> allowed)
 {
@@ -144,7 +40,8 @@ Status checkSide(const char* side, const SidePolicy& p)
 Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
 {
     GanOptions o;
-    // Learning rates 0 mean "take the preset's"; parse records what the user set.
+    // Unset values take the preset's (applyPresetAndCheck); the parser only admits values a
+    // user may mean, so 0 or a negative learning rate, width or batch is an error, not "preset".
     o.g.lr = 0;
     o.d.lr = 0;
     o.g.beta1 = o.d.beta1 = -1;
@@ -152,20 +49,69 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
     o.g.decay = o.d.decay = "";
     o.g.scaling = o.d.scaling = "";
     o.g.warmupSteps = o.d.warmupSteps = -1;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (auto it = switchOptions().find(a); it != switchOptions().end()) {
-            bool v = true;
-            if (i + 1 < args.size() && parseBoolWord(args[i + 1], v)) ++i;
-            o.*(it->second) = v;
-            continue;
-        }
-        if (a == "--static-pipeline") { o.adaptivePipeline = false; continue; }
-        auto it = valueOptions().find(a);
-        if (it == valueOptions().end()) return Result<GanOptions>::failure("unknown option '" + a + "'");
-        if (i + 1 >= args.size()) return Result<GanOptions>::failure("option " + a + " needs a value");
-        if (Status st = it->second(o, a, args[i + 1]); !st) return Result<GanOptions>::failure(st.error);
-        ++i;
+    bool staticPipeline = false;
+    using Open = WorkerOptions::Open;
+    WorkerOptions w;
+    w.choice("--data", &o.data, {"ring8", "grid25", "shapes", "folder"})
+        .custom("--data-dir",
+                [&o](const std::string& v) {
+                    if (v.empty()) return Status::failure("'' is not a folder");
+                    // Ranks run in the run directory: a relative folder means the caller's.
+                    std::error_code ec;
+                    const std::filesystem::path abs = std::filesystem::absolute(v, ec);
+                    o.dataDir = ec ? v : abs.lexically_normal().string();
+                    return Status::success();
+                })
+        .number("--mixture-std", &o.mixtureStd, 0, 10, Open::Min)
+        .choice("--model", &o.model, {"mlp", "dcgan", "biggan"})
+        .integer("--resolution", &o.resolution, 1, 4096)
+        .integer("--width", &o.width, 4, 1024)
+        .integer("--z-dim", &o.zDim, 1, 4096)
+        .toggle("--self-attention", &o.selfAttention)
+        .number("--ema", &o.ema, 0, 1, Open::Max)
+        .choice("--loss", &o.loss, {"bce", "hinge"})
+        .integer("--pack", &o.pack, 1, 16)
+        .integer("--steps", &o.steps, 1, kMaxSteps)
+        .integer("--batch", &o.localBatch, 1, kMaxLocalBatch)
+        .integer("--global-batch", &o.globalBatch, 1, kMaxGlobalBatch)
+        .integer("--reference-batch", &o.referenceBatch, 1, kMaxGlobalBatch)
+        .integer("--d-steps", &o.dSteps, 1, 16);
+    for (auto [side, p] : {std::pair{"g", &o.g}, std::pair{"d", &o.d}}) {
+        const std::string s = side;
+        w.number("--lr-" + s, &p->lr, 0, 10, Open::Min)
+            .number("--beta1-" + s, &p->beta1, 0, 1, Open::Max)
+            .number("--beta2-" + s, &p->beta2, 0, 1, Open::Max)
+            .integer("--warmup-" + s, &p->warmupSteps, 0, kMaxSteps)
+            .choice("--decay-" + s, &p->decay, {"none", "linear", "cosine"})
+            .choice("--lr-scaling-" + s, &p->scaling, {"none", "linear", "sqrt"});
+    }
+    w.toggle("--async", &o.async)
+        .integer("--staleness", &o.staleness, 0, 64)
+        .integer("--loader-threads", &o.loaderThreads, 1, 16)
+        .integer("--prefetch", &o.prefetch, 1, 64)
+        .toggle("--adaptive-pipeline", &o.adaptivePipeline)
+        .flag("--static-pipeline", &staticPipeline)
+        .number("--io-latency-ms", &o.ioLatencyMs, 0, 1e6)
+        .choice("--layout", &o.layout, {"auto", "contiguous", "channels_last"})
+        .choice("--channel-pad", &o.channelPad, {"auto", "on", "off"})
+        .text("--run-dir", &o.runDir)
+        .text("--run-id", &o.runId)
+        .integer("--metrics-port", &o.metricsPort, 0, 65535)
+        .custom("--metrics-token", [](const std::string&) { return Status::failure(protocol::kTokenNotOnCommandLine); })
+        .integer("--checkpoint-every", &o.checkpointEvery, 0, kMaxSteps)
+        .integer("--sample-every", &o.sampleEvery, 0, kMaxSteps)
+        .integer("--metric-every", &o.metricEvery, 0, kMaxSteps)
+        .toggle("--resume", &o.resume)
+        .integer<unsigned long long>("--seed", &o.seed)
+        .integer("--threads", &o.threads, 0, 1024);
+    if (Status s = w.parse(args); !s) return Result<GanOptions>::failure(s.error);
+    if (staticPipeline) o.adaptivePipeline = false;
+    // --data-dir alone means a folder data set.
+    if (!o.dataDir.empty() && !w.isSet("--data")) o.data = "folder";
+    if (o.metricsPort > 0) {
+        Result<std::string> token = protocol::metricsTokenFromEnvironment();
+        if (!token) return Result<GanOptions>::failure("option --metrics-port: " + token.error());
+        o.metricsToken = *token;
     }
     return o;
 }
@@ -226,8 +172,8 @@ Status applyPresetAndCheck(GanOptions& o)
     // PacGAN (Lin et al. 2018): D sees packs of 4 points, which makes mode collapse visible to it;
     // the images models judge single samples.
     if (o.pack == 0) o.pack = o.model == "mlp" ? 4 : 1;
-    if (o.sampleEvery == 0) o.sampleEvery = 50;
-    if (o.metricEvery == 0) o.metricEvery = o.sampleEvery;
+    if (o.sampleEvery < 0) o.sampleEvery = 50;
+    if (o.metricEvery < 0) o.metricEvery = o.sampleEvery;
     o.presetApplied = true;
 
     if (Status s = checkSide("g", o.g); !s) return s;
@@ -267,8 +213,8 @@ std::string ganUsage()
            "  --decay-g/--decay-d none|linear|cosine  --lr-scaling-g/--lr-scaling-d none|linear|sqrt\n"
            "  --async [--staleness K]  --loader-threads N  --prefetch N  --static-pipeline\n"
            "  --io-latency-ms MS  --layout auto|contiguous|channels_last  --channel-pad auto|on|off\n"
-           "  --run-dir DIR  --run-id ID  --metrics-port P --metrics-token T  --checkpoint-every K\n"
-           "  --sample-every K  --metric-every K  --resume  --seed S  --threads T\n";
+           "  --run-dir DIR  --run-id ID  --metrics-port P (token in TAPAS_METRICS_TOKEN)  --checkpoint-every K\n"
+           "  --sample-every K (0: none)  --metric-every K  --resume  --seed S  --threads T\n";
 }
 
 } // namespace tapas::runtime::gan

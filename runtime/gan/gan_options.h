@@ -56,8 +56,8 @@ struct GanOptions {
     int metricsPort = 0;
     std::string metricsToken;
     int checkpointEvery = 0;
-    int sampleEvery = 0;          // 0: preset (every 50 steps)
-    int metricEvery = 0;          // mixture evaluation (0: = sampleEvery)
+    int sampleEvery = -1;         // -1: preset (every 50 steps); 0: only at the end
+    int metricEvery = -1;         // mixture evaluation (-1: = sampleEvery)
     bool resume = false;
     unsigned long long seed = 1234;
     int threads = 0;              // torch intra-op threads (0: leave as is)
@@ -65,8 +65,11 @@ struct GanOptions {
     std::string preset;           // the preset's name, once applied
 };
 
-// Parses `tapas-worker gan` options (argv after the sub-command). Boolean switches take an
-// optional 0/1/true/false/on/off value, so the launcher's --key value pairs work too.
+// Parses `tapas-worker gan` options (argv after the sub-command) with the shared grammar of
+// runtime/worker_options.h: every number is range-checked and a bad one is an error naming the
+// option and the value. Boolean switches take an optional 0/1/true/false/on/off value, so the
+// launcher's --key value pairs work too. A relative --data-dir is made absolute against the
+// working directory. With --metrics-port the token comes from TAPAS_METRICS_TOKEN.
 Result<GanOptions> parseGanOptions(const std::vector<std::string>& args);
 
 // Fills everything left at 0/empty from the data set's preset (ring8/grid25: MLP; shapes and

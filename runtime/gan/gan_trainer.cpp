@@ -4,11 +4,13 @@
 // checkpoints with exact resume, sample grids and the metrics protocol's GAN values.
 #include "runtime/gan/gan_models.h" // torch first: Qt-free TU, but keep the house order
 
+#include "runtime/checkpoint_writer.h"
 #include "runtime/gan/gan_checkpoint.h"
 #include "runtime/gan/gan_image_io.h"
 #include "runtime/gan/gan_pipeline.h"
 #include "runtime/gan/gan_policy.h"
 #include "runtime/gan/gan_trainer.h"
+#include "runtime/protocol/durable_file.h"
 #include "runtime/protocol/run_directory.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -105,6 +107,7 @@ private:
     void evaluate(int stepsDone, bool final);
     Status checkpoint(int stepsDone);
     Status loadCheckpoint(const std::string& dir);
+    int failRecord(); // the sink could not write: every rank ends, rank 0 records why
     void emit(const protocol::MetricsEvent& e) { if (env_.sink) env_.sink->record(e); }
     void logInfo(const std::string& text);
 
@@ -460,25 +463,27 @@ void GanTrainer::evaluate(int stepsDone, bool final)
     emit(protocol::MetricsEvent::sampleEvent(stepsDone, std::string("samples/") + name));
 }
 
+// Rank 0 writes everything into checkpoints/.tmp-step-N, renames it to step-N once complete and
+// only then moves `latest`; any failure removes the partial folder and is agreed on by all ranks,
+// which then end the run `failed` with the cause.
 Status GanTrainer::checkpoint(int stepsDone)
 {
     StepFigures ignore;
     applyPendingG(ignore); // a checkpoint holds applied updates only
     const std::string name = checkpointName(stepsDone);
-    const std::string dir = protocol::checkpointsDir(o_.runDir) + "/" + name;
+    const std::string root = protocol::checkpointsDir(o_.runDir);
+    const std::string tmp = root + "/.tmp-" + name, dir = root + "/" + name;
     Status st;
     if (rank_ == 0) {
         std::error_code ec;
-        fs::create_directories(dir, ec);
-        try {
-            torch::save(g_, dir + "/g.pt");
-            torch::save(d_, dir + "/d.pt");
-            if (ema_) torch::save(ema_, dir + "/ema.pt");
-            torch::save(*optG_, dir + "/opt_g.pt");
-            torch::save(*optD_, dir + "/opt_d.pt");
-        } catch (const c10::Error& e) {
-            st = Status::failure("checkpoint '" + dir + "' cannot be written: " + e.what_without_backtrace());
-        }
+        fs::remove_all(tmp, ec);
+        fs::create_directories(tmp, ec);
+        if (ec) st = Status::failure("checkpoint folder '" + tmp + "': " + ec.message());
+        if (st) st = saveTorchChecked(g_, tmp + "/g.pt");
+        if (st) st = saveTorchChecked(d_, tmp + "/d.pt");
+        if (st && ema_) st = saveTorchChecked(ema_, tmp + "/ema.pt");
+        if (st) st = saveTorchChecked(*optG_, tmp + "/opt_g.pt");
+        if (st) st = saveTorchChecked(*optD_, tmp + "/opt_d.pt");
         CheckpointMeta m;
         m.step = stepsDone;
         m.globalBatch = scale_.globalBatch;
@@ -490,7 +495,9 @@ Status GanTrainer::checkpoint(int stepsDone)
         m.model = o_.model;
         m.data = o_.data;
         m.seed = o_.seed;
-        if (st) st = writeCheckpointMeta(dir, m);
+        if (st) st = writeCheckpointMeta(tmp, m);
+        if (st) st = protocol::renameIntoPlace(tmp, dir);
+        if (!st) fs::remove_all(tmp, ec);
         if (st) st = markLatestCheckpoint(o_.runDir, name);
         if (st) {
             auto e = protocol::MetricsEvent::statusEvent("checkpoint", std::to_string(stepsDone));
@@ -498,7 +505,9 @@ Status GanTrainer::checkpoint(int stepsDone)
             emit(e);
         }
     }
-    comm_.barrier();
+    double bad = st ? 0 : 1;
+    comm_.allReduceMax(&bad, 1); // also the barrier after rank 0's writes
+    if (bad > 0 && st) return Status::failure("rank 0 could not write checkpoint " + name);
     return st;
 }
 
@@ -543,16 +552,21 @@ int GanTrainer::run()
         report(done, f, stepTime); // step events count steps done (1..N), as the metric events and train-plan do
         if (data_.isMixture() && o_.metricEvery > 0 && done % o_.metricEvery == 0 && done < o_.steps) evaluate(done, false);
         else if (!data_.isMixture() && o_.sampleEvery > 0 && done % o_.sampleEvery == 0 && done < o_.steps) evaluate(done, false);
-        // Stop requests are agreed on by all ranks, so every rank leaves at the same step.
-        double stop = env_.stopRequested && env_.stopRequested->load() ? 1.0 : 0.0;
-        comm_.allReduceMax(&stop, 1);
+        // Stop requests, and a run record rank 0 could not write, are agreed on by all ranks, so
+        // every rank leaves at the same step.
+        double agreed[2] = {env_.stopRequested && env_.stopRequested->load() ? 1.0 : 0.0,
+                            env_.sink && env_.sink->writeFailed() ? 1.0 : 0.0};
+        comm_.allReduceMax(agreed, 2);
+        if (agreed[1] > 0) return failRecord();
+        const double stop = agreed[0];
         // A stop always leaves a checkpoint of the finished step (as train-plan does), so Resume works
         // even for a run started without periodic checkpoints.
         const bool doCkpt = !o_.runDir.empty() && (stop > 0 || (o_.checkpointEvery > 0 && done % o_.checkpointEvery == 0));
         if (doCkpt) {
             if (Status s = checkpoint(done); !s) {
-                std::fprintf(stderr, "tapas-worker gan: %s\n", s.error.c_str());
-                if (rank_ == 0) emit(protocol::MetricsEvent::statusEvent("failed", s.error, rank_));
+                const std::string why = "checkpoint after step " + std::to_string(done) + ": " + s.error;
+                std::fprintf(stderr, "tapas-worker gan: %s\n", why.c_str());
+                if (rank_ == 0) emit(protocol::MetricsEvent::statusEvent("failed", why, rank_));
                 return 1;
             }
         }
@@ -569,7 +583,19 @@ int GanTrainer::run()
         if (stopped) emit(protocol::MetricsEvent::statusEvent("stopped", "stopped at step " + std::to_string(step)));
         else emit(protocol::MetricsEvent::statusEvent("finished", std::to_string(step) + " steps"));
     }
-    return 0;
+    // Only rank 0 knows whether the last lines reached the disk.
+    double lost = env_.sink && env_.sink->writeFailed() ? 1 : 0;
+    comm_.allReduceMax(&lost, 1);
+    return lost > 0 ? failRecord() : 0;
+}
+
+int GanTrainer::failRecord()
+{
+    const std::string why = env_.sink ? "the run record could not be written: " + env_.sink->writeError()
+                                      : std::string("rank 0 could not write the run record");
+    std::fprintf(stderr, "tapas-worker gan: %s\n", why.c_str());
+    if (rank_ == 0) emit(protocol::MetricsEvent::statusEvent("failed", why, rank_));
+    return 1;
 }
 
 int trainGan(TrainerEnv& env)

@@ -57,8 +57,12 @@ int runGanWorker(int argc, char** argv)
         }
     Result<GanOptions> parsed = parseGanOptions(args);
     if (!parsed) {
-        std::fprintf(stderr, "tapas-worker gan: %s\n%s", parsed.error().c_str(), ganUsage().c_str());
-        return 2;
+        std::fputs(ganUsage().c_str(), stderr);
+        // The launcher's user reads the run record: put the refusal there too.
+        GanOptions where;
+        for (size_t i = 0; i + 1 < args.size(); ++i)
+            if (args[i] == "--run-dir") where.runDir = args[i + 1];
+        return failEarly(where, parsed.error());
     }
     GanOptions o = std::move(*parsed);
     if (Status s = applyPresetAndCheck(o); !s) return failEarly(o, s.error);

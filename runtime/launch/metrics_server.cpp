@@ -4,6 +4,7 @@
 #include <QRandomGenerator>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QTimer>
 
 namespace tapas::runtime {
 
@@ -69,11 +70,38 @@ quint16 MetricsServer::port() const
     return server_ ? server_->serverPort() : 0;
 }
 
+int MetricsServer::openConnections() const
+{
+    int n = 0;
+    for (QTcpSocket* s : server_->findChildren<QTcpSocket*>())
+        if (s->state() == QAbstractSocket::ConnectedState) ++n;
+    return n;
+}
+
+void MetricsServer::drop(QTcpSocket* s, const QString& why)
+{
+    ++rejected_;
+    Q_EMIT connectionRejected(why);
+    s->abort();
+    s->deleteLater();
+}
+
 void MetricsServer::onNewConnection()
 {
     while (QTcpSocket* s = server_->nextPendingConnection()) {
+        if (openConnections() > limits_.maxConnections) { // the new one counts itself
+            drop(s, QStringLiteral("a connection beyond the cap of %1 was refused").arg(limits_.maxConnections));
+            continue;
+        }
+        // Qt stops reading from the peer once this much is buffered: memory stays bounded
+        // whatever it sends, and a full buffer without a line end is an oversized line.
+        s->setReadBufferSize(limits_.maxLineBytes + 1);
         connect(s, &QTcpSocket::readyRead, this, [this, s] { onReadyRead(s); });
         connect(s, &QTcpSocket::disconnected, s, &QObject::deleteLater);
+        QTimer::singleShot(limits_.helloTimeoutMs, s, [this, s] {
+            if (!s->property(kAccepted).toBool() && s->state() == QAbstractSocket::ConnectedState)
+                drop(s, QStringLiteral("a connection sent no hello within %1 ms").arg(limits_.helloTimeoutMs));
+        });
     }
 }
 
@@ -85,9 +113,7 @@ void MetricsServer::onReadyRead(QTcpSocket* s)
         if (!s->property(kAccepted).toBool()) {
             std::string runId, token;
             if (!protocol::parseHelloLine(line, runId, token) || QString::fromStdString(token) != token_) {
-                ++rejected_;
-                Q_EMIT connectionRejected(QStringLiteral("a connection without this run's token was dropped"));
-                s->abort();
+                drop(s, QStringLiteral("a connection without this run's token was dropped"));
                 return;
             }
             s->setProperty(kAccepted, true);
@@ -104,9 +130,12 @@ void MetricsServer::onReadyRead(QTcpSocket* s)
         Q_EMIT eventReceived(*e);
     }
     if (!s->property(kAccepted).toBool() && s->bytesAvailable() > kMaxHelloBytes) {
-        ++rejected_;
-        Q_EMIT connectionRejected(QStringLiteral("a connection sent no hello line"));
-        s->abort();
+        drop(s, QStringLiteral("a connection sent no hello line"));
+        return;
+    }
+    if (s->bytesAvailable() > limits_.maxLineBytes) {
+        ++oversized_;
+        drop(s, QStringLiteral("a line longer than %1 bytes dropped the connection").arg(limits_.maxLineBytes));
     }
 }
 

@@ -70,9 +70,24 @@ Result<CommandLine> buildMpirunCommand(const MpirunOptions& o)
     if (o.sigkillTimeoutSeconds > 0)
         a << QStringLiteral("--mca") << QStringLiteral("odls_base_sigkill_timeout")
           << QString::number(o.sigkillTimeoutSeconds);
+    if (o.loopbackOnly)
+        a << QStringLiteral("--mca") << QStringLiteral("btl_tcp_if_include") << QStringLiteral("lo") << QStringLiteral("--mca")
+          << QStringLiteral("oob_tcp_if_include") << QStringLiteral("lo");
+    // -x NAME passes the variable's value through Open MPI's own channels: a secret such as the
+    // metrics token never appears on any command line.
     for (const QString& v : o.exportVars) a << QStringLiteral("-x") << v;
     a << o.program << o.programArgs;
     return c;
+}
+
+bool isLocalOnly(const QStringList& hosts, const QString& hostfile)
+{
+    if (!hostfile.isEmpty()) return false;
+    for (const QString& h : hosts) {
+        const QString name = h.section(QLatin1Char(':'), 0, 0);
+        if (name != QLatin1String("localhost") && name != QLatin1String("127.0.0.1")) return false;
+    }
+    return true;
 }
 
 Result<QString> buildSrunLine(const MpirunOptions& o)

@@ -20,6 +20,10 @@ struct MpirunOptions {
     bool runningAsRoot = false;   // geteuid() == 0: Open MPI refuses root without a flag
     QStringList exportVars;       // names passed with -x (see exportedVariables())
     int sigkillTimeoutSeconds = 0; // > 0: how long Open MPI waits between SIGTERM and SIGKILL
+    // Every rank on this machine: Open MPI's TCP traffic (the ranks' tcp BTL and the runtime's
+    // out-of-band channel) is kept on the loopback interface. Set by the launcher for runs
+    // without hosts (see isLocalOnly()).
+    bool loopbackOnly = false;
     QString program;              // the worker
     QStringList programArgs;
 };
@@ -34,6 +38,10 @@ struct CommandLine {
 // Host names go to Open MPI and into shell scripts, so only [A-Za-z0-9._-] is accepted,
 // optionally followed by ":slots".
 bool isValidHostEntry(const QString& entry);
+
+// True when the run has no hostfile and every host names this machine by a loopback name
+// (none, "localhost", "127.0.0.1", optionally with ":slots").
+bool isLocalOnly(const QStringList& hosts, const QString& hostfile);
 
 // Refuses bad input with a sentence naming it (ranks < 1, a hostile host name, hosts together
 // with a hostfile, no program).

@@ -5,6 +5,7 @@
 #include "runtime/launch/mpirun_command.h"
 #include "runtime/launch/run_follower.h"
 #include "runtime/launch/worker_command.h"
+#include "runtime/protocol/metrics_token.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -125,7 +126,7 @@ Status RunLauncher::start(const LaunchRequest& request)
     d->server.close();
     if (r.metricsSocket && !d->server.listen(QString::fromStdString(spec.id)))
         return Status::failure(d->server.errorString().toStdString());
-    auto workerArgs = buildWorkerArguments(spec, {runDir, d->server.port(), d->server.token()});
+    auto workerArgs = buildWorkerArguments(spec, {runDir, d->server.port()});
     if (!workerArgs) return Status::failure(workerArgs.error());
 
     MpirunOptions o;
@@ -136,7 +137,12 @@ Status RunLauncher::start(const LaunchRequest& request)
     o.mapBy = r.mapBy;
     o.runningAsRoot = ::geteuid() == 0;
     o.oversubscribe = o.hosts.isEmpty() && o.hostfile.isEmpty() && spec.ranks > QThread::idealThreadCount();
-    o.exportVars = exportedVariables(QProcessEnvironment::systemEnvironment());
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QString::fromLatin1(protocol::kMetricsTokenVariable)); // never an inherited one
+    if (r.metricsSocket) env.insert(QString::fromLatin1(protocol::kMetricsTokenVariable), d->server.token());
+    o.exportVars = exportedVariables(env);
+    if (r.metricsSocket) o.exportVars << QString::fromLatin1(protocol::kMetricsTokenVariable);
+    o.loopbackOnly = isLocalOnly(o.hosts, o.hostfile);
     // Open MPI waits this long before forwarding SIGTERM and as long again before SIGKILL, so
     // half the grace period each (measured with Open MPI 4.1).
     o.sigkillTimeoutSeconds = std::max(1, (r.graceSeconds + 1) / 2);
@@ -169,8 +175,12 @@ Status RunLauncher::start(const LaunchRequest& request)
 
     d->launchLog.close();
     d->launchLog.setFileName(QString::fromStdString(protocol::launchLogPath(runDir.toStdString())));
-    if (!d->launchLog.open(QIODevice::WriteOnly | QIODevice::Append | QIODevice::Text))
+    // Owner-only, created so (not chmod-ed after the fact): it records mpirun's output, which
+    // is the run's business alone.
+    if (!d->launchLog.open(QIODevice::WriteOnly | QIODevice::Append | QIODevice::Text,
+                           QFileDevice::ReadOwner | QFileDevice::WriteOwner))
         return Status::failure("cannot write " + d->launchLog.fileName().toStdString());
+    d->launchLog.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner); // an older one, when resuming
     appendLaunchLog(QStringLiteral("== %1 %2 at %3")
                         .arg(spec.resume ? QStringLiteral("resume") : QStringLiteral("launch"), d->runId,
                              QDateTime::currentDateTimeUtc().toString(Qt::ISODate)));
@@ -185,6 +195,7 @@ Status RunLauncher::start(const LaunchRequest& request)
     d->process = new QProcess(this);
     d->process->setProcessChannelMode(QProcess::MergedChannels);
     d->process->setWorkingDirectory(runDir);
+    d->process->setProcessEnvironment(env);
     // Its own session: a Ctrl-C in the launching terminal does not hit the ranks behind the
     // launcher's back, and the backstop SIGKILL reaches mpirun and its local ranks together.
     d->process->setChildProcessModifier([] { ::setsid(); });

@@ -24,6 +24,9 @@ Result<QStringList> buildWorkerArguments(const protocol::RunSpec& spec, const Wo
     const std::string dimPrefix = kDimOptionPrefix;
     for (const auto& [key, value] : spec.options) {
         if (key.empty()) return Result<QStringList>::failure("the run spec has an option with an empty name");
+        if (key == "metrics-token")
+            return Result<QStringList>::failure("the run spec has a metrics-token option: the token is passed in the "
+                                                "environment, never on the command line");
         if (key.rfind(dimPrefix, 0) == 0) {
             args << QStringLiteral("--dim") << QString::fromStdString(key.substr(dimPrefix.size()) + "=" + value);
             continue;
@@ -31,9 +34,7 @@ Result<QStringList> buildWorkerArguments(const protocol::RunSpec& spec, const Wo
         args << QStringLiteral("--") + QString::fromStdString(key);
         if (!value.empty()) args << QString::fromStdString(value);
     }
-    if (a.metricsPort > 0)
-        args << QStringLiteral("--metrics-port") << QString::number(a.metricsPort) << QStringLiteral("--metrics-token")
-             << a.metricsToken;
+    if (a.metricsPort > 0) args << QStringLiteral("--metrics-port") << QString::number(a.metricsPort);
     return args;
 }
 

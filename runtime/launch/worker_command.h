@@ -16,13 +16,13 @@ inline constexpr const char* kDimOptionPrefix = "dim:";
 
 struct WorkerArgs {
     QString runDir;
-    int metricsPort = 0; // 0: no socket
-    QString metricsToken;
+    int metricsPort = 0; // 0: no socket; its token travels in TAPAS_METRICS_TOKEN, never here
 };
 
 // train-plan: --model --plan --run-dir --steps --checkpoint-every [--resume] [--dim k=v]...
-//             [options] [--metrics-port --metrics-token]
-// gan (and other kinds): --run-dir --steps --checkpoint-every [--resume] [options] [socket]
+//             [options] [--metrics-port]
+// gan (and other kinds): --run-dir --steps --checkpoint-every [--resume] [options] [--metrics-port]
+// An option named metrics-token is refused: the token is not put on a command line.
 // Refuses a spec without a kind, or a train-plan spec without plan or model.
 Result<QStringList> buildWorkerArguments(const protocol::RunSpec& spec, const WorkerArgs& a);
 

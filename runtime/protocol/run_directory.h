@@ -3,8 +3,11 @@
 //   spec.json         what was launched (RunSpec), written before mpirun starts
 //   metrics.jsonl     the metrics protocol, appended line by line by rank 0 (flushed per line)
 //   launch.log        the launcher's own log: command line, exit code, supervision findings
+//                     (mode 0600)
 //   logs/rank-N.log   each rank's stdout+stderr
-//   checkpoints/step-N/   written by the worker, newest complete one named in checkpoints/latest
+//   checkpoints/step-N/   written by the worker into checkpoints/.tmp-step-N/ and renamed once
+//                     complete; the newest is named in checkpoints/latest, moved last
+//   .metrics-reserve  while rank 0 runs: space held back for the `failed` line on a full disk
 //   samples/          sample grids (GAN)
 // Nothing here is rewritten once written except checkpoints/latest, so a crash of the GUI, the
 // launcher or a rank never loses what was recorded. Plain C++: the worker, the launcher and the

@@ -10,6 +10,7 @@
 #include "core/fold/folded_graph.h"
 #include "core/onnx/onnx_importer.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/chain_graph.h"
 
 #include <nlohmann/json.hpp>
 
@@ -40,32 +41,6 @@ double wallSeconds()
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
-Graph reluChain(int64_t n)
-{
-    Graph g;
-    g.name = "relu_chain_" + std::to_string(n);
-    auto tensor = [&](const std::string& name, TensorKind kind) {
-        Tensor t;
-        t.name = name;
-        t.dtype = DType::Float32;
-        t.shape = Shape::of({1, 16});
-        t.kind = kind;
-        return g.addTensor(std::move(t));
-    };
-    TensorId x = tensor("x", TensorKind::Input);
-    g.inputs = {x};
-    for (int64_t i = 0; i < n; ++i) {
-        Node node;
-        node.opType = "Relu";
-        node.inputs = {x};
-        x = tensor("r" + std::to_string(i), TensorKind::Activation);
-        node.outputs = {x};
-        g.addNode(std::move(node));
-    }
-    g.outputs = {x};
-    return g;
 }
 
 struct Row {
@@ -143,7 +118,7 @@ int runScaling(int repeats, const std::vector<int64_t>& chains, const std::vecto
 {
     std::vector<Row> rows;
     for (int64_t n : chains)
-        rows.push_back({"relu chain", std::to_string(n), [n] { return Result<Graph>(reluChain(n)); }});
+        rows.push_back({"relu chain", std::to_string(n), [n] { return Result<Graph>(testing::reluChain(n)); }});
     for (int64_t n : layers) {
         rows.push_back({"zoo gpt", std::to_string(n) + " layers", [n] {
                             ZooOptions o;

@@ -16,6 +16,7 @@
 #include "core/fold/folded_graph.h"
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/chain_graph.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -118,6 +119,35 @@ std::string ms(double s)
     return b;
 }
 
+// `--chain 25000,50000,...`: TAPAS on Relu chains of those lengths (8 devices, mesh 1x8), on a
+// [1, 16] tensor (the fold benchmark's chain) and on [8, 1024] (splittable along both mesh axes,
+// so every node has several strategies), with the time per node and the ratios to the first row
+// of each series: superlinear growth shows as a rising time per node.
+int runChains(const std::vector<int64_t>& chains, int repeats)
+{
+    std::printf("TAPAS search time on Relu chains = CPU time of one core for the whole Searcher::search call, best of %d; "
+                "\"fold\": the fold alone (included); a100x8, mesh 1x8\n\n", repeats);
+    std::printf("| tensor | nodes | TAPAS s | fold s | per node | x nodes | x time |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    for (const std::vector<int64_t>& dims : {std::vector<int64_t>{1, 16}, std::vector<int64_t>{8, 1024}}) {
+        double first = 0;
+        for (int64_t n : chains) {
+            const Graph g = testing::reluChain(n, dims);
+            const SearchRequest r = benchRequest(g, 8, 0);
+            const Timed t = timeSearch(*findSearcher("tapas"), r, repeats);
+            if (!t.ok) {
+                std::fprintf(stderr, "tapas bench search: chain of %lld: %s\n", (long long)n, t.error.c_str());
+                return 1;
+            }
+            const double fold = timeFold(g, repeats);
+            if (first == 0) first = t.cpu;
+            std::printf("| [%lld, %lld] | %lld | %.3f | %.3f | %.2f us | %.2f | %.2f |\n", (long long)dims[0], (long long)dims[1],
+                        (long long)n, t.cpu, fold, t.cpu / double(n) * 1e6, double(n) / double(chains.front()), t.cpu / first);
+            std::fflush(stdout);
+        }
+    }
+    return 0;
+}
+
 int run(const std::vector<std::string>& args)
 {
     std::vector<int64_t> layers = {12, 24, 48, 96, 192};
@@ -127,6 +157,7 @@ int run(const std::vector<std::string>& args)
     int64_t hidden = 12288, heads = 96;
     double ilpLimit = 10;
     size_t ilpMaxNodes = 1000000;
+    std::vector<int64_t> chains;
     for (size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--layers" && i + 1 < args.size()) layers = parseList(args[++i]);
         else if (args[i] == "--devices" && i + 1 < args.size()) devices = parseList(args[++i]);
@@ -137,13 +168,15 @@ int run(const std::vector<std::string>& args)
         else if (args[i] == "--gpt-only") others = false;
         else if (args[i] == "--ilp-time-limit" && i + 1 < args.size()) ilpLimit = std::stod(args[++i]);
         else if (args[i] == "--ilp-max-nodes" && i + 1 < args.size()) ilpMaxNodes = size_t(std::stoll(args[++i]));
+        else if (args[i] == "--chain" && i + 1 < args.size()) chains = parseList(args[++i]);
         else {
             std::fprintf(stderr, "tapas bench search: unknown option '%s' (options: --layers 12,24,... --devices 8,32 "
                                  "--repeats N --hidden H --heads A --no-unfolded --gpt-only --ilp-time-limit S "
-                                 "--ilp-max-nodes N)\n", args[i].c_str());
+                                 "--ilp-max-nodes N --chain 25000,50000,...)\n", args[i].c_str());
             return 2;
         }
     }
+    if (!chains.empty()) return runChains(chains, repeats);
     std::vector<Case> cases;
     for (int64_t l : layers) {
         ZooOptions o;

@@ -109,6 +109,40 @@ private slots:
         QVERIFY(parseClusterSpec(validSpec(), "ok").ok());
     }
 
+    // Counts are exact integers (no wrap through an int: 2^32 + 2 nodes was read as 2) and their
+    // product stays countable; a float beyond double's range is refused, never read as inf.
+    void numbers_are_exact_and_finite()
+    {
+        auto spliced = [](const std::string& path, const std::string& literal) {
+            std::string t = withField(path, "@LITERAL@");
+            const std::string placeholder = "\"@LITERAL@\"";
+            return t.replace(t.find(placeholder), placeholder.size(), literal);
+        };
+        struct Case { std::string text, needle; };
+        const std::vector<Case> cases = {
+            {withField("nodes", (int64_t(1) << 32) + 2), "field 'nodes' must be a positive integer: it is 4294967298"},
+            {withField("devices_per_node", uint64_t(1) << 63), "field 'devices_per_node' must be a positive integer: it is 9223372036854775808"},
+            {withField("devices_per_node", 8.0), "field 'devices_per_node' must be a positive integer: it is 8.0"},
+            {spliced("nodes", "1e400"), "not valid JSON"},
+            {spliced("memory_bytes", "1e400"), "not valid JSON"},
+            {spliced("peak_flops.fp16", "-1e400"), "not valid JSON"},
+            {spliced("nodes", "4e9"), "field 'nodes' must be a positive integer: it is 4000000000.0"},
+        };
+        for (const Case& c : cases) {
+            Result<ClusterSpec> r = parseClusterSpec(c.text, "x.json");
+            QVERIFY2(!r.ok(), c.needle.c_str());
+            QVERIFY2(r.error().find(c.needle) != std::string::npos, r.error().c_str());
+        }
+        nlohmann::json big = nlohmann::json::parse(validSpec());
+        big["nodes"] = 65536;
+        big["devices_per_node"] = 65536; // 2^32 devices: an int device count would wrap to 0
+        Result<ClusterSpec> r = parseClusterSpec(big.dump(), "x.json");
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().find("65536 x 65536 = 4294967296 devices") != std::string::npos, r.error().c_str());
+        QVERIFY(!parseMesh("65536x65536").ok());
+        QVERIFY(!parseMesh("4294967298x1").ok());
+    }
+
     void missing_file_and_unknown_preset_are_errors()
     {
         Result<ClusterSpec> f = loadClusterSpec("/nonexistent/c.json");

@@ -142,6 +142,61 @@ private slots:
         }
     }
 
+    // Every number of a plan is read exactly: a 64-bit value is not wrapped through an int (tp =
+    // 2^32 + 2 was read as 2 and the plan ran as mesh 1x2), floats must be finite.
+    void numeric_fields_are_range_checked_exactly()
+    {
+        const Graph g = gpt(2);
+        const Saved s = searchAndSave(g);
+        // nlohmann cannot write 1e400, so the overflowing literal is spliced into the text.
+        auto withLiteral = [&](const std::function<void(nlohmann::json&)>& mark, const std::string& literal) {
+            std::string t = edited(s.json, mark);
+            const std::string placeholder = "\"@LITERAL@\"";
+            t.replace(t.find(placeholder), placeholder.size(), literal);
+            return t;
+        };
+        struct Case { std::string text, needle; };
+        const std::vector<Case> cases = {
+            {edited(s.json, [](auto& j) { j["mesh"]["tp"] = (int64_t(1) << 32) + 2; }), "field 'mesh.tp' is 4294967298"},
+            {edited(s.json, [](auto& j) { j["mesh"]["dp"] = (int64_t(1) << 32) + 1; }), "field 'mesh.dp' is 4294967297"},
+            {edited(s.json, [](auto& j) { j["mesh"]["tp"] = 0; }), "field 'mesh.tp' is 0"},
+            {edited(s.json, [](auto& j) { j["mesh"]["tp"] = -4; }), "field 'mesh.tp' is -4"},
+            {edited(s.json, [](auto& j) { j["mesh"]["tp"] = 4.0; }), "field 'mesh.tp' is 4.0"},
+            {edited(s.json, [](auto& j) { j["mesh"]["tp"] = "4"; }), "field 'mesh.tp' is \"4\""},
+            {edited(s.json, [](auto& j) { j["mesh"] = {{"dp", 1 << 20}, {"tp", 1 << 20}}; }), "field 'mesh' is 1048576x1048576"},
+            {edited(s.json, [](auto& j) { j["mesh"]["tp"] = uint64_t(18446744073709551615ull); }), "field 'mesh.tp' is 18446744073709551615"},
+            {edited(s.json, [](auto& j) { j["classes"][0]["instances"][0][0] = -1; }), "names a node the model does not have"},
+            {edited(s.json, [](auto& j) { j["classes"][0]["instances"][0][0] = uint64_t(1) << 63; }), "names a node the model does not have"},
+            {edited(s.json, [](auto& j) { j["provenance"]["search_seconds"] = -1; }), "field 'provenance.search_seconds' is -1"},
+            {edited(s.json, [](auto& j) { j["cost"]["tp_comm_s"] = -0.5; }), "field 'cost.tp_comm_s' is -0.5"},
+            // A number beyond double's range is refused by the parser, never read as inf.
+            {withLiteral([](auto& j) { j["cost"]["compute_s"] = "@LITERAL@"; }, "1e400"), "not valid JSON"},
+            {withLiteral([](auto& j) { j["cluster"]["memory_bytes"] = "@LITERAL@"; }, "-1e400"), "not valid JSON"},
+            {edited(s.json, [](auto& j) { j["classes"][0]["nodes"][0]["compute_fraction"] = 0; }),
+             "compute_fraction' is 0, expected a number in (0, 1]"},
+            {edited(s.json, [](auto& j) { j["cluster"]["nodes"] = (int64_t(1) << 32) + 1; }), "field 'nodes' must be a positive integer"},
+        };
+        for (const Case& c : cases) {
+            Result<PlanDocument> d = loadPlanJson(c.text, g, "num.tapas.json");
+            QVERIFY2(!d.ok(), c.needle.c_str());
+            QVERIFY2(d.error().find(c.needle) != std::string::npos, d.error().c_str());
+            QVERIFY2(d.error().find("num.tapas.json") != std::string::npos, d.error().c_str());
+        }
+        // An override pointing at instance -1 or a fractional position is refused, not read as a huge or rounded index.
+        nlohmann::json j = nlohmann::json::parse(s.json);
+        j["classes"][0]["overrides"] = nlohmann::json::array({j["classes"][0]["nodes"][0]});
+        j["classes"][0]["overrides"][0]["instance"] = -1;
+        j["classes"][0]["overrides"][0]["position"] = 0;
+        Result<PlanDocument> neg = loadPlanJson(j.dump(), g, "ov.tapas.json");
+        QVERIFY(!neg.ok());
+        QVERIFY2(neg.error().find("overrides[0].instance' is -1") != std::string::npos, neg.error().c_str());
+        j["classes"][0]["overrides"][0]["instance"] = 0;
+        j["classes"][0]["overrides"][0]["position"] = 0.5;
+        Result<PlanDocument> frac = loadPlanJson(j.dump(), g, "ov.tapas.json");
+        QVERIFY(!frac.ok());
+        QVERIFY2(frac.error().find("overrides[0].position' is 0.5") != std::string::npos, frac.error().c_str());
+    }
+
     void file_save_and_load()
     {
         const Graph g = gpt(2);

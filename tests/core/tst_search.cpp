@@ -6,9 +6,12 @@
 #include "core/search/megatron_roles.h"
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/chain_graph.h"
 #include "tests/common/shared_models.h"
 
 #include <QtTest>
+
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -496,6 +499,38 @@ private slots:
         else QVERIFY2(res.error().find("time limit") != std::string::npos, res.error().c_str());
         // Building stops once the limit is spent: the overshoot is one chunk of work, not the whole model.
         QVERIFY2(wall < 2.0, qPrintable(QStringLiteral("ilp ran %1 s with a 0.05 s limit").arg(wall)));
+    }
+
+    // Search time is linear in the chain's length: a 200k-node Relu chain searches in under 2 s
+    // of one core (it took over 60 s when the fold was quadratic; 0.9 s now), and its time per
+    // node is within 2x of a 25k chain's.
+    void long_chain_searches_in_linear_time()
+    {
+        auto cpuSeconds = [] {
+            timespec t{};
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+            return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+        };
+        auto best = [&](int64_t n) {
+            const Graph g = testing::reluChain(n, {8, 1024});
+            SearchRequest r;
+            r.graph = &g;
+            r.cluster = *loadClusterSpec("a100x8");
+            r.mesh = {1, 8};
+            double t = 1e30;
+            for (int i = 0; i < 2; ++i) {
+                const double start = cpuSeconds();
+                Result<SearchResult> res = findSearcher("tapas")->search(r);
+                t = std::min(t, cpuSeconds() - start);
+                if (!res) qFatal("chain of %lld: %s", (long long)n, res.error().c_str());
+                if (res->best.plan.nodes.size() != size_t(n)) qFatal("chain of %lld: plan of the wrong size", (long long)n);
+            }
+            return t;
+        };
+        const double small = best(25000), large = best(200000);
+        qInfo("TAPAS on a Relu chain: 25k nodes %.3f s, 200k nodes %.3f s (CPU)", small, large);
+        QVERIFY2(large < 2.0, qPrintable(QString::number(large)));
+        QVERIFY2(large / 8 < 2 * small, qPrintable(QStringLiteral("%1 s per 25k nodes at 200k vs %2 s at 25k").arg(large / 8).arg(small)));
     }
 
     void cancel_and_bad_mesh_are_errors()

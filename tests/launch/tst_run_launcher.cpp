@@ -358,14 +358,18 @@ void TstRunLauncher::worker_arguments_carry_spec_dims_flags_and_socket()
     spec.checkpointEvery = 3;
     spec.resume = true;
     spec.options = {{"dim:seq", "16"}, {"lr", "0.01"}, {"skip-numerics", ""}};
-    auto a = runtime::buildWorkerArguments(spec, {QStringLiteral("/runs/x"), 4242, QStringLiteral("tok")});
+    auto a = runtime::buildWorkerArguments(spec, {QStringLiteral("/runs/x"), 4242});
     QVERIFY2(a.ok(), a.error().c_str());
     QCOMPARE(a->join(QLatin1Char(' ')),
              QStringLiteral("train-plan --model /p/gpt.onnx --plan /p/plan.tapas.json --run-dir /runs/x --steps 7 "
                             "--checkpoint-every 3 --resume --dim seq=16 --lr 0.01 --skip-numerics "
-                            "--metrics-port 4242 --metrics-token tok"));
+                            "--metrics-port 4242"));
+    // The token never goes on a command line, not even when a spec asks for it.
+    protocol::RunSpec withToken = spec;
+    withToken.options["metrics-token"] = "tok";
+    QVERIFY(!runtime::buildWorkerArguments(withToken, {QStringLiteral("/runs/x"), 4242}).ok());
     spec.modelPath.clear();
-    auto bad = runtime::buildWorkerArguments(spec, {QStringLiteral("/runs/x"), 0, {}});
+    auto bad = runtime::buildWorkerArguments(spec, {QStringLiteral("/runs/x"), 0});
     QVERIFY(!bad.ok());
     QVERIFY(QString::fromStdString(bad.error()).contains(QStringLiteral("model")));
 }

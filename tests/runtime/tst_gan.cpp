@@ -328,6 +328,40 @@ private Q_SLOTS:
                                         << QStringLiteral("unknown option '--frobnicate'");
         QTest::newRow("resume without checkpoint") << QStringList{QStringLiteral("--resume")}
                                                    << QStringLiteral("has no checkpoint to resume from");
+        // These trained NaN, wrapped to a batch of 16 or fell back to the preset before.
+        QTest::newRow("infinite learning rate") << QStringList{QStringLiteral("--lr-d"), QStringLiteral("inf")}
+                                                << QStringLiteral("option --lr-d: 'inf' is not a number in (0, 10]");
+        QTest::newRow("batch beyond 32 bits") << QStringList{QStringLiteral("--batch"), QStringLiteral("4294967312")}
+                                              << QStringLiteral("option --batch: '4294967312' is not an integer in [1, 1048576]");
+        QTest::newRow("zero width") << QStringList{QStringLiteral("--width"), QStringLiteral("0")}
+                                    << QStringLiteral("option --width: '0' is not an integer in [4, 1024]");
+    }
+
+    // `tapas gan` starts the ranks in the run directory; a relative --data-dir means the folder
+    // where the user typed it (it was reported as "does not exist").
+    void tapas_gan_reads_a_relative_data_dir_from_its_working_directory()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        QVERIFY(QDir().mkpath(tmp.filePath(QStringLiteral("pics/a"))));
+        for (int i = 0; i < 4; ++i) {
+            QImage img(32, 32, QImage::Format_RGB32);
+            img.fill(QColor(20 * i, 100, 200));
+            QVERIFY(img.save(tmp.filePath(QStringLiteral("pics/a/%1.png").arg(i))));
+        }
+        QProcess p;
+        p.setWorkingDirectory(tmp.path());
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(QStringLiteral(TAPAS_BIN_DIR "/tapas"),
+                {QStringLiteral("gan"), QStringLiteral("-np"), QStringLiteral("1"), QStringLiteral("--data-dir"), QStringLiteral("pics"),
+                 QStringLiteral("--width"), QStringLiteral("8"), QStringLiteral("--batch"), QStringLiteral("4"), QStringLiteral("--steps"),
+                 QStringLiteral("2"), QStringLiteral("--checkpoint-every"), QStringLiteral("0"), QStringLiteral("--threads"),
+                 QStringLiteral("1"), QStringLiteral("--runs-dir"), QStringLiteral("runs")});
+        QVERIFY(p.waitForFinished(120000));
+        const QString out = QString::fromUtf8(p.readAll());
+        QVERIFY2(p.exitCode() == 0, qPrintable(out));
+        QVERIFY2(!out.contains(QStringLiteral("does not exist")), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("finished")), qPrintable(out));
     }
 
     void bad_input_fails_with_a_sentence_naming_it()

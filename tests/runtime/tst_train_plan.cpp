@@ -319,10 +319,12 @@ private Q_SLOTS:
         QVERIFY(server.listen(QHostAddress::LocalHost));
         const QString token = "t0k3n-h4";
         const std::string rd = dir("run-socket");
+        QProcessEnvironment secret; // the token travels in the environment (-x), never as an argument
+        secret.insert("TAPAS_METRICS_TOKEN", token);
         QProcess* p = startWorker(2, {"--model", QString::fromStdString(gptPath_), "--plan", QString::fromStdString(plan),
                                       "--run-dir", QString::fromStdString(rd), "--steps", "2", "--metrics-port",
-                                      QString::number(server.serverPort()), "--metrics-token", token},
-                                  {});
+                                      QString::number(server.serverPort())},
+                                  secret);
         QVERIFY(server.waitForNewConnection(60000));
         QTcpSocket* s = server.nextPendingConnection();
         QByteArray data;

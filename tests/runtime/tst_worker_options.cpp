@@ -3,6 +3,7 @@
 #include "runtime/calibrate/calibrate_worker.h"
 #include "runtime/comm/comm_check_options.h"
 #include "runtime/exec/train_plan.h"
+#include "runtime/gan/gan_options.h"
 #include "runtime/worker_options.h"
 
 #include <QtTest>
@@ -120,9 +121,10 @@ private Q_SLOTS:
 
     void train_plan_takes_its_options_and_the_shared_dim_grammar()
     {
+        qputenv("TAPAS_METRICS_TOKEN", "t");
         const auto o = trainPlan({"--steps", "50", "--checkpoint-every", "10", "--dim", " batch = 8", "--seed", "7",
-                                  "--lr", "0.01", "--metrics-port", "4000", "--metrics-token", "t", "--resume",
-                                  "--no-rank-logs"});
+                                  "--lr", "0.01", "--metrics-port", "4000", "--resume", "--no-rank-logs"});
+        qunsetenv("TAPAS_METRICS_TOKEN");
         QVERIFY2(o.ok(), o.error().c_str());
         QCOMPARE(o->steps, int64_t(50));
         QCOMPARE(o->checkpointEvery, int64_t(10));
@@ -130,6 +132,7 @@ private Q_SLOTS:
         QCOMPARE(o->seed, uint64_t(7));
         QCOMPARE(o->lr, 0.01);
         QCOMPARE(o->metricsPort, 4000);
+        QCOMPARE(o->metricsToken, std::string("t")); // from the environment
         QVERIFY(o->resume);
         QVERIFY(!o->rankLogs);
     }
@@ -141,7 +144,11 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(trainPlan({"--metrics-port", "70000"}).error()),
                  QStringLiteral("option --metrics-port: '70000' is not an integer in [0, 65535]"));
         QCOMPARE(QString::fromStdString(trainPlan({"--metrics-port", "4000"}).error()),
-                 QStringLiteral("--metrics-port needs --metrics-token"));
+                 QStringLiteral("option --metrics-port: a metrics port needs the run's token in the environment variable "
+                                "TAPAS_METRICS_TOKEN, which is not set"));
+        // The token is never taken from the command line, where any local user can read it.
+        QVERIFY(QString::fromStdString(trainPlan({"--metrics-token", "t"}).error())
+                    .startsWith(QStringLiteral("option --metrics-token: the metrics token is not taken on the command line")));
         Argv noModel("train-plan", {"--plan", "p.json"});
         QCOMPARE(QString::fromStdString(parseTrainPlanArgs(noModel.argc(), noModel.argv(), 2).error()),
                  QStringLiteral("--model, --plan and --run-dir are required"));
@@ -170,6 +177,69 @@ private Q_SLOTS:
         Argv noName("calibrate", {"--name", ""});
         QCOMPARE(QString::fromStdString(parseCalibrateArgs(noName.argc(), noName.argv(), 2).error()),
                  QStringLiteral("option --name: must not be empty"));
+    }
+
+    // tapas-worker gan on the shared grammar: each of these fell back to a default, wrapped or
+    // trained NaN before; now each is an error naming the option and the value.
+    void gan_refuses_bad_numbers_naming_option_and_value_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("lr inf") << QStringList{"--lr-d", "inf"} << "option --lr-d: 'inf' is not a number in (0, 10]";
+        QTest::newRow("lr nan") << QStringList{"--lr-d", "nan"} << "option --lr-d: 'nan' is not a number in (0, 10]";
+        QTest::newRow("lr negative") << QStringList{"--lr-g", "-0.001"} << "option --lr-g: '-0.001' is not a number in (0, 10]";
+        QTest::newRow("lr zero") << QStringList{"--lr-g", "0"} << "option --lr-g: '0' is not a number in (0, 10]";
+        QTest::newRow("batch wraps") << QStringList{"--batch", "4294967312"}
+                                     << "option --batch: '4294967312' is not an integer in [1, 1048576]";
+        QTest::newRow("batch 0") << QStringList{"--batch", "0"} << "option --batch: '0' is not an integer in [1, 1048576]";
+        QTest::newRow("width 0") << QStringList{"--width", "0"} << "option --width: '0' is not an integer in [4, 1024]";
+        QTest::newRow("z-dim 0") << QStringList{"--z-dim", "0"} << "option --z-dim: '0' is not an integer in [1, 4096]";
+        QTest::newRow("d-steps 0") << QStringList{"--d-steps", "0"} << "option --d-steps: '0' is not an integer in [1, 16]";
+        QTest::newRow("steps") << QStringList{"--steps", "2.5"} << "option --steps: '2.5' is not an integer in [1, 1000000000]";
+        QTest::newRow("beta 1") << QStringList{"--beta2-d", "1"} << "option --beta2-d: '1' is not a number in [0, 1)";
+        QTest::newRow("ema") << QStringList{"--ema", "1e400"} << "option --ema: '1e400' is not a number in [0, 1)";
+        QTest::newRow("seed") << QStringList{"--seed", "-1"} << "option --seed: '-1' is not an integer in [0, 18446744073709551615]";
+        QTest::newRow("staleness") << QStringList{"--staleness", "65"} << "option --staleness: '65' is not an integer in [0, 64]";
+        QTest::newRow("data") << QStringList{"--data", "ring9"} << "option --data: 'ring9' is not ring8, grid25, shapes or folder";
+        QTest::newRow("switch word") << QStringList{"--async", "maybe"} << "unknown option 'maybe'";
+        QTest::newRow("token") << QStringList{"--metrics-token", "t"}
+                               << "option --metrics-token: the metrics token is not taken on the command line, where every "
+                                  "local user can read it; set it in the environment variable TAPAS_METRICS_TOKEN";
+    }
+
+    void gan_refuses_bad_numbers_naming_option_and_value()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, error);
+        std::vector<std::string> a;
+        for (const QString& s : args) a.push_back(s.toStdString());
+        const Result<gan::GanOptions> o = gan::parseGanOptions(a);
+        QVERIFY(!o.ok());
+        QCOMPARE(QString::fromStdString(o.error()), error);
+    }
+
+    void gan_takes_good_values_switch_words_and_resolves_data_dir()
+    {
+        const Result<gan::GanOptions> o = gan::parseGanOptions(
+            {"--async", "1", "--self-attention", "--resume", "off", "--batch", "16", "--lr-d", "0.0004", "--beta1-g", "0",
+             "--seed", "18446744073709551615", "--static-pipeline", "--data-dir", "pics/../images"});
+        QVERIFY2(o.ok(), o.error().c_str());
+        QVERIFY(o->async);
+        QVERIFY(o->selfAttention);
+        QVERIFY(!o->resume);
+        QVERIFY(!o->adaptivePipeline);
+        QCOMPARE(o->localBatch, 16);
+        QCOMPARE(o->d.lr, 0.0004);
+        QCOMPARE(o->g.beta1, 0.0);
+        QCOMPARE(o->seed, 18446744073709551615ull);
+        // Relative to where the command was given, not to the run directory the ranks run in.
+        QCOMPARE(QString::fromStdString(o->dataDir), QDir::current().absoluteFilePath(QStringLiteral("images")));
+        QCOMPARE(o->data, std::string("folder"));
+        // Unset values still come from the preset.
+        gan::GanOptions p = *o;
+        QVERIFY(gan::applyPresetAndCheck(p).ok());
+        QCOMPARE(p.g.lr, 2e-4);
+        QCOMPARE(p.zDim, 64);
     }
 };
 
