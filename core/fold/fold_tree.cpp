@@ -35,7 +35,7 @@ std::vector<int> FoldTree::outerRepeats() const
 {
     std::vector<int> out;
     for (const FoldTreeClass& c : classes) {
-        if (!c.repeated() || !c.fromRun || c.level == FoldLevel::SubBlock || c.level == FoldLevel::Model) continue;
+        if (!c.repeated() || !(c.fromRun || c.tied) || c.level == FoldLevel::SubBlock || c.level == FoldLevel::Model) continue;
         // A lone repeated Conv, or a pair of reshapes reading no weight (a scalar such as a
         // scale is no weight), is no block a person counts.
         if (c.nodesPerInstance < 2 || c.paramsPerInstance <= 1) continue;

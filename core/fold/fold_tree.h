@@ -48,6 +48,14 @@ struct FoldTreeClass {
     // Its instances are consecutive copies of a tandem repeat (layers, stage blocks, unrolled
     // iterations), not identical parts met apart inside a long unique stretch.
     bool fromRun = false;
+    // Its instances apply one set of weights (one module run on several inputs: a detector head on
+    // every pyramid level), found by tied_applications.h.
+    bool tied = false;
+    // Tied instances that see tensors of other shapes: each instance's block class (through
+    // FoldTreeNode::chainBegin and FoldedGraph::chain) holds one shape, so the search, which
+    // replays a block class's costs for all its instances, costs every shape apart. blockClass is
+    // the first instance's then.
+    bool shapesDiffer = false;
     bool repeated() const { return instances.size() >= 2; }
 };
 
@@ -58,7 +66,8 @@ struct FoldTree {
 
     bool empty() const { return classes.empty(); }
     int depth() const; // levels below the model
-    // Repeated classes at the stage, group and block levels that come from a tandem repeat, hold
+    // Repeated classes at the stage, group and block levels that come from a tandem repeat or a
+    // tied module, hold
     // more than one node and read weights (more than a scalar), and none of whose ancestors repeats, in order of first
     // appearance: what a person counts as the model's repeats.
     std::vector<int> outerRepeats() const;

@@ -19,6 +19,7 @@ struct Proto {
     uint64_t signature = 0;
     int nodes = 0;
     bool inRun = false;
+    bool tied = false;
     std::vector<Proto> kids;
 };
 
@@ -77,6 +78,12 @@ private:
         p.blockClass = c.id;
         p.signature = c.signature;
         p.nodes = c.nodesPerInstance;
+        // The applications of one tied module are one class whatever shapes each one sees.
+        const uint64_t tied = marks_[size_t(b)].tied;
+        if (tied) {
+            p.signature = hashMix(0x71ed0001ULL, tied);
+            p.tied = true;
+        }
         if (c.partStarts.size() >= 2) {
             for (size_t i = 0; i < c.partStarts.size(); ++i) {
                 Proto s;
@@ -86,7 +93,7 @@ private:
                 s.positionBegin = c.partStarts[i];
                 s.positionEnd = i + 1 < c.partStarts.size() ? c.partStarts[i + 1] : c.nodesPerInstance;
                 s.nodes = s.positionEnd - s.positionBegin;
-                s.signature = hashMix(c.partSignatures[i], uint64_t(s.nodes));
+                s.signature = hashMix(tied ? hashMix(p.signature, i) : c.partSignatures[i], uint64_t(s.nodes));
                 p.kids.push_back(std::move(s));
             }
         }
@@ -149,7 +156,10 @@ private:
             // The copies of one repeat never straddle a stage boundary.
             const bool sameRun = !parts.empty() && marks_[size_t(item.chainBegin)].run >= 0 &&
                                  marks_[size_t(item.chainBegin)].run == marks_[size_t(parts.back().back().chainBegin)].run;
-            if (parts.empty() || (!sameRun && (key != lastKey || region != lastRegion))) parts.emplace_back();
+            // A tied application stands alone: its twins, which see other shapes, may fall in other
+            // stages, and one class lives under one parent.
+            const bool alone = item.tied || (!parts.empty() && parts.back().size() == 1 && parts.back().front().tied);
+            if (parts.empty() || alone || (!sameRun && (key != lastKey || region != lastRegion))) parts.emplace_back();
             parts.back().push_back(std::move(item));
             lastKey = key;
             lastRegion = region;
@@ -200,7 +210,10 @@ private:
             if (parentClass >= 0) tree_.classes[size_t(parentClass)].children.push_back(it->second);
         }
         const int cls = it->second;
-        tree_.classes[size_t(cls)].fromRun = tree_.classes[size_t(cls)].fromRun || p.inRun;
+        FoldTreeClass& made = tree_.classes[size_t(cls)];
+        made.fromRun = made.fromRun || p.inRun;
+        made.tied = made.tied || p.tied;
+        if (p.level == FoldLevel::Block && p.blockClass != made.blockClass) made.shapesDiffer = true;
         FoldTreeNode n;
         n.cls = cls;
         n.parent = parentNode;
@@ -233,10 +246,9 @@ private:
 
     int64_t params(const Proto& p) const
     {
-        if (p.level == FoldLevel::SubBlock) return parametersRead(g_, nodesOf(p));
-        int64_t total = 0;
-        for (int b = p.chainBegin; b < p.chainEnd; ++b) total += classAt(b).paramsPerInstance;
-        return total;
+        if (p.level == FoldLevel::Block) return classAt(p.chainBegin).paramsPerInstance;
+        // Above a block, a weight that several blocks read (a tied module) counts once.
+        return parametersRead(g_, nodesOf(p));
     }
 
     std::string scopeOf(const Proto& p) const

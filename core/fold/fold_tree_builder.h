@@ -3,6 +3,7 @@
 #include "core/fold/folded_graph.h"
 #include "core/ir/graph.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace tapas {
@@ -13,6 +14,7 @@ struct ChainMark {
     int run = -1;   // the tandem repeat it belongs to, or -1
     int copy = -1;  // which copy of that repeat's period
     int piece = -1; // a unique stretch cut into pieces: the stretch's id, or -1
+    uint64_t tied = 0; // one weight-tied application (tied_applications.h): its group's signature
 };
 
 FoldTree buildFoldTree(const Graph& g, const FoldedGraph& fg, const std::vector<ChainMark>& marks);

@@ -150,6 +150,18 @@ int FoldedGraph::repeatedClassCount() const
     return int(std::count_if(classes.begin(), classes.end(), [](const BlockClass& c) { return c.repeated(); }));
 }
 
+std::vector<int> FoldedGraph::blockClassesOf(int treeClass) const
+{
+    std::vector<int> out;
+    const FoldTreeClass& c = tree.classes[size_t(treeClass)];
+    if (c.level != FoldLevel::Block) return out;
+    for (int occurrence : c.instances) {
+        const int id = chain[size_t(tree.nodes[size_t(occurrence)].chainBegin)].classId;
+        if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+    }
+    return out;
+}
+
 Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const Progress& progress)
 {
     progress(0.0, "hashing nodes");
@@ -179,7 +191,24 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
             u.ops.assign(ops.begin(), ops.end());
             units.push_back(std::move(u));
         }
+        // A weight-tied application is a block of its own wherever no tandem repeat took it:
+        // the fold tree joins the applications of one module into one class.
+        std::vector<BlockSpan> spans;
         for (const BlockSpan& span : findBlocks(units)) {
+            if (span.repeated) {
+                spans.push_back(span);
+                continue;
+            }
+            int open = span.begin;
+            for (int i = span.begin; i < span.end; ++i) {
+                if (!seg.segments[size_t(region.segments[size_t(i)])].tied) continue;
+                if (i > open) spans.push_back(BlockSpan{open, i, false});
+                spans.push_back(BlockSpan{i, i + 1, false});
+                open = i + 1;
+            }
+            if (open < span.end) spans.push_back(BlockSpan{open, span.end, false});
+        }
+        for (const BlockSpan& span : spans) {
             const std::vector<int> segs(region.segments.begin() + span.begin, region.segments.begin() + span.end);
             int nodes = 0;
             for (int s : segs) nodes += int(seg.segments[size_t(s)].nodes.size());
@@ -196,6 +225,7 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
             BlockPlan b;
             for (int s : segs) b.slices.push_back(SegSlice{s, 0, int(seg.segments[size_t(s)].nodes.size())});
             b.mark.region = int(r);
+            if (segs.size() == 1) b.mark.tied = seg.segments[size_t(segs.front())].tied;
             if (span.repeated) {
                 // Runs are numbered per region by the finder; make them unique over the chain.
                 b.mark.run = span.run + int(r) * 1000003;

@@ -60,6 +60,9 @@ struct FoldedGraph {
     FoldTree tree;
 
     int repeatedClassCount() const;
+    // The block classes of a Block-level tree class's instances, distinct, in order of first
+    // appearance: one, or one per shape when its tied instances see other shapes.
+    std::vector<int> blockClassesOf(int treeClass) const;
     const BlockClass& classOf(NodeId n) const { return classes[size_t(nodeRef[size_t(n)].classId)]; }
 };
 

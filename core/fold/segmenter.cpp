@@ -3,6 +3,7 @@
 #include "core/fold/post_dominators.h"
 #include "core/fold/segment_refiner.h"
 #include "core/fold/segment_signature.h"
+#include "core/fold/tied_applications.h"
 
 #include <algorithm>
 #include <climits>
@@ -288,23 +289,8 @@ void refineSegments(const Graph& g, const std::vector<char>& useful, const NodeH
                 piece.nodes = std::move(p);
                 segments.push_back(std::move(piece));
             }
-            for (int i = first; i < int(segments.size()); ++i) {
-                FoldSegment& piece = segments[size_t(i)];
-                for (NodeId v : piece.nodes) {
-                    bool leaves = false, read = false;
-                    for (TensorId t : g.node(v).outputs) {
-                        if (t == kNoTensor) continue;
-                        if (outputIndex[size_t(t)] >= 0) leaves = true;
-                        for (NodeId c : g.tensor(t).consumers) {
-                            if (!useful[size_t(c)]) continue;
-                            read = true;
-                            if (pieceOf[size_t(c)] != i) leaves = true;
-                        }
-                    }
-                    if (leaves || !read) piece.sinks.push_back(v);
-                }
-                sortEnds(g, hashes.refined, outputIndex, piece.sinks);
-            }
+            for (int i = first; i < int(segments.size()); ++i)
+                segments[size_t(i)].sinks = pieceSinks(g, useful, outputIndex, hashes.refined, pieceOf, i, segments[size_t(i)].nodes);
             for (const FoldSegment& piece : std::span(segments).subspan(size_t(first)))
                 for (NodeId v : piece.nodes) pieceOf[size_t(v)] = -1;
         }
@@ -314,6 +300,28 @@ void refineSegments(const Graph& g, const std::vector<char>& useful, const NodeH
 }
 
 } // namespace
+
+std::vector<NodeId> pieceSinks(const Graph& g, const std::vector<char>& useful, const std::vector<int>& outputIndex,
+                               const std::vector<uint64_t>& wl, const std::vector<int>& pieceOf, int piece,
+                               const std::vector<NodeId>& nodes)
+{
+    std::vector<NodeId> sinks;
+    for (NodeId v : nodes) {
+        bool leaves = false, read = false;
+        for (TensorId t : g.node(v).outputs) {
+            if (t == kNoTensor) continue;
+            if (outputIndex[size_t(t)] >= 0) leaves = true;
+            for (NodeId c : g.tensor(t).consumers) {
+                if (!useful[size_t(c)]) continue;
+                read = true;
+                if (pieceOf[size_t(c)] != piece) leaves = true;
+            }
+        }
+        if (leaves || !read) sinks.push_back(v);
+    }
+    sortEnds(g, wl, outputIndex, sinks);
+    return sinks;
+}
 
 Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, const Progress& progress)
 {
@@ -368,6 +376,7 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
         std::unique_ptr<RegionPlan> plan = segmenter.segment(region, 0);
         flatten(*plan, 0, out);
         refineSegments(g, useful, hashes, outputIndex, out);
+        separateTiedApplications(g, hashes, useful, outputIndex, topo, out);
     }
     for (size_t s = 0; s < out.segments.size(); ++s)
         for (NodeId v : out.segments[s].nodes) out.nodeSegment[size_t(v)] = int(s);

@@ -40,6 +40,8 @@ struct FoldSegment {
     std::vector<NodeId> nodes; // canonical order (see segment_signature.h)
     std::vector<NodeId> sinks; // where the canonical walk starts: the spine node, or the ends
     uint64_t hash = 0;         // structural signature of the segment
+    // A weight-tied application (tied_applications.h): its group's shape-free signature, else 0.
+    uint64_t tied = 0;
 };
 
 struct FoldRegion {
@@ -53,6 +55,13 @@ struct Segmentation {
     std::vector<int> nodeSegment;    // segment of each node
     int sharedSegment = -1;          // meta nodes read by several segments, or -1
 };
+
+// The sinks of a piece cut out of a segment: its nodes that feed a graph output, are read by a data
+// node of another piece (`pieceOf`, per node), or are read by no data node; ordered by the graph
+// outputs they feed, then by structure (`wl`).
+std::vector<NodeId> pieceSinks(const Graph& g, const std::vector<char>& useful, const std::vector<int>& outputIndex,
+                               const std::vector<uint64_t>& wl, const std::vector<int>& pieceOf, int piece,
+                               const std::vector<NodeId>& nodes);
 
 // Fails only for a graph with a cycle (naming a node on it) or when cancelled.
 Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, const Progress& progress = {});

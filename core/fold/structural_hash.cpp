@@ -177,6 +177,30 @@ std::vector<uint64_t> localNodeHashes(const Graph& g, const std::vector<char>& m
     return out;
 }
 
+uint64_t shapeFreeNodeHash(const Graph& g, const std::vector<char>& meta, NodeId v)
+{
+    const Node& n = g.node(v);
+    uint64_t h = hashMix(hashString(n.opType), hashString(n.domain));
+    std::vector<std::pair<std::string_view, uint64_t>> attrs;
+    for (const Attribute& a : n.attrs) attrs.emplace_back(a.name, hashAttribute(a));
+    std::sort(attrs.begin(), attrs.end());
+    for (const auto& [name, ah] : attrs) h = hashMix(h, ah);
+    h = hashMix(h, n.inputs.size());
+    for (TensorId id : n.inputs) {
+        if (id == kNoTensor) {
+            h = hashMix(h, 0x5a5a5a5aULL);
+            continue;
+        }
+        const Tensor& t = g.tensor(id);
+        const bool constant = t.producer == kNoNode ? t.kind != TensorKind::Input : meta[size_t(t.producer)] != 0;
+        h = hashMix(hashMix(h, constant ? 0xc0ULL : 0xdaULL), uint64_t(t.dtype));
+        if (constant) h = hashMix(h, hashShape(t.shape));
+    }
+    h = hashMix(h, n.outputs.size());
+    for (TensorId id : n.outputs) h = hashMix(h, id == kNoTensor ? 0x33ULL : uint64_t(g.tensor(id).dtype));
+    return hashMix(h, uint64_t(n.subgraphs));
+}
+
 std::vector<uint64_t> refineHashes(const Graph& g, std::vector<uint64_t> labels, int rounds)
 {
     // The neighbourhood is walked `rounds` times, so it is flattened once: per node, its

@@ -26,6 +26,12 @@ std::vector<char> metaNodes(const Graph& g);
 // layer by design, and a learned scalar cannot be told from an eps.
 std::vector<uint64_t> localNodeHashes(const Graph& g, const std::vector<char>& meta);
 
+// What a node computes, its activations' shapes left out: op type, domain, attributes, slot
+// counts, and per slot whether it holds a constant, its dtype and (constants only) its shape.
+// One module applied to inputs of other sizes (a detector head run on every pyramid level) hashes
+// the same at every application.
+uint64_t shapeFreeNodeHash(const Graph& g, const std::vector<char>& meta, NodeId v);
+
 // Weisfeiler–Lehman refinement over producers (by input slot) and consumers (as a multiset),
 // `rounds` times. The labels of the first and last layer differ from the middle ones (their
 // neighbourhoods do), so the fold uses these only to break ties, never to compare segments.

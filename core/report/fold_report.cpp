@@ -40,10 +40,16 @@ void treeLines(const Graph& g, const FoldedGraph& fg, int cls, const std::string
 {
     const FoldTreeClass& c = fg.tree.classes[size_t(cls)];
     const std::string label = c.scope.empty() ? "(" + firstNodeLabel(g, fg, c) + ")" : c.scope;
+    std::string note;
+    if (c.tied) {
+        const size_t shapes = fg.blockClassesOf(c.id).size();
+        note = shapes > 1 ? "  [one set of weights, " + std::to_string(shapes) + " shapes]" : "  [one set of weights]";
+    }
     char line[512];
-    std::snprintf(line, sizeof line, "%s %4zux %7d nodes %14lld params %6.1f%%  %s\n", foldLevelName(c.level),
+    std::snprintf(line, sizeof line, "%s %4zux %7d nodes %14lld params %6.1f%%  %s%s\n", foldLevelName(c.level),
                   c.instances.size(), c.nodesPerInstance, static_cast<long long>(c.paramsPerInstance),
-                  c.coverage * 100.0, root ? (g.sourcePath.empty() ? g.name : g.sourcePath).c_str() : label.c_str());
+                  c.coverage * 100.0, root ? (g.sourcePath.empty() ? g.name : g.sourcePath).c_str() : label.c_str(),
+                  note.c_str());
     out << (root ? "" : indent + (last ? "└─ " : "├─ ")) << line;
     const std::string childIndent = root ? "" : indent + (last ? "   " : "│  ");
     for (size_t i = 0; i < c.children.size(); ++i)
@@ -70,7 +76,13 @@ nlohmann::json foldToJson(const Graph& g, const FoldedGraph& fg)
             {"repeated", c.repeated()},
             {"first_node", firstNodeLabel(g, fg, c)},
         };
-        if (c.blockClass >= 0) j["block_class"] = c.blockClass;
+        if (c.blockClass >= 0) {
+            j["block_class"] = c.blockClass;
+            // Tied instances of other shapes are one block class per shape: the search costs each.
+            j["block_classes"] = fg.blockClassesOf(c.id);
+        }
+        if (c.tied) j["tied"] = true;
+        if (c.shapesDiffer) j["shapes_differ"] = true;
         classes.push_back(std::move(j));
     }
     return {

@@ -12,7 +12,8 @@
 namespace tapas::testing {
 
 // Every node in exactly one block instance, and position p of every instance of a class is a
-// node of the same op type with the same number of inputs.
+// node of the same op type with the same number of inputs and the same input and output shapes:
+// the search costs a class once, on its first instance, for all of them.
 inline bool checkPartition(const Graph& g, const FoldedGraph& fg, QString* why)
 {
     std::vector<int> seen(g.nodes.size(), 0);
@@ -37,6 +38,16 @@ inline bool checkPartition(const Graph& g, const FoldedGraph& fg, QString* why)
                 if (a.opType != b.opType || a.inputs.size() != b.inputs.size()) {
                     *why = QStringLiteral("class %1 position %2: %3 vs %4")
                                .arg(c.id).arg(p).arg(QString::fromStdString(a.opType), QString::fromStdString(b.opType));
+                    return false;
+                }
+                auto shapesOf = [&](const std::vector<TensorId>& ts) {
+                    std::vector<std::string> out;
+                    for (TensorId t : ts) out.push_back(t == kNoTensor ? "-" : g.tensor(t).shape.toString());
+                    return out;
+                };
+                if (shapesOf(a.inputs) != shapesOf(b.inputs) || shapesOf(a.outputs) != shapesOf(b.outputs)) {
+                    *why = QStringLiteral("class %1 position %2: instance %3 sees other shapes than instance 0 (%4)")
+                               .arg(c.id).arg(p).arg(i).arg(QString::fromStdString(b.opType));
                     return false;
                 }
             }

@@ -6,6 +6,7 @@
 #include "core/zoo/zoo.h"
 #include "tests/common/fold_checks.h"
 #include "tests/common/shared_models.h"
+#include "tests/common/tied_head_graph.h"
 
 #include <QtTest>
 
@@ -420,6 +421,48 @@ private slots:
         QVERIFY(summary(named) == summary(plain));
     }
 
+    // One head, one set of weights, on three levels of other sizes: one repeat (x3) in the tree,
+    // while every block class holds one shape, so the search costs each level's shapes.
+    void fold_weight_tied_head_on_levels_of_other_sizes_is_one_repeat()
+    {
+        const Graph g = tapas::testing::tiedHeadOnThreeLevels();
+        for (const Graph& variant : {g, scrubbed(g)}) {
+            const FoldedGraph fg = fold(variant);
+            QString why;
+            QVERIFY2(checkPartition(variant, fg, &why), qPrintable(why));
+            const std::vector<int> outer = fg.tree.outerRepeats();
+            QVERIFY2(outer.size() == 1, qPrintable(QString::fromStdString(foldTreeToText(variant, fg))));
+            const FoldTreeClass& head = fg.tree.classes[size_t(outer.front())];
+            QCOMPARE(head.level, FoldLevel::Block);
+            QCOMPARE(head.instances.size(), size_t(3));
+            QCOMPARE(head.nodesPerInstance, 4);
+            QCOMPARE(head.paramsPerInstance, int64_t(256 * 512 + 512 + 512 * 64));
+            QVERIFY(head.tied);
+            QVERIFY(head.shapesDiffer);
+            const std::vector<int> perShape = fg.blockClassesOf(head.id);
+            QCOMPARE(perShape.size(), size_t(3));
+            for (int c : perShape) QCOMPARE(fg.classes[size_t(c)].instances.size(), size_t(1));
+            // The tied weights count once in the model.
+            QCOMPARE(fg.tree.classes[0].paramsPerInstance, variant.parameterCount());
+            const nlohmann::json j = foldToJson(variant, fg);
+            const nlohmann::json& jc = j["classes"][size_t(head.id)];
+            QVERIFY(jc.value("tied", false) && jc.value("shapes_differ", false));
+            QCOMPARE(jc["block_classes"].get<std::vector<int>>(), perShape);
+        }
+        // Heads of equal shapes side by side are one block class of three, still tied.
+        Graph same = g;
+        for (TensorId t = 0; t < TensorId(same.tensors.size()); ++t) {
+            Tensor& tensor = same.tensor(t);
+            if (tensor.kind != TensorKind::Weight && tensor.shape.rank() == 3) tensor.shape.dims[1] = Dim::known(16);
+        }
+        const FoldedGraph fs = fold(same);
+        const std::vector<int> outer = fs.tree.outerRepeats();
+        QVERIFY2(outer.size() == 1, qPrintable(QString::fromStdString(foldTreeToText(same, fs))));
+        QCOMPARE(fs.tree.classes[size_t(outer.front())].instances.size(), size_t(3));
+        QVERIFY(!fs.tree.classes[size_t(outer.front())].shapesDiffer);
+        QCOMPARE(fs.blockClassesOf(outer.front()).size(), size_t(1));
+    }
+
     void fold_json_lists_every_class_with_counts()
     {
         const Graph g = syntheticStack(3);
@@ -440,7 +483,7 @@ private slots:
             const double share = double(c["instances"].get<size_t>() * c["nodes_per_instance"].get<size_t>()) / double(g.nodes.size());
             QCOMPARE(c["coverage"].get<double>(), share);
             if (c["level"] != "block") continue;
-            ++blocks;
+            blocks += c["block_classes"].size();
             nodes += c["instances"].get<size_t>() * c["nodes_per_instance"].get<size_t>();
         }
         QCOMPARE(blocks, fg.classes.size());

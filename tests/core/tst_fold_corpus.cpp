@@ -47,9 +47,6 @@ const CorpusModel* findModel(const std::vector<CorpusModel>& corpus, const QStri
 const std::map<QString, const char*>& knownGaps()
 {
     static const std::map<QString, const char*> gaps = {
-        // The RPN head is one set of weights applied to three FPN levels of different spatial
-        // sizes; shapes enter every block signature, so the three applications differ.
-        {"fasterrcnn_mobilenet_v3_large_320_fpn.onnx", "the RPN head runs on FPN levels of three sizes: no repeat of 3"},
         // Iterations 2-12 fold as 11 slabs of levels; the first shares its levels with the
         // correlation pyramid and reads the initial state at other depths.
         {"raft_small.onnx", "the first of the 12 iterations lies at other depths: 11 fold"},

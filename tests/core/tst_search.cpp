@@ -1,6 +1,7 @@
 // The searchers on one cost model: TAPAS finds Megatron's column-then-row MLP on its own, is
 // never slower than the Megatron plan on GPT/BERT, matches the unfolded search, reuses each
 // block class's table across depth, and its plans pass the checker on every model family.
+#include "core/fold/folded_graph.h"
 #include "core/onnx/onnx_importer.h"
 #include "core/search/fit_advice.h"
 #include "core/search/megatron_roles.h"
@@ -8,6 +9,7 @@
 #include "core/zoo/zoo.h"
 #include "tests/common/chain_graph.h"
 #include "tests/common/shared_models.h"
+#include "tests/common/tied_head_graph.h"
 
 #include <QtTest>
 
@@ -224,6 +226,27 @@ private slots:
         const SearchResult u = run("unfolded", g, "a100x8", mesh.toStdString());
         const double tt = t.best.report.total.time(), ut = u.best.report.total.time();
         QVERIFY2(std::abs(tt - ut) <= 0.01 * ut, qPrintable(QStringLiteral("tapas %1 vs unfolded %2").arg(tt).arg(ut)));
+    }
+
+    // The fold tree shows the tied head as one repeat of 3, but each level's shapes are a block
+    // class of their own: the search builds a table per shape and matches the unfolded search.
+    void tied_head_of_other_shapes_is_searched_per_shape()
+    {
+        const Graph g = tapas::testing::tiedHeadOnThreeLevels();
+        Result<FoldedGraph> fg = foldGraph(g);
+        QVERIFY(fg.ok());
+        const std::vector<int> outer = fg->tree.outerRepeats();
+        QCOMPARE(outer.size(), size_t(1));
+        QCOMPARE(fg->tree.classes[size_t(outer.front())].instances.size(), size_t(3));
+        const std::vector<int> perShape = fg->blockClassesOf(outer.front());
+        QCOMPARE(perShape.size(), size_t(3));
+        for (const char* mesh : {"1x8", "2x4"}) {
+            const SearchResult t = run("tapas", g, "a100x8", mesh);
+            const SearchResult u = run("unfolded", g, "a100x8", mesh);
+            QVERIFY2(t.uniqueBlocksSearched >= int(perShape.size()), qPrintable(QString::number(t.uniqueBlocksSearched)));
+            const double tt = t.best.report.total.time(), ut = u.best.report.total.time();
+            QVERIFY2(std::abs(tt - ut) <= 0.01 * ut, qPrintable(QStringLiteral("%1: tapas %2 vs unfolded %3").arg(mesh).arg(tt).arg(ut)));
+        }
     }
 
     void class_tables_are_reused_across_depth()
