@@ -525,7 +525,7 @@ private Q_SLOTS:
         const auto* time = qobject_cast<QValueAxis*>(costs->timeChart()->chart()->axes(Qt::Horizontal).value(0));
         QVERIFY(time);
         QVERIFY2(time->labelFormat().endsWith(QLatin1String(" ms")), qPrintable(time->labelFormat()));
-        const auto* plans = qobject_cast<QBarCategoryAxis*>(costs->timeChart()->chart()->axes(Qt::Vertical).value(0));
+        auto* plans = qobject_cast<QBarCategoryAxis*>(costs->timeChart()->chart()->axes(Qt::Vertical).value(0));
         QVERIFY(plans);
         QVERIFY(plans->categories().first().startsWith(QLatin1String("tapas")));
     }
