@@ -281,9 +281,9 @@ void MainWindow::showEvent(QShowEvent* event)
     if (!dockSizesPending_) return;
     dockSizesPending_ = false;
     // Before the first show the docks share out a window of no size; the graph needs the room:
-    // one column on the right, a fifth of the width (within reason), split between the Blocks
+    // one column on the right, a quarter of the width (within reason), split between the Blocks
     // and the Inspector.
-    const int column = std::clamp(width() / 5, 280, 400);
+    const int column = std::clamp(width() * 6 / 25, 300, 440);
     resizeDocks({docks_->blocksDock()}, {column}, Qt::Horizontal);
     const int rest = std::max(200, height() - 160);
     resizeDocks({docks_->blocksDock(), docks_->inspectorDock()}, {rest * 2 / 5, rest * 3 / 5}, Qt::Vertical);

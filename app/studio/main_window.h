@@ -72,6 +72,7 @@ public:
     ModelDocument* document() const { return document_; }
     ModelLoader* loader() const { return loader_; }
     QMenu* fileMenu() const { return fileMenu_; }
+    QToolBar* mainToolBar() const { return toolBar_; }
     bool isLoading() const;
 
 Q_SIGNALS:

@@ -23,6 +23,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
+#include <QToolBar>
 
 namespace tapas {
 
@@ -38,8 +39,9 @@ PlanActions::PlanActions(MainWindow* window, PlanSession* session)
     createActions();
     createMenus();
     // Beside the Log/Plan tabs rather than behind them: the costs are read while editing the plan.
-    window_->addDockWidget(Qt::BottomDockWidgetArea, costs_);
-    if (QDockWidget* log = window_->logDock()) window_->splitDockWidget(log, costs_, Qt::Horizontal);
+    // (Added beside the bottom area's tab group: splitting a dock that is in a tab group would
+    // make the Costs one more tab.)
+    window_->addDockWidget(Qt::BottomDockWidgetArea, costs_, Qt::Horizontal);
 
     project_->setModelOpener([this](const QString& path, const DimBindings& dims) {
         if (path.startsWith(QLatin1Char(':'))) { // the bundled sample
@@ -72,7 +74,11 @@ PlanActions::PlanActions(MainWindow* window, PlanSession* session)
         // The first plans: the bottom docks get room for the charts and the table, once.
         if (session_->results().empty() || docksSized_) return;
         docksSized_ = true;
-        window_->resizeDocks({costs_}, {340}, Qt::Vertical);
+        costs_->show(); // beside the Plan dock, which shows itself
+        window_->resizeDocks({costs_}, {320}, Qt::Vertical);
+        // The charts need about as much width as the table.
+        if (QDockWidget* plan = window_->findChild<QDockWidget*>(QStringLiteral("planDock")))
+            window_->resizeDocks({plan, costs_}, {window_->width() * 11 / 20, window_->width() * 9 / 20}, Qt::Horizontal);
     });
     connect(session_, &PlanSession::modelChanged, this, &PlanActions::updateActions);
     window_->installEventFilter(this);
@@ -135,6 +141,12 @@ void PlanActions::createMenus()
     planMenu_->addAction(train_->action());
     planMenu_->addSeparator();
     planMenu_->addAction(costs_->toggleViewAction());
+    // The plan's path in the toolbar, in the order it is walked: search, export, train.
+    QToolBar* bar = window_->mainToolBar();
+    bar->addSeparator();
+    bar->addAction(search_);
+    bar->addAction(export_);
+    bar->addAction(train_->action());
     const QList<QAction*> menus = window_->menuBar()->actions();
     window_->menuBar()->insertMenu(menus.size() >= 2 ? menus[menus.size() - 2] : nullptr, planMenu_);
 }

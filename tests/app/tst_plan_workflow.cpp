@@ -501,8 +501,8 @@ private Q_SLOTS:
         QTest::qWait(100);
         const CostsView* costs = dock->view();
         for (QChartView* v : {costs->timeChart(), costs->memoryChart(), costs->blockChart()}) {
-            // The block chart is on the second page: look at it as the user would.
-            if (v == costs->blockChart()) costs->pages()->setCurrentIndex(1);
+            // One chart a page: look at each as the user would.
+            costs->pages()->setCurrentWidget(v);
             QTRY_VERIFY(v->isVisible());
             QTest::qWait(50);
             QVERIFY2(v->height() >= 150, qPrintable(QStringLiteral("%1 is %2 px tall").arg(v->objectName()).arg(v->height())));

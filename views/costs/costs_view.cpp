@@ -16,7 +16,7 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QPainter>
-#include <QSplitter>
+#include <QResizeEvent>
 #include <QStackedBarSeries>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -173,15 +173,13 @@ CostsView::CostsView(QWidget* parent)
     headline_->setObjectName(QStringLiteral("costsHeadline"));
     headline_->setWordWrap(true);
     headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Two pages, each chart with the dock's whole height: the plans side by side (time and
-    // memory), and the current plan per block.
-    auto* plans = new QSplitter(Qt::Horizontal);
-    plans->addWidget(timeView_);
-    plans->addWidget(memoryView_);
+    // One chart a page, each with the dock's whole size: below about 200 px of height Qt Charts
+    // elides every axis label to "...", and the dock shares the bottom with the Plan table.
     pages_ = new QTabWidget(this);
     pages_->setObjectName(QStringLiteral("costsPages"));
     pages_->setDocumentMode(true);
-    pages_->addTab(plans, QString());
+    pages_->addTab(timeView_, QString());
+    pages_->addTab(memoryView_, QString());
     pages_->addTab(blockView_, QString());
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
@@ -235,6 +233,24 @@ void CostsView::connectTooltips(QBarSet* a, QBarSet* b, QBarSet* c, const QStrin
     }
 }
 
+void CostsView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitToSize();
+}
+
+// As many value ticks as their labels ("12.5 ms") have room for.
+void CostsView::fitToSize()
+{
+    const int labelWidth = fontMetrics().horizontalAdvance(QStringLiteral("000.0 ms")) + 16;
+    for (QChartView* v : {timeView_, memoryView_, blockView_}) {
+        const int plot = width() - 120;
+        const int ticks = std::clamp(plot / labelWidth + 1, 2, 6);
+        for (QAbstractAxis* a : v->chart()->axes())
+            if (auto* value = qobject_cast<QValueAxis*>(a); value && value->isVisible()) value->setTickCount(ticks);
+    }
+}
+
 QString CostsView::headline() const
 {
     return headline_->text();
@@ -242,9 +258,12 @@ QString CostsView::headline() const
 
 void CostsView::rebuild()
 {
-    pages_->setTabText(0, tr("Plans"));
-    pages_->setTabText(1, tr("Per block"));
-    pages_->setTabToolTip(1, tr("The current plan per block, in model order: A3 is the third instance of block A, U a unique part"));
+    pages_->setTabText(0, tr("Step time"));
+    pages_->setTabText(1, tr("Memory"));
+    pages_->setTabText(2, tr("Per block"));
+    pages_->setTabToolTip(0, tr("Step time per device of each plan: compute, tensor- and data-parallel communication"));
+    pages_->setTabToolTip(1, tr("Memory per device of each plan against the device's limit"));
+    pages_->setTabToolTip(2, tr("The current plan per block, in model order: A3 is the third instance of block A, U a unique part"));
     QStringList planNames;
     // Short legend labels; the tooltips on the bars say the rest.
     compute_ = makeSet(tr("Compute"), QColor(0x00, 0x72, 0xb2));
@@ -312,6 +331,7 @@ void CostsView::rebuild()
                                          unitFormat(blockTop, tr("ms"))));
     connectTooltips(blockCompute_, blockComm_, nullptr, blockNames, tr("ms"));
 
+    fitToSize();
     if (data_.plans.empty()) {
         headline_->setText(tr("No plan yet: run Plan ▸ Search… to compare plans."));
     } else {

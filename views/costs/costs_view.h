@@ -65,10 +65,12 @@ public:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuild();
     void retranslateUi();
+    void fitToSize();
     void connectTooltips(QBarSet* a, QBarSet* b, QBarSet* c, const QStringList& categories, const QString& unit);
 
     CostsData data_;
