@@ -283,7 +283,7 @@ void MainWindow::showEvent(QShowEvent* event)
     // Before the first show the docks share out a window of no size; the graph needs the room:
     // one column on the right, a quarter of the width (within reason), split between the Blocks
     // and the Inspector.
-    const int column = std::clamp(width() * 6 / 25, 300, 440);
+    const int column = std::clamp(width() * 22 / 100, 290, 440);
     resizeDocks({docks_->blocksDock()}, {column}, Qt::Horizontal);
     const int rest = std::max(200, height() - 160);
     resizeDocks({docks_->blocksDock(), docks_->inspectorDock()}, {rest * 2 / 5, rest * 3 / 5}, Qt::Vertical);

@@ -136,6 +136,8 @@ private Q_SLOTS:
         const GraphView* view = w->graphPanel()->view();
         QVERIFY(view->isVisible());
         const double share = double(view->width()) * view->height() / (double(w->width()) * w->height());
+        qInfo("graph view %dx%d in a %dx%d window: %.1f%% of its area", view->width(), view->height(), w->width(),
+              w->height(), share * 100);
         QVERIFY2(share >= 0.60, qPrintable(QStringLiteral("the graph view is %1x%2 = %3% of the %4x%5 window")
                                                .arg(view->width()).arg(view->height()).arg(share * 100, 0, 'f', 1)
                                                .arg(w->width()).arg(w->height())));

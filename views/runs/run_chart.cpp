@@ -264,6 +264,12 @@ QString RunChart::lineName(const QString& key) const
     return s ? s->name() : QString();
 }
 
+QPen RunChart::linePen(const QString& key) const
+{
+    const QLineSeries* s = series_.value(key);
+    return s ? s->pen() : QPen();
+}
+
 QColor RunChart::lineColor(const QString& key) const
 {
     const QLineSeries* s = series_.value(key);

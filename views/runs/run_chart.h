@@ -8,6 +8,7 @@
 #include <QColor>
 #include <QList>
 #include <QMap>
+#include <QPen>
 #include <QPointF>
 #include <QString>
 
@@ -49,6 +50,7 @@ public:
     QList<QPointF> points(const QString& key) const;
     QString lineName(const QString& key) const;
     QColor lineColor(const QString& key) const;
+    QPen linePen(const QString& key) const;
 
     // A run's colour in overlays and a rank's colour in per-rank charts: distinct and stable.
     static QColor paletteColor(int i);
