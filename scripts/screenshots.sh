@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Takes the README's screenshots with an already built tree (this script builds nothing):
-# docs/images/folded_gpt12.png, Tapas Studio showing the folded graph of a 12-layer zoo GPT,
-# grabbed by `tapas-studio --screenshot` once the background layout has been applied;
-# docs/images/plan_dock.png, the Plan dock after `--search a100x8:2x4` planned the same GPT (with a
-# fixed batch and sequence) for one 8-GPU node, and docs/images/plan_overlay.png, the whole window
-# with the graph coloured by that plan's sharding; docs/images/costs_dock.png, the Costs dock
-# comparing that plan with the Megatron and data-parallel baselines.
+# docs/images/folded_gpt12.png, Tapas Studio at 1366x768 with a first launch's layout showing the
+# folded graph of a 12-layer zoo GPT, grabbed by `tapas-studio --screenshot` once the background
+# layout has been applied; docs/images/welcome.png, the welcome page of a start without a model;
+# docs/images/plan_window.png, the whole 1366x768 window after `--search a100x8:2x4` planned the
+# same GPT (with a fixed batch and sequence) for one 8-GPU node: the graph coloured by the plan's
+# sharding with its legend above it, the Plan and Costs docks below; docs/images/plan_dock.png and
+# docs/images/costs_dock.png, those two docks on their own.
 # Runs under Xvfb so it works on a headless machine.
 #   BUILD_DIR=build-release bash scripts/screenshots.sh        (BUILD_DIR defaults to build)
 #   BUILD_DIR=build-release bash scripts/screenshots.sh runs   (only the two run monitors)
@@ -42,12 +43,21 @@ if [[ "$what" != runs ]]; then
   model="$work/gpt12.onnx"
   "$tapas" zoo gpt --layers 12 -o "$model"
   # A throwaway settings directory: the picture must not depend on the user's saved layout.
-  XDG_CONFIG_HOME="$work/config" xvfb-run -a -s "-screen 0 1600x1000x24" \
-    env QT_QPA_PLATFORM=xcb "$studio" --lang en "$model" --screenshot "$here/docs/images/folded_gpt12.png"
+  XDG_CONFIG_HOME="$work/config" xvfb-run -a -s "-screen 0 1366x768x24" \
+    env QT_QPA_PLATFORM=xcb "$studio" --lang en "$model" --screenshot "$here/docs/images/folded_gpt12.png" \
+    --screenshot-size 1366x768
+  # A start with recent models but none on the command line: the welcome page.
+  mkdir -p "$work/config-welcome/Tapas"
+  printf '[General]\nrecentFiles=%s\n' "$model" > "$work/config-welcome/Tapas/Tapas Studio.conf"
+  XDG_CONFIG_HOME="$work/config-welcome" xvfb-run -a -s "-screen 0 1366x768x24" \
+    env QT_QPA_PLATFORM=xcb "$studio" --lang en --screenshot "$here/docs/images/welcome.png" --screenshot-size 1366x768
 
   # The search needs concrete shapes: the same GPT with batch 8 and sequence 1024.
   planned="$work/gpt12_b8.onnx"
   "$tapas" zoo gpt --layers 12 --batch 8 --seq 1024 -o "$planned"
+  XDG_CONFIG_HOME="$work/config-window" xvfb-run -a -s "-screen 0 1366x768x24" \
+    env QT_QPA_PLATFORM=xcb "$studio" --lang en "$planned" --search a100x8:2x4 \
+    --screenshot "$here/docs/images/plan_window.png" --screenshot-size 1366x768
   XDG_CONFIG_HOME="$work/config-plan" xvfb-run -a -s "-screen 0 1600x1000x24" \
     env QT_QPA_PLATFORM=xcb "$studio" --lang en "$planned" --search a100x8:2x4 \
     --screenshot-widget planDock --screenshot "$here/docs/images/plan_dock.png"

@@ -17,23 +17,27 @@
 <context>
     <name>tapas::BlocksModel</name>
     <message>
+        <location filename="../views/blocks_model.cpp" line="+159"/>
         <source>Stage %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Group %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Part %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../views/blocks_model.cpp" line="+78"/>
+        <location line="+30"/>
         <source>×%1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -43,7 +47,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>Block</source>
         <translation type="unfinished"></translation>
     </message>
@@ -214,24 +218,44 @@
 <context>
     <name>tapas::CostsView</name>
     <message>
-        <location filename="../views/costs/costs_view.cpp" line="+139"/>
-        <location line="+39"/>
+        <location filename="../views/costs/costs_view.cpp" line="+250"/>
+        <location line="+43"/>
         <source>Compute</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-38"/>
-        <source>TP communication</source>
+        <location line="-63"/>
+        <source>%1 · %2: %3 %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Plans</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>DP communication</source>
+        <source>Per block</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>Weights, gradients, optimizer</source>
+        <source>The current plan per block, in model order: A3 is the third instance of block A, U a unique part</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>TP comm.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>DP comm.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Weights + optimizer</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -245,28 +269,31 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+0"/>
-        <location line="+43"/>
+        <location line="+1"/>
+        <location line="+24"/>
+        <location line="+24"/>
+        <location line="+1"/>
         <source>ms</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-41"/>
+        <location line="-46"/>
         <source>Memory per device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+0"/>
+        <location line="+22"/>
         <source>GB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-17"/>
         <source>Device limit (%1 GB)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+22"/>
         <source>Communication</source>
         <translation type="unfinished"></translation>
     </message>
@@ -276,12 +303,12 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Current plan per block (A3: third instance of block A, U: unique part)</source>
+        <location line="+7"/>
+        <source>Step time per block, current plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>No plan yet: run Plan ▸ Search… to compare plans.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -304,12 +331,12 @@
 <context>
     <name>tapas::ExportDialog</name>
     <message>
-        <location filename="../app/studio/export_dialog.cpp" line="+83"/>
+        <location filename="../app/studio/export_dialog.cpp" line="+126"/>
         <source>Export Plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>&amp;Formats:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -335,6 +362,16 @@
     </message>
     <message>
         <location line="+2"/>
+        <source>Written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Refused</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>node01, node02, … (empty: from the cluster&apos;s node count)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -354,7 +391,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+44"/>
         <source>Export Into</source>
         <translation type="unfinished"></translation>
     </message>
@@ -374,23 +411,26 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+27"/>
-        <source>%1: no such export format</source>
+        <location line="+36"/>
+        <source>no such export format</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>Nothing was written.
-%1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>%1: %2</source>
+        <location line="+16"/>
+        <source>%1, written by the %2 format</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location line="+8"/>
+        <location line="+9"/>
+        <source>%1 %n format(s) refused:
+%2</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="-6"/>
         <source>Wrote %n file(s) into %1.</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -399,10 +439,53 @@
     </message>
 </context>
 <context>
+    <name>tapas::ExportFormat</name>
+    <message>
+        <location line="-221"/>
+        <source>Tapas plan file (.tapas.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open MPI hostfile and launch script</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>SLURM sbatch script with srun</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PyTorch DTensor parallelize_module plan (Python)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Megatron-LM parallelism arguments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>annotated graph (Graphviz DOT)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>annotated graph (SVG)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>annotated graph (PNG)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>tapas::GanRunMonitor</name>
     <message>
         <location filename="../views/runs/gan_run_monitor.cpp" line="+44"/>
-        <location line="+183"/>
+        <location line="+175"/>
         <source>Smoothing: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -562,12 +645,22 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Discriminator outputs</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>probability</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Throughput</source>
         <translation type="unfinished"></translation>
     </message>
@@ -587,7 +680,12 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>ms, count</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Staleness</source>
         <translation type="unfinished"></translation>
     </message>
@@ -602,12 +700,22 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>modes, %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Learning rates</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+1"/>
+        <source>learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Setting</source>
         <translation type="unfinished"></translation>
     </message>
@@ -705,7 +813,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+85"/>
+        <location line="+111"/>
         <source>no matches</source>
         <translation type="unfinished"></translation>
     </message>
@@ -738,12 +846,12 @@
     <name>tapas::GraphPresentation</name>
     <message>
         <location filename="../views/graph/graph_presentation.cpp" line="+149"/>
-        <location line="+37"/>
+        <location line="+39"/>
         <source>scope %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-35"/>
+        <location line="-37"/>
         <source>out  %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -768,8 +876,8 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>Double-click or press + to expand</source>
+        <location line="+6"/>
+        <source>Double-click, click ⊕ or press Enter to expand</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -799,7 +907,7 @@
 <context>
     <name>tapas::GraphView</name>
     <message>
-        <location filename="../views/graph/graph_view.cpp" line="+93"/>
+        <location filename="../views/graph/graph_view.cpp" line="+94"/>
         <source>This model has %1 nodes, too many to draw expanded. It opens folded into %2 boxes; expand blocks one at a time.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -844,7 +952,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+141"/>
+        <location line="+157"/>
         <location line="+28"/>
         <source>There is no graph to export to %1.</source>
         <translation type="unfinished"></translation>
@@ -879,7 +987,7 @@
 <context>
     <name>tapas::ImportStage</name>
     <message>
-        <location filename="../app/studio/main_window.cpp" line="+51"/>
+        <location filename="../app/studio/main_window.cpp" line="+55"/>
         <source>reading</source>
         <translation type="unfinished"></translation>
     </message>
@@ -937,7 +1045,7 @@
 <context>
     <name>tapas::InspectorView</name>
     <message>
-        <location filename="../views/inspector_view.cpp" line="+65"/>
+        <location filename="../views/inspector_view.cpp" line="+71"/>
         <location line="+18"/>
         <source>Property</source>
         <translation type="unfinished"></translation>
@@ -954,7 +1062,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+75"/>
         <source>%1 · weight, %2 elements</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1012,12 +1120,12 @@
     </message>
     <message>
         <location line="-34"/>
-        <location line="+73"/>
+        <location line="+74"/>
         <source>Scope</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-72"/>
+        <location line="-73"/>
         <location line="+65"/>
         <source>Block</source>
         <translation type="unfinished"></translation>
@@ -1204,7 +1312,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>FLOPs per instance (forward)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1234,7 +1342,7 @@
     <message>
         <location filename="../views/graph/block_item.cpp" line="+155"/>
         <source>%1 (expanded)
-Double-click the caption or press − to collapse</source>
+Double-click the caption, click ⊖ or select it and press Enter to collapse</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1531,7 +1639,7 @@ Double-click the caption or press − to collapse</source>
 <context>
     <name>tapas::MainWindow</name>
     <message>
-        <location filename="../app/studio/main_window.cpp" line="+37"/>
+        <location filename="../app/studio/main_window.cpp" line="+38"/>
         <source>Removed %1 from the recent files: the file no longer exists.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1544,7 +1652,7 @@ Double-click the caption or press − to collapse</source>
         </translation>
     </message>
     <message>
-        <location line="+184"/>
+        <location line="+209"/>
         <source>&amp;Open…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1818,12 +1926,17 @@ Double-click the caption or press − to collapse</source>
 <context>
     <name>tapas::ModelSummaryView</name>
     <message>
-        <location filename="../views/model_summary_view.cpp" line="+280"/>
+        <location filename="../views/model_summary_view.cpp" line="+314"/>
         <source>Untitled model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+6"/>
+        <source>%1 parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1 floating-point operations for one forward pass; symbolic dims not bound with --dim count as 1.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1834,7 +1947,7 @@ Double-click the caption or press − to collapse</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>none</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1953,7 +2066,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::OverrideDialog</name>
     <message>
-        <location filename="../views/plan/override_dialog.cpp" line="+40"/>
+        <location filename="../views/plan/override_dialog.cpp" line="+42"/>
         <source>Change Weight Layout</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2040,7 +2153,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanActions</name>
     <message>
-        <location filename="../app/studio/plan_actions.cpp" line="+52"/>
+        <location filename="../app/studio/plan_actions.cpp" line="+55"/>
         <source>Opened the project %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2051,12 +2164,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     </message>
     <message>
         <location line="+4"/>
-        <location line="+239"/>
+        <location line="+254"/>
         <source>Cannot Open Project</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-156"/>
+        <location line="-170"/>
         <source>&amp;Search…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2124,7 +2237,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         </translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+63"/>
         <source>Unsaved Changes</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2149,7 +2262,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>Save Project</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2192,7 +2305,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanDocks</name>
     <message>
-        <location filename="../app/studio/plan_docks.cpp" line="+35"/>
+        <location filename="../app/studio/plan_docks.cpp" line="+38"/>
         <source>&amp;Undo</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2217,7 +2330,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+47"/>
         <source>Change refused: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2367,7 +2480,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanPanel</name>
     <message>
-        <location filename="../views/plan/plan_panel.cpp" line="+123"/>
+        <location filename="../views/plan/plan_panel.cpp" line="+128"/>
         <location line="+120"/>
         <source>All op types</source>
         <translation type="unfinished"></translation>
@@ -2446,12 +2559,13 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanRunMonitor</name>
     <message>
-        <location filename="../views/runs/plan_run_monitor.cpp" line="+57"/>
+        <location filename="../views/runs/plan_run_monitor.cpp" line="+58"/>
+        <location line="+20"/>
         <source>loss</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-18"/>
         <location line="+22"/>
         <source>samples/s</source>
         <translation type="unfinished"></translation>
@@ -2616,12 +2730,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+6"/>
         <source>The overrides could not be re-applied: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+11"/>
         <source>Open the plan&apos;s model first.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2634,7 +2748,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::RankTableModel</name>
     <message>
-        <location filename="../views/runs/rank_table_model.cpp" line="+79"/>
+        <location filename="../views/runs/rank_table_model.cpp" line="+88"/>
         <source>Rank</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2682,15 +2796,33 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+23"/>
         <source>No recent files</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
+    <name>tapas::RunChart</name>
+    <message>
+        <location filename="../views/runs/run_chart.cpp" line="+168"/>
+        <source>%1 (smoothed %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>step %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>tapas::RunCompareView</name>
+    <message>
+        <location filename="../views/runs/run_compare_view.cpp" line="+107"/>
+        <source>Recorded as &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message numerus="yes">
-        <location filename="../views/runs/run_compare_view.cpp" line="+105"/>
+        <location line="+73"/>
         <source>%1 of %n run(s)</source>
         <translation type="unfinished">
             <numerusform></numerusform>
@@ -2698,7 +2830,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         </translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
+        <source>Tick one or more metrics on the left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Smoothing: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2709,6 +2846,11 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     </message>
     <message>
         <location line="+1"/>
+        <source>Log scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-12"/>
         <source>step</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2749,7 +2891,22 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::RunMonitor</name>
     <message>
-        <location filename="../views/runs/run_monitor.cpp" line="+61"/>
+        <location filename="../views/runs/run_monitor.cpp" line="+80"/>
+        <source>Events and status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rank %1 output (stdout, stderr)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Rank %1 has written no output yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+49"/>
         <source>No run selected.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2775,6 +2932,26 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <location line="+23"/>
         <location line="+29"/>
         <source>rank %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Smoothing: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Log scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A logarithmic value axis on every chart (values at or below zero are left out)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Exponential moving average of each line; hover a chart for the raw values</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2875,11 +3052,140 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <source>%1 s</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <location line="+5"/>
+        <source>Loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+1"/>
+        <location line="+9"/>
+        <source>ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-9"/>
+        <source>Predicted step time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>Throughput</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-1"/>
+        <source>samples/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>images/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Communication share</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+12"/>
+        <source>%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-11"/>
+        <source>Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>MB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Generator loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Discriminator loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>D(x), real samples</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>D(G(z)), generated samples</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Data wait</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Queue depth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Loader threads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Prefetch depth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Staleness</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>G updates</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Modes covered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>High-quality samples</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Generator learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Discriminator learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tapas::RunsController</name>
     <message>
-        <location filename="../app/studio/runs_controller.cpp" line="+79"/>
+        <location filename="../app/studio/runs_controller.cpp" line="+84"/>
         <source>Cannot read the metrics of run %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2910,7 +3216,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>Stopping run %1…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2949,12 +3255,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::RunsPanel</name>
     <message>
-        <location filename="../views/runs/runs_panel.cpp" line="+111"/>
+        <location filename="../views/runs/runs_panel.cpp" line="+129"/>
         <source>Open a Run Directory</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+203"/>
+        <location line="+201"/>
         <source>New Run</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3212,7 +3518,7 @@ Start a new run with the form on the left.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+83"/>
+        <location line="+68"/>
         <source>%1 (bwd)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3271,9 +3577,57 @@ Start a new run with the form on the left.</source>
     </message>
 </context>
 <context>
+    <name>tapas::Strategy</name>
+    <message>
+        <location line="+15"/>
+        <source>replicate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>column</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>row</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rows</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>vocab</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>channels</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>in-channels</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>out-channels</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>tapas::StudioDocks</name>
     <message>
-        <location filename="../app/studio/docks.cpp" line="+85"/>
+        <location filename="../app/studio/docks.cpp" line="+92"/>
         <source>Summary</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3303,6 +3657,95 @@ Start a new run with the form on the left.</source>
     <message>
         <location line="+1"/>
         <source>Shape</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tapas::TrainPlanAction</name>
+    <message>
+        <location filename="../app/studio/train_plan_action.cpp" line="+56"/>
+        <source>&amp;Train This Plan…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fill the Runs dock&apos;s New Run form with this plan and model (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Train the plan under edit on MPI ranks: the Runs dock opens with the form filled in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Cannot write the sample model to %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>There is no plan to train: run a search first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Cannot write the plan to %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location line="+11"/>
+        <source>Ready to train %1 on %n rank(s): press Start Run in the Runs dock.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>tapas::WelcomeView</name>
+    <message>
+        <location filename="../views/welcome_view.cpp" line="+118"/>
+        <source>Tapas Studio</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open an ONNX model to see its graph with the repeated blocks folded, search a sharding plan for a cluster, export it and train it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Open Model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Choose an ONNX model (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open the Sample GPT</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A small GPT that ships with Tapas Studio</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Recent models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No recent models yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>You can also drop a .onnx file on this window.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

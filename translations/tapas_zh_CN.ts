@@ -17,23 +17,27 @@
 <context>
     <name>tapas::BlocksModel</name>
     <message>
+        <location filename="../views/blocks_model.cpp" line="+159"/>
         <source>Stage %1</source>
         <translation>阶段 %1</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Group %1</source>
         <translation>组 %1</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Part %1</source>
         <translation>部分 %1</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../views/blocks_model.cpp" line="+78"/>
+        <location line="+30"/>
         <source>×%1</source>
         <translation>×%1</translation>
     </message>
@@ -43,7 +47,7 @@
         <translation>%1：%2 个实例，每个 %3 个节点、%4 个参数</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>Block</source>
         <translation>块</translation>
     </message>
@@ -214,25 +218,57 @@
 <context>
     <name>tapas::CostsView</name>
     <message>
-        <location filename="../views/costs/costs_view.cpp" line="+139"/>
-        <location line="+39"/>
+        <location filename="../views/costs/costs_view.cpp" line="+250"/>
+        <location line="+43"/>
         <source>Compute</source>
         <translation>计算</translation>
     </message>
     <message>
-        <location line="-38"/>
         <source>TP communication</source>
-        <translation>张量并行通信</translation>
+        <translation type="vanished">张量并行通信</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>DP communication</source>
-        <translation>数据并行通信</translation>
+        <translation type="vanished">数据并行通信</translation>
+    </message>
+    <message>
+        <source>Weights, gradients, optimizer</source>
+        <translation type="vanished">权重、梯度、优化器</translation>
+    </message>
+    <message>
+        <location line="-63"/>
+        <source>%1 · %2: %3 %4</source>
+        <translation>%1 · %2：%3 %4</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Plans</source>
+        <translation>方案</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>Weights, gradients, optimizer</source>
-        <translation>权重、梯度、优化器</translation>
+        <source>Per block</source>
+        <translation>按块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The current plan per block, in model order: A3 is the third instance of block A, U a unique part</source>
+        <translation>当前方案按块显示，按模型顺序：A3 是块 A 的第三个实例，U 是独立部分</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>TP comm.</source>
+        <translation>TP 通信</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>DP comm.</source>
+        <translation>DP 通信</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Weights + optimizer</source>
+        <translation>权重 + 优化器</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -245,28 +281,31 @@
         <translation>每设备单步时间</translation>
     </message>
     <message>
-        <location line="+0"/>
-        <location line="+43"/>
+        <location line="+1"/>
+        <location line="+24"/>
+        <location line="+24"/>
+        <location line="+1"/>
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
     <message>
-        <location line="-41"/>
+        <location line="-46"/>
         <source>Memory per device</source>
         <translation>每设备内存</translation>
     </message>
     <message>
         <location line="+0"/>
+        <location line="+22"/>
         <source>GB</source>
         <translation>GB</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-17"/>
         <source>Device limit (%1 GB)</source>
         <translation>设备上限（%1 GB）</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+22"/>
         <source>Communication</source>
         <translation>通信</translation>
     </message>
@@ -276,12 +315,16 @@
         <translation>U%1</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Current plan per block (A3: third instance of block A, U: unique part)</source>
-        <translation>当前方案按块分解（A3：块 A 的第三个实例，U：独立部分）</translation>
+        <location line="+7"/>
+        <source>Step time per block, current plan</source>
+        <translation>每块的步时间（当前方案）</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <source>Current plan per block (A3: third instance of block A, U: unique part)</source>
+        <translation type="vanished">当前方案按块分解（A3：块 A 的第三个实例，U：独立部分）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>No plan yet: run Plan ▸ Search… to compare plans.</source>
         <translation>尚无方案：运行“方案 ▸ 搜索…”来比较方案。</translation>
     </message>
@@ -304,12 +347,12 @@
 <context>
     <name>tapas::ExportDialog</name>
     <message>
-        <location filename="../app/studio/export_dialog.cpp" line="+83"/>
+        <location filename="../app/studio/export_dialog.cpp" line="+126"/>
         <source>Export Plan</source>
         <translation>导出方案</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>&amp;Formats:</source>
         <translation>格式(&amp;F)：</translation>
     </message>
@@ -335,6 +378,16 @@
     </message>
     <message>
         <location line="+2"/>
+        <source>Written</source>
+        <translation>已写入</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Refused</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>node01, node02, … (empty: from the cluster&apos;s node count)</source>
         <translation>node01, node02, …（留空：按集群节点数生成）</translation>
     </message>
@@ -354,7 +407,7 @@
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+44"/>
         <source>Export Into</source>
         <translation>导出到</translation>
     </message>
@@ -374,24 +427,40 @@
         <translation>请选择输出文件夹。</translation>
     </message>
     <message>
-        <location line="+27"/>
-        <source>%1: no such export format</source>
-        <translation>%1：没有这种导出格式</translation>
+        <location line="+36"/>
+        <source>no such export format</source>
+        <translation>没有这种导出格式</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+16"/>
+        <source>%1, written by the %2 format</source>
+        <translation>%1，由 %2 格式写入</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+9"/>
+        <source>%1 %n format(s) refused:
+%2</source>
+        <translation>
+            <numerusform>%1 %n 种格式被拒绝：
+%2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: no such export format</source>
+        <translation type="vanished">%1：没有这种导出格式</translation>
+    </message>
+    <message>
         <source>Nothing was written.
 %1</source>
-        <translation>未写入任何文件。
+        <translation type="vanished">未写入任何文件。
 %1</translation>
     </message>
     <message>
-        <location line="+5"/>
         <source>%1: %2</source>
-        <translation>%1：%2</translation>
+        <translation type="vanished">%1：%2</translation>
     </message>
     <message numerus="yes">
-        <location line="+8"/>
+        <location line="-6"/>
         <source>Wrote %n file(s) into %1.</source>
         <translation>
             <numerusform>已向 %1 写入 %n 个文件。</numerusform>
@@ -399,10 +468,53 @@
     </message>
 </context>
 <context>
+    <name>tapas::ExportFormat</name>
+    <message>
+        <location line="-221"/>
+        <source>Tapas plan file (.tapas.json)</source>
+        <translation>Tapas 方案文件（.tapas.json）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open MPI hostfile and launch script</source>
+        <translation>Open MPI 主机文件和启动脚本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>SLURM sbatch script with srun</source>
+        <translation>使用 srun 的 SLURM sbatch 脚本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PyTorch DTensor parallelize_module plan (Python)</source>
+        <translation>PyTorch DTensor parallelize_module 方案（Python）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Megatron-LM parallelism arguments</source>
+        <translation>Megatron-LM 并行参数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>annotated graph (Graphviz DOT)</source>
+        <translation>带标注的计算图（Graphviz DOT）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>annotated graph (SVG)</source>
+        <translation>带标注的计算图（SVG）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>annotated graph (PNG)</source>
+        <translation>带标注的计算图（PNG）</translation>
+    </message>
+</context>
+<context>
     <name>tapas::GanRunMonitor</name>
     <message>
         <location filename="../views/runs/gan_run_monitor.cpp" line="+44"/>
-        <location line="+183"/>
+        <location line="+175"/>
         <source>Smoothing: %1</source>
         <translation>平滑：%1</translation>
     </message>
@@ -561,12 +673,22 @@
         <translation>生成器与判别器损失</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Discriminator outputs</source>
         <translation>判别器输出</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>probability</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Throughput</source>
         <translation>吞吐量</translation>
     </message>
@@ -578,7 +700,7 @@
     <message>
         <location line="+1"/>
         <source>ms</source>
-        <translation type="unfinished">毫秒</translation>
+        <translation>毫秒</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -586,7 +708,12 @@
         <translation>数据管线</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>ms, count</source>
+        <translation>毫秒、个数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Staleness</source>
         <translation>陈旧度</translation>
     </message>
@@ -601,19 +728,29 @@
         <translation>模式覆盖与样本质量</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>modes, %</source>
+        <translation>模式数、%</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Learning rates</source>
         <translation>学习率</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+1"/>
+        <source>learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Setting</source>
         <translation>设置项</translation>
     </message>
     <message>
         <location line="+0"/>
         <source>Value</source>
-        <translation type="unfinished">值</translation>
+        <translation>值</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -628,7 +765,7 @@
     <message>
         <location line="+2"/>
         <source>Log</source>
-        <translation type="unfinished">日志</translation>
+        <translation>日志</translation>
     </message>
 </context>
 <context>
@@ -704,7 +841,7 @@
         <translation>取消</translation>
     </message>
     <message>
-        <location line="+85"/>
+        <location line="+111"/>
         <source>no matches</source>
         <translation>无匹配</translation>
     </message>
@@ -736,12 +873,12 @@
     <name>tapas::GraphPresentation</name>
     <message>
         <location filename="../views/graph/graph_presentation.cpp" line="+149"/>
-        <location line="+37"/>
+        <location line="+39"/>
         <source>scope %1</source>
         <translation>作用域 %1</translation>
     </message>
     <message>
-        <location line="-35"/>
+        <location line="-37"/>
         <source>out  %1</source>
         <translation>输出  %1</translation>
     </message>
@@ -766,9 +903,13 @@
         <translation>每个实例 %1 个算子、%2 个参数</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
+        <source>Double-click, click ⊕ or press Enter to expand</source>
+        <translation>双击、点击 ⊕ 或按 Enter 展开</translation>
+    </message>
+    <message>
         <source>Double-click or press + to expand</source>
-        <translation>双击或按 + 展开</translation>
+        <translation type="vanished">双击或按 + 展开</translation>
     </message>
     <message>
         <location line="+27"/>
@@ -797,7 +938,7 @@
 <context>
     <name>tapas::GraphView</name>
     <message>
-        <location filename="../views/graph/graph_view.cpp" line="+93"/>
+        <location filename="../views/graph/graph_view.cpp" line="+94"/>
         <source>This model has %1 nodes, too many to draw expanded. It opens folded into %2 boxes; expand blocks one at a time.</source>
         <translation>此模型有 %1 个节点，太多而无法展开绘制。它以折叠形式打开，共 %2 个方框；请逐个展开块。</translation>
     </message>
@@ -842,7 +983,7 @@
         <translation>图布局已取消。</translation>
     </message>
     <message>
-        <location line="+141"/>
+        <location line="+157"/>
         <location line="+28"/>
         <source>There is no graph to export to %1.</source>
         <translation>没有可导出到 %1 的图。</translation>
@@ -877,7 +1018,7 @@
 <context>
     <name>tapas::ImportStage</name>
     <message>
-        <location filename="../app/studio/main_window.cpp" line="+51"/>
+        <location filename="../app/studio/main_window.cpp" line="+55"/>
         <source>reading</source>
         <translation>读取</translation>
     </message>
@@ -935,7 +1076,7 @@
 <context>
     <name>tapas::InspectorView</name>
     <message>
-        <location filename="../views/inspector_view.cpp" line="+65"/>
+        <location filename="../views/inspector_view.cpp" line="+71"/>
         <location line="+18"/>
         <source>Property</source>
         <translation>属性</translation>
@@ -952,7 +1093,7 @@
         <translation>未选择任何内容。请在图中单击节点、边或块。</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+75"/>
         <source>%1 · weight, %2 elements</source>
         <translation>%1 · 权重，%2 个元素</translation>
     </message>
@@ -1010,12 +1151,12 @@
     </message>
     <message>
         <location line="-34"/>
-        <location line="+73"/>
+        <location line="+74"/>
         <source>Scope</source>
         <translation>作用域</translation>
     </message>
     <message>
-        <location line="-72"/>
+        <location line="-73"/>
         <location line="+65"/>
         <source>Block</source>
         <translation>块</translation>
@@ -1202,7 +1343,7 @@
         <translation>参数（全部实例）</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>FLOPs per instance (forward)</source>
         <translation>每个实例的 FLOPs（前向）</translation>
     </message>
@@ -1230,11 +1371,17 @@
 <context>
     <name>tapas::InstanceFrameItem</name>
     <message>
-        <location filename="../views/graph/block_item.cpp" line="+155"/>
         <source>%1 (expanded)
 Double-click the caption or press − to collapse</source>
-        <translation>%1（已展开）
+        <translation type="vanished">%1（已展开）
 双击标题或按 − 折叠</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/block_item.cpp" line="+155"/>
+        <source>%1 (expanded)
+Double-click the caption, click ⊖ or select it and press Enter to collapse</source>
+        <translation>%1（已展开）
+双击标题、点击 ⊖ 或选中后按 Enter 折叠</translation>
     </message>
 </context>
 <context>
@@ -1242,12 +1389,12 @@ Double-click the caption or press − to collapse</source>
     <message>
         <location filename="../views/runs/launch_form.cpp" line="+141"/>
         <source>Plan files (*.tapas.json *.json);;All files (*)</source>
-        <translation type="unfinished">方案文件 (*.tapas.json *.json);;所有文件 (*)</translation>
+        <translation>方案文件 (*.tapas.json *.json);;所有文件 (*)</translation>
     </message>
     <message>
         <location line="+2"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
-        <translation type="unfinished">ONNX 模型 (*.onnx);;所有文件 (*)</translation>
+        <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
     </message>
     <message>
         <location line="+51"/>
@@ -1319,7 +1466,7 @@ Double-click the caption or press − to collapse</source>
     <message>
         <location line="+1"/>
         <source>Custom</source>
-        <translation type="unfinished">自定义</translation>
+        <translation>自定义</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1530,7 +1677,7 @@ Double-click the caption or press − to collapse</source>
 <context>
     <name>tapas::MainWindow</name>
     <message>
-        <location filename="../app/studio/main_window.cpp" line="+37"/>
+        <location filename="../app/studio/main_window.cpp" line="+38"/>
         <source>Removed %1 from the recent files: the file no longer exists.</source>
         <translation>已从最近文件中移除 %1：该文件已不存在。</translation>
     </message>
@@ -1542,7 +1689,7 @@ Double-click the caption or press − to collapse</source>
         </translation>
     </message>
     <message>
-        <location line="+184"/>
+        <location line="+209"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
@@ -1814,12 +1961,17 @@ Double-click the caption or press − to collapse</source>
 <context>
     <name>tapas::ModelSummaryView</name>
     <message>
-        <location filename="../views/model_summary_view.cpp" line="+280"/>
+        <location filename="../views/model_summary_view.cpp" line="+314"/>
         <source>Untitled model</source>
         <translation>未命名模型</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+6"/>
+        <source>%1 parameters</source>
+        <translation>%1 个参数</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>%1 floating-point operations for one forward pass; symbolic dims not bound with --dim count as 1.</source>
         <translation>一次前向传播的浮点运算次数为 %1；未用 --dim 绑定的符号维度按 1 计算。</translation>
     </message>
@@ -1830,7 +1982,7 @@ Double-click the caption or press − to collapse</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>none</source>
         <translation>无</translation>
     </message>
@@ -1950,7 +2102,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::OverrideDialog</name>
     <message>
-        <location filename="../views/plan/override_dialog.cpp" line="+40"/>
+        <location filename="../views/plan/override_dialog.cpp" line="+42"/>
         <source>Change Weight Layout</source>
         <translation>更改权重布局</translation>
     </message>
@@ -2037,7 +2189,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanActions</name>
     <message>
-        <location filename="../app/studio/plan_actions.cpp" line="+52"/>
+        <location filename="../app/studio/plan_actions.cpp" line="+55"/>
         <source>Opened the project %1</source>
         <translation>已打开项目 %1</translation>
     </message>
@@ -2048,12 +2200,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     </message>
     <message>
         <location line="+4"/>
-        <location line="+239"/>
+        <location line="+254"/>
         <source>Cannot Open Project</source>
         <translation>无法打开项目</translation>
     </message>
     <message>
-        <location line="-156"/>
+        <location line="-170"/>
         <source>&amp;Search…</source>
         <translation>搜索(&amp;S)…</translation>
     </message>
@@ -2120,7 +2272,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         </translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+63"/>
         <source>Unsaved Changes</source>
         <translation>未保存的更改</translation>
     </message>
@@ -2145,7 +2297,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>已保存 %1</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>Save Project</source>
         <translation>保存项目</translation>
     </message>
@@ -2188,7 +2340,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanDocks</name>
     <message>
-        <location filename="../app/studio/plan_docks.cpp" line="+35"/>
+        <location filename="../app/studio/plan_docks.cpp" line="+38"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
@@ -2213,7 +2365,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>按切分为算子着色，并在边上标出集合通信</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+47"/>
         <source>Change refused: %1</source>
         <translation>更改被拒绝：%1</translation>
     </message>
@@ -2360,7 +2512,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanPanel</name>
     <message>
-        <location filename="../views/plan/plan_panel.cpp" line="+123"/>
+        <location filename="../views/plan/plan_panel.cpp" line="+128"/>
         <location line="+120"/>
         <source>All op types</source>
         <translation>全部算子类型</translation>
@@ -2438,12 +2590,13 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanRunMonitor</name>
     <message>
-        <location filename="../views/runs/plan_run_monitor.cpp" line="+57"/>
+        <location filename="../views/runs/plan_run_monitor.cpp" line="+58"/>
+        <location line="+20"/>
         <source>loss</source>
         <translation>损失</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-18"/>
         <location line="+22"/>
         <source>samples/s</source>
         <translation>样本/秒</translation>
@@ -2482,7 +2635,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <location line="+1"/>
         <location line="+6"/>
         <source>ms</source>
-        <translation type="unfinished">毫秒</translation>
+        <translation>毫秒</translation>
     </message>
     <message>
         <location line="-5"/>
@@ -2522,7 +2675,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message>
         <location line="+1"/>
         <source>Log</source>
-        <translation type="unfinished">日志</translation>
+        <translation>日志</translation>
     </message>
 </context>
 <context>
@@ -2606,12 +2759,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>已跳过 %1 的覆盖：模型中没有该节点。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+6"/>
         <source>The overrides could not be re-applied: %1</source>
         <translation>无法重新应用覆盖：%1</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+11"/>
         <source>Open the plan&apos;s model first.</source>
         <translation>请先打开该方案的模型。</translation>
     </message>
@@ -2624,7 +2777,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::RankTableModel</name>
     <message>
-        <location filename="../views/runs/rank_table_model.cpp" line="+79"/>
+        <location filename="../views/runs/rank_table_model.cpp" line="+88"/>
         <source>Rank</source>
         <translation>进程</translation>
     </message>
@@ -2646,12 +2799,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message>
         <location line="+1"/>
         <source>Compute</source>
-        <translation type="unfinished">计算</translation>
+        <translation>计算</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Communication</source>
-        <translation type="unfinished">通信</translation>
+        <translation>通信</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -2672,22 +2825,45 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>清空最近文件</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+23"/>
         <source>No recent files</source>
         <translation>没有最近文件</translation>
     </message>
 </context>
 <context>
+    <name>tapas::RunChart</name>
+    <message>
+        <location filename="../views/runs/run_chart.cpp" line="+168"/>
+        <source>%1 (smoothed %2)</source>
+        <translation>%1（平滑后 %2）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+</context>
+<context>
     <name>tapas::RunCompareView</name>
+    <message>
+        <location filename="../views/runs/run_compare_view.cpp" line="+107"/>
+        <source>Recorded as &quot;%1&quot;</source>
+        <translation>记录名为“%1”</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../views/runs/run_compare_view.cpp" line="+105"/>
+        <location line="+73"/>
         <source>%1 of %n run(s)</source>
         <translation>
             <numerusform>%n 个运行的 %1</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
+        <source>Tick one or more metrics on the left</source>
+        <translation>在左侧勾选一个或多个指标</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Smoothing: %1</source>
         <translation>平滑：%1</translation>
     </message>
@@ -2698,6 +2874,11 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     </message>
     <message>
         <location line="+1"/>
+        <source>Log scale</source>
+        <translation>对数坐标</translation>
+    </message>
+    <message>
+        <location line="-12"/>
         <source>step</source>
         <translation>步</translation>
     </message>
@@ -2717,7 +2898,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message>
         <location line="+1"/>
         <source>Kind</source>
-        <translation type="unfinished">种类</translation>
+        <translation>种类</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -2738,7 +2919,22 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::RunMonitor</name>
     <message>
-        <location filename="../views/runs/run_monitor.cpp" line="+61"/>
+        <location filename="../views/runs/run_monitor.cpp" line="+80"/>
+        <source>Events and status</source>
+        <translation>事件和状态</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rank %1 output (stdout, stderr)</source>
+        <translation>进程 %1 的输出（stdout、stderr）</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Rank %1 has written no output yet.</source>
+        <translation>进程 %1 尚无输出。</translation>
+    </message>
+    <message>
+        <location line="+49"/>
         <source>No run selected.</source>
         <translation>未选择运行。</translation>
     </message>
@@ -2764,6 +2960,26 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <location line="+29"/>
         <source>rank %1</source>
         <translation>进程 %1</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Smoothing: %1</source>
+        <translation>平滑：%1</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Log scale</source>
+        <translation>对数坐标</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A logarithmic value axis on every chart (values at or below zero are left out)</source>
+        <translation>所有图表使用对数数值轴（小于等于零的值不显示）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Exponential moving average of each line; hover a chart for the raw values</source>
+        <translation>对每条曲线做指数移动平均；将鼠标悬停在图表上可查看原始值</translation>
     </message>
 </context>
 <context>
@@ -2826,7 +3042,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message>
         <location line="+1"/>
         <source>unknown</source>
-        <translation type="unfinished">未知</translation>
+        <translation>未知</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -2863,11 +3079,140 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <source>%1 s</source>
         <translation>%1 秒</translation>
     </message>
+    <message>
+        <location line="+5"/>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step time</source>
+        <translation>步时间</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+1"/>
+        <location line="+9"/>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <location line="-9"/>
+        <source>Predicted step time</source>
+        <translation>预测步时间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <location line="-1"/>
+        <source>samples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>images/s</source>
+        <translation>图像/秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Communication share</source>
+        <translation>通信占比</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+12"/>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <location line="-11"/>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>MB</source>
+        <translation>MB</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Generator loss</source>
+        <translation>生成器损失</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Discriminator loss</source>
+        <translation>判别器损失</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>D(x), real samples</source>
+        <translation>D(x)，真实样本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>D(G(z)), generated samples</source>
+        <translation>D(G(z))，生成样本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Data wait</source>
+        <translation>数据等待</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Queue depth</source>
+        <translation>队列深度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Loader threads</source>
+        <translation>加载线程数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Prefetch depth</source>
+        <translation>预取深度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Staleness</source>
+        <translation>陈旧度</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>G updates</source>
+        <translation>G 更新次数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Modes covered</source>
+        <translation>覆盖的模式数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>High-quality samples</source>
+        <translation>高质量样本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Generator learning rate</source>
+        <translation>生成器学习率</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Discriminator learning rate</source>
+        <translation>判别器学习率</translation>
+    </message>
 </context>
 <context>
     <name>tapas::RunsController</name>
     <message>
-        <location filename="../app/studio/runs_controller.cpp" line="+79"/>
+        <location filename="../app/studio/runs_controller.cpp" line="+84"/>
         <source>Cannot read the metrics of run %1: %2</source>
         <translation>无法读取运行 %1 的指标：%2</translation>
     </message>
@@ -2898,7 +3243,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>已启动运行 %1：%2</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>Stopping run %1…</source>
         <translation>正在停止运行 %1…</translation>
     </message>
@@ -2937,12 +3282,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::RunsPanel</name>
     <message>
-        <location filename="../views/runs/runs_panel.cpp" line="+111"/>
+        <location filename="../views/runs/runs_panel.cpp" line="+129"/>
         <source>Open a Run Directory</source>
         <translation>打开运行目录</translation>
     </message>
     <message>
-        <location line="+203"/>
+        <location line="+201"/>
         <source>New Run</source>
         <translation>新运行</translation>
     </message>
@@ -3200,7 +3545,7 @@ Start a new run with the form on the left.</source>
         <translation>已由你覆盖</translation>
     </message>
     <message>
-        <location line="+83"/>
+        <location line="+68"/>
         <source>%1 (bwd)</source>
         <translation>%1（反向）</translation>
     </message>
@@ -3259,9 +3604,57 @@ Start a new run with the form on the left.</source>
     </message>
 </context>
 <context>
+    <name>tapas::Strategy</name>
+    <message>
+        <location line="+15"/>
+        <source>replicate</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>column</source>
+        <translation>列切分</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>row</source>
+        <translation>行切分</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rows</source>
+        <translation>按行切分</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>batch</source>
+        <translation>批切分</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>vocab</source>
+        <translation>词表切分</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>channels</source>
+        <translation>通道切分</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>in-channels</source>
+        <translation>输入通道切分</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>out-channels</source>
+        <translation>输出通道切分</translation>
+    </message>
+</context>
+<context>
     <name>tapas::StudioDocks</name>
     <message>
-        <location filename="../app/studio/docks.cpp" line="+85"/>
+        <location filename="../app/studio/docks.cpp" line="+92"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
@@ -3292,6 +3685,94 @@ Start a new run with the form on the left.</source>
         <location line="+1"/>
         <source>Shape</source>
         <translation>形状</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::TrainPlanAction</name>
+    <message>
+        <location filename="../app/studio/train_plan_action.cpp" line="+56"/>
+        <source>&amp;Train This Plan…</source>
+        <translation>训练此方案(&amp;T)…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fill the Runs dock&apos;s New Run form with this plan and model (%1)</source>
+        <translation>用此方案和模型填写运行面板的新运行表单（%1）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Train the plan under edit on MPI ranks: the Runs dock opens with the form filled in</source>
+        <translation>在 MPI 进程上训练正在编辑的方案：运行面板会打开并填好表单</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Cannot write the sample model to %1.</source>
+        <translation>无法将示例模型写入 %1。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>There is no plan to train: run a search first.</source>
+        <translation>没有可训练的方案：请先运行搜索。</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Cannot write the plan to %1: %2</source>
+        <translation>无法将方案写入 %1：%2</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+11"/>
+        <source>Ready to train %1 on %n rank(s): press Start Run in the Runs dock.</source>
+        <translation>
+            <numerusform>已准备好在 %n 个进程上训练 %1：请在运行面板中按“开始运行”。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>tapas::WelcomeView</name>
+    <message>
+        <location filename="../views/welcome_view.cpp" line="+118"/>
+        <source>Tapas Studio</source>
+        <translation>Tapas Studio</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open an ONNX model to see its graph with the repeated blocks folded, search a sharding plan for a cluster, export it and train it.</source>
+        <translation>打开一个 ONNX 模型，查看折叠了重复块的计算图，为集群搜索切分方案，导出并训练它。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Open Model…</source>
+        <translation>打开模型…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Choose an ONNX model (%1)</source>
+        <translation>选择一个 ONNX 模型（%1）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open the Sample GPT</source>
+        <translation>打开示例 GPT</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A small GPT that ships with Tapas Studio</source>
+        <translation>Tapas Studio 自带的小型 GPT</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Recent models</source>
+        <translation>最近的模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No recent models yet.</source>
+        <translation>还没有最近的模型。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>You can also drop a .onnx file on this window.</source>
+        <translation>也可以将 .onnx 文件拖放到此窗口。</translation>
     </message>
 </context>
 </TS>

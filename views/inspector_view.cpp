@@ -10,6 +10,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <map>
 
 namespace tapas {
@@ -45,7 +46,12 @@ InspectorView::InspectorView(QWidget* parent)
     tree_->setUniformRowHeights(true);
     tree_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     tree_->setAlternatingRowColors(true);
-    tree_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Values take the width the names leave and elide ("…", whole text in the tooltip) rather
+    // than run off the dock's edge; names get at most 45% of the width.
+    tree_->setTextElideMode(Qt::ElideRight);
+    tree_->header()->setStretchLastSection(true);
+    tree_->header()->setSectionResizeMode(QHeaderView::Interactive);
+    tree_->viewport()->installEventFilter(this);
     layout->addWidget(tree_);
     clear();
 }
@@ -87,6 +93,20 @@ void InspectorView::begin(const QString& title)
 void InspectorView::end()
 {
     tree_->expandAll();
+    fitNameColumn();
+}
+
+void InspectorView::fitNameColumn()
+{
+    tree_->resizeColumnToContents(0);
+    const int cap = tree_->viewport()->width() * 45 / 100;
+    if (tree_->columnWidth(0) > cap) tree_->setColumnWidth(0, std::max(cap, 60));
+}
+
+bool InspectorView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == tree_->viewport() && event->type() == QEvent::Resize) fitNameColumn();
+    return QWidget::eventFilter(watched, event);
 }
 
 QStandardItem* InspectorView::section(const QString& name)
@@ -103,7 +123,9 @@ void InspectorView::row(QStandardItem* section, const QString& property, const Q
 {
     auto* v = new QStandardItem(value);
     v->setToolTip(tip.isEmpty() ? value : tip);
-    section->appendRow({new QStandardItem(property), v});
+    auto* p = new QStandardItem(property);
+    p->setToolTip(property);
+    section->appendRow({p, v});
 }
 
 QString InspectorView::valueOf(const QString& sectionName, const QString& property) const
@@ -236,7 +258,8 @@ void InspectorView::showBlock(int classId, int instance)
     row(b, tr("Nodes per instance"), groupedCount(c.nodesPerInstance));
     row(b, tr("Parameters per instance"), countWithShortForm(c.paramsPerInstance));
     row(b, tr("Parameters, all instances"), countWithShortForm(c.paramsPerInstance * int64_t(c.instances.size())));
-    row(b, tr("Scope"), qs(c.scope));
+    // This instance's own scope (h.7 for the eighth layer); the class records only its first's.
+    row(b, tr("Scope"), qs(commonScope(*graph_, inst.nodes)));
     double flops = 0;
     std::map<std::string, int> ops;
     for (NodeId n : inst.nodes) {

@@ -39,8 +39,11 @@ public Q_SLOTS:
     void showTensor(tapas::TensorId tensor);
     void showBlock(int classId, int instance);
 
+    QTreeView* tree() const { return tree_; }
+
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     QStandardItem* section(const QString& name);
@@ -49,6 +52,7 @@ private:
     QString blockOf(NodeId n) const;
     void begin(const QString& title);
     void end();
+    void fitNameColumn();
 
     QLabel* title_;
     QTreeView* tree_;

@@ -1,5 +1,6 @@
 #include "views/model_summary_view.h"
 
+#include "views/elided_label.h"
 #include "views/number_text.h"
 #include "views/op_histogram_model.h"
 #include "views/tensor_list_model.h"
@@ -13,6 +14,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListView>
+#include <QResizeEvent>
 #include <QLocale>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -120,10 +122,10 @@ QWidget* ModelSummaryView::buildFigures()
 {
     auto* box = new QWidget;
     auto* grid = new QGridLayout(box);
+    figureGrid_ = grid;
     grid->setContentsMargins(0, 0, 0, 0);
     grid->setHorizontalSpacing(10);
     grid->setVerticalSpacing(10);
-    constexpr int kColumns = 4;
     for (int i = 0; i < kFigureCount; ++i) {
         auto* card = new QFrame;
         card->setObjectName(QStringLiteral("figureCard"));
@@ -134,20 +136,22 @@ QWidget* ModelSummaryView::buildFigures()
         l->setContentsMargins(10, 8, 10, 8);
         l->setSpacing(2);
         FigureWidgets& w = figures_[size_t(i)];
+        w.card = card;
+        // Captions wrap and values elide (with the whole text in the tooltip): a card in a
+        // narrow dock never cuts a word off.
         w.caption = new QLabel;
+        w.caption->setWordWrap(true);
         makeQuiet(w.caption);
-        w.value = new QLabel;
+        w.value = new ElidedLabel;
         QFont f = w.value->font();
         f.setPointSizeF(f.pointSizeF() * 1.35);
         f.setBold(true);
         w.value->setFont(f);
         w.value->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        w.value->setMinimumWidth(1); // long producer strings elide instead of widening the window
         l->addWidget(w.caption);
         l->addWidget(w.value);
-        grid->addWidget(card, i / kColumns, i % kColumns);
     }
-    for (int c = 0; c < kColumns; ++c) grid->setColumnStretch(c, 1);
+    reflowFigures();
     figure(Figure::Nodes).value->setObjectName(QStringLiteral("nodesValue"));
     figure(Figure::Parameters).value->setObjectName(QStringLiteral("paramsValue"));
     figure(Figure::ParameterBytes).value->setObjectName(QStringLiteral("paramBytesValue"));
@@ -264,7 +268,37 @@ void ModelSummaryView::fitTensorTables()
 
 QString ModelSummaryView::figureText(Figure f) const
 {
-    return figures_[size_t(f)].value->text();
+    return figures_[size_t(f)].value->fullText();
+}
+
+QLabel* ModelSummaryView::figureValueLabel(Figure f) const
+{
+    return figures_[size_t(f)].value;
+}
+
+QLabel* ModelSummaryView::figureCaptionLabel(Figure f) const
+{
+    return figures_[size_t(f)].caption;
+}
+
+void ModelSummaryView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    reflowFigures();
+}
+
+// Four cards a row where there is room, down to one in a narrow dock: a card is never narrower
+// than about sixteen characters, so "124.4M" and "Parameter memory" keep their width.
+void ModelSummaryView::reflowFigures()
+{
+    const int minCard = fontMetrics().averageCharWidth() * 16 + 24;
+    const int room = width() - 24; // the content's margins
+    const int columns = std::clamp((room + figureGrid_->horizontalSpacing()) / (minCard + figureGrid_->horizontalSpacing()), 1, 4);
+    if (columns == figureColumns_) return;
+    figureColumns_ = columns;
+    for (const FigureWidgets& w : figures_) figureGrid_->removeWidget(w.card);
+    for (int i = 0; i < kFigureCount; ++i) figureGrid_->addWidget(figures_[size_t(i)].card, i / columns, i % columns);
+    for (int c = 0; c < 4; ++c) figureGrid_->setColumnStretch(c, c < columns ? 1 : 0);
 }
 
 QStringList ModelSummaryView::warnings() const
@@ -280,22 +314,23 @@ void ModelSummaryView::fillFigures(const ModelSummary& s)
     title_->setText(file.fileName().isEmpty() ? tr("Untitled model") : file.fileName());
     path_->setText(location_.isEmpty() ? QDir::toNativeSeparators(file.filePath()) : location_);
 
-    figure(Figure::Nodes).value->setText(groupedCount(s.nodes));
-    figure(Figure::Parameters).value->setText(countWithShortForm(s.params));
-    figure(Figure::ParameterBytes).value->setText(QString::fromStdString(humanBytes(double(s.paramBytes))));
-    figure(Figure::ParameterBytes).value->setToolTip(bytesWithExact(s.paramBytes));
-    figure(Figure::Flops).value->setText(shortCount(s.flops));
-    figure(Figure::Flops).value->setToolTip(
+    // Cards read at a glance: "124.4M", exact figures in the tooltips.
+    figure(Figure::Nodes).value->setFullText(groupedCount(s.nodes));
+    figure(Figure::Parameters).value->setFullText(s.params < 10000 ? groupedCount(s.params) : shortCount(double(s.params)));
+    figure(Figure::Parameters).value->setExtraToolTip(tr("%1 parameters").arg(groupedCount(s.params)));
+    figure(Figure::ParameterBytes).value->setFullText(QString::fromStdString(humanBytes(double(s.paramBytes))));
+    figure(Figure::ParameterBytes).value->setExtraToolTip(bytesWithExact(s.paramBytes));
+    figure(Figure::Flops).value->setFullText(shortCount(s.flops));
+    figure(Figure::Flops).value->setExtraToolTip(
         tr("%1 floating-point operations for one forward pass; symbolic dims not bound with "
            "--dim count as 1.").arg(QLocale().toString(s.flops, 'f', 0)));
-    figure(Figure::Activations).value->setText(QString::fromStdString(humanBytes(s.activationBytes)));
-    figure(Figure::Opset).value->setText(s.opset > 0 ? QString::number(s.opset) : tr("unknown"));
+    figure(Figure::Activations).value->setFullText(QString::fromStdString(humanBytes(s.activationBytes)));
+    figure(Figure::Opset).value->setFullText(s.opset > 0 ? QString::number(s.opset) : tr("unknown"));
     const QString producer = s.producer.empty() ? tr("unknown") : QString::fromStdString(s.producer);
-    figure(Figure::Producer).value->setText(producer);
-    figure(Figure::Producer).value->setToolTip(producer);
+    figure(Figure::Producer).value->setFullText(producer);
     const QString dims = s.symbolicDims.empty() ? tr("none") : joined(s.symbolicDims, QStringLiteral(", "));
-    figure(Figure::SymbolicDims).value->setText(dims);
-    figure(Figure::SymbolicDims).value->setToolTip(
+    figure(Figure::SymbolicDims).value->setFullText(dims);
+    figure(Figure::SymbolicDims).value->setExtraToolTip(
         tr("Dims left symbolic. Bind them with --dim name=value, e.g. --dim batch=8."));
 }
 

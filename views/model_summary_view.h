@@ -8,6 +8,8 @@
 
 #include <array>
 
+class QFrame;
+class QGridLayout;
 class QGroupBox;
 class QLabel;
 class QListView;
@@ -18,6 +20,7 @@ class QTableView;
 
 namespace tapas {
 
+class ElidedLabel;
 class OpHistogramModel;
 class TensorListModel;
 
@@ -34,8 +37,11 @@ public:
     void clear();
     bool hasSummary() const { return hasSummary_; }
 
-    // The text a figure shows right now, e.g. "11,680,872 (11.7M)" for Parameters.
+    // The text a figure shows in full, e.g. "11.7M" for Parameters (its tooltip has the exact
+    // count), and the labels of its card (tests check that they fit).
     QString figureText(Figure f) const;
+    QLabel* figureValueLabel(Figure f) const;
+    QLabel* figureCaptionLabel(Figure f) const;
     OpHistogramModel* opHistogram() const { return ops_; }
     QSortFilterProxyModel* sortedOps() const { return opsSorted_; }
     QTableView* opTable() const { return opTable_; }
@@ -45,17 +51,20 @@ public:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     struct FigureWidgets {
+        QFrame* card = nullptr;
         QLabel* caption = nullptr;
-        QLabel* value = nullptr;
+        ElidedLabel* value = nullptr;
     };
     QWidget* buildFigures();
     QGroupBox* buildOpsBox();
     QGroupBox* buildTensorBox(TensorListModel* model, QTableView** view);
     QGroupBox* buildWarningsBox();
     void fillFigures(const ModelSummary& s);
+    void reflowFigures();
     void fitTensorTables();
     void retranslateUi();
     void updateGroupTitles();
@@ -66,6 +75,8 @@ private:
     QLabel* title_;
     QLabel* path_;
     std::array<FigureWidgets, kFigureCount> figures_{};
+    QGridLayout* figureGrid_ = nullptr;
+    int figureColumns_ = 0;
     OpHistogramModel* ops_;
     QSortFilterProxyModel* opsSorted_;
     QTableView* opTable_ = nullptr;

@@ -45,10 +45,14 @@ StudioDocks::StudioDocks(QMainWindow* window, ModelSummaryView* summary, QMenu* 
     summaryScroll->setWidget(summary);
     summaryScroll->setWidgetResizable(true);
     summaryScroll->setFrameShape(QFrame::NoFrame);
-    summaryDock_ = addDock(window, summaryScroll, "summaryDock", Qt::LeftDockWidgetArea, viewMenu);
-    blocksDock_ = addDock(window, blocksTable_, "blocksDock", Qt::LeftDockWidgetArea, viewMenu);
+    // One column on the right, as in Netron and Qt Creator: the graph keeps the rest of the
+    // width. Blocks (with the Summary behind it) above, the Inspector below.
+    // (Split first: a dock already in a tab group would take the Inspector in as another tab.)
+    blocksDock_ = addDock(window, blocksTable_, "blocksDock", Qt::RightDockWidgetArea, viewMenu);
     inspectorDock_ = addDock(window, inspector_, "inspectorDock", Qt::RightDockWidgetArea, viewMenu);
-    window->tabifyDockWidget(summaryDock_, blocksDock_);
+    window->splitDockWidget(blocksDock_, inspectorDock_, Qt::Vertical);
+    summaryDock_ = addDock(window, summaryScroll, "summaryDock", Qt::RightDockWidgetArea, viewMenu);
+    window->tabifyDockWidget(blocksDock_, summaryDock_);
     blocksDock_->raise();
     retranslate();
 }

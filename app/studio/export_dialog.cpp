@@ -10,6 +10,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -24,11 +25,35 @@
 
 namespace tapas {
 
+namespace {
+
+// The exporters describe themselves in English (core has no Qt); these are the same sentences
+// for lupdate, so the list reads in the user's language.
+[[maybe_unused]] const char* const kFormatDescriptions[] = {
+    QT_TRANSLATE_NOOP("tapas::ExportFormat", "Tapas plan file (.tapas.json)"),
+    QT_TRANSLATE_NOOP("tapas::ExportFormat", "Open MPI hostfile and launch script"),
+    QT_TRANSLATE_NOOP("tapas::ExportFormat", "SLURM sbatch script with srun"),
+    QT_TRANSLATE_NOOP("tapas::ExportFormat", "PyTorch DTensor parallelize_module plan (Python)"),
+    QT_TRANSLATE_NOOP("tapas::ExportFormat", "Megatron-LM parallelism arguments"),
+    QT_TRANSLATE_NOOP("tapas::ExportFormat", "annotated graph (Graphviz DOT)"),
+    QT_TRANSLATE_NOOP("tapas::ExportFormat", "annotated graph (SVG)"),
+    QT_TRANSLATE_NOOP("tapas::ExportFormat", "annotated graph (PNG)"),
+};
+
+QString formatDescription(const PlanExporter& e)
+{
+    const std::string d = e.description();
+    return QCoreApplication::translate("tapas::ExportFormat", d.c_str());
+}
+
+} // namespace
+
 ExportDialog::ExportDialog(PlanSession* session, QWidget* parent)
     : QDialog(parent), session_(session), formats_(new QListWidget(this)), hosts_(new QLineEdit(this)),
       gpus_(new QSpinBox(this)), jobName_(new QLineEdit(QStringLiteral("tapas"), this)), output_(new QLineEdit(this)),
       browse_(new QPushButton(this)), export_(new QPushButton(this)),
-      buttons_(new QDialogButtonBox(QDialogButtonBox::Close, this)), status_(new QLabel(this)), written_(new QListWidget(this))
+      buttons_(new QDialogButtonBox(QDialogButtonBox::Close, this)), status_(new QLabel(this)), written_(new QListWidget(this)),
+      refused_(new QListWidget(this)), writtenTitle_(new QLabel(this)), refusedTitle_(new QLabel(this))
 {
     setObjectName(QStringLiteral("exportDialog"));
     formats_->setObjectName(QStringLiteral("exportFormats"));
@@ -43,24 +68,34 @@ ExportDialog::ExportDialog(PlanSession* session, QWidget* parent)
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     written_->setObjectName(QStringLiteral("exportWritten"));
+    refused_->setObjectName(QStringLiteral("exportRefused"));
+    written_->setTextElideMode(Qt::ElideMiddle);
+    refused_->setWordWrap(true);
     for (const auto& e : planExporters()) {
-        auto* item = new QListWidgetItem(QStringLiteral("%1 — %2").arg(QString::fromStdString(e->name()),
-                                                                      QString::fromStdString(e->description())),
-                                         formats_);
+        auto* item = new QListWidgetItem(formats_);
         item->setData(Qt::UserRole, QString::fromStdString(e->name()));
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(e->name() == "plan" ? Qt::Checked : Qt::Unchecked);
     }
 
+    // Each label is its field's buddy, so "&Formats:" shows "Formats:" with F underlined and
+    // Alt+F reaches the list (a label without a buddy prints the ampersand).
     auto* form = new QFormLayout;
-    form->addRow(new QLabel(this), formats_);
-    form->addRow(new QLabel(this), hosts_);
-    form->addRow(new QLabel(this), gpus_);
-    form->addRow(new QLabel(this), jobName_);
+    auto addRow = [this, form](QWidget* buddy, QLayout* field) {
+        auto* label = new QLabel(this);
+        label->setBuddy(buddy);
+        formLabels_ << label;
+        if (field) form->addRow(label, field);
+        else form->addRow(label, buddy);
+    };
+    addRow(formats_, nullptr);
+    addRow(hosts_, nullptr);
+    addRow(gpus_, nullptr);
+    addRow(jobName_, nullptr);
     auto* out = new QHBoxLayout;
     out->addWidget(output_, 1);
     out->addWidget(browse_);
-    form->addRow(new QLabel(this), out);
+    addRow(output_, out);
     auto* run = new QHBoxLayout;
     run->addWidget(export_);
     run->addStretch(1);
@@ -68,7 +103,15 @@ ExportDialog::ExportDialog(PlanSession* session, QWidget* parent)
     layout->addLayout(form);
     layout->addLayout(run);
     layout->addWidget(status_);
-    layout->addWidget(written_, 1);
+    // What was written and what was refused, side by side: one refusal never hides the rest.
+    auto* results = new QGridLayout;
+    results->addWidget(writtenTitle_, 0, 0);
+    results->addWidget(refusedTitle_, 0, 1);
+    results->addWidget(written_, 1, 0);
+    results->addWidget(refused_, 1, 1);
+    results->setColumnStretch(0, 3);
+    results->setColumnStretch(1, 2);
+    layout->addLayout(results, 1);
     layout->addWidget(buttons_);
 
     connect(browse_, &QPushButton::clicked, this, &ExportDialog::browse);
@@ -81,9 +124,15 @@ ExportDialog::ExportDialog(PlanSession* session, QWidget* parent)
 void ExportDialog::retranslateUi()
 {
     setWindowTitle(tr("Export Plan"));
-    auto* form = static_cast<QFormLayout*>(static_cast<QVBoxLayout*>(layout())->itemAt(0)->layout());
     const QString labels[] = {tr("&Formats:"), tr("&Hosts:"), tr("&GPUs per node:"), tr("&Job name:"), tr("&Output folder:")};
-    for (int i = 0; i < 5; ++i) static_cast<QLabel*>(form->itemAt(i, QFormLayout::LabelRole)->widget())->setText(labels[i]);
+    for (int i = 0; i < 5; ++i) formLabels_[i]->setText(labels[i]);
+    writtenTitle_->setText(tr("Written"));
+    refusedTitle_->setText(tr("Refused"));
+    for (int i = 0; i < formats_->count(); ++i) {
+        QListWidgetItem* item = formats_->item(i);
+        const PlanExporter* e = findPlanExporter(item->data(Qt::UserRole).toString().toStdString());
+        if (e) item->setText(QStringLiteral("%1 — %2").arg(QString::fromStdString(e->name()), formatDescription(*e)));
+    }
     hosts_->setPlaceholderText(tr("node01, node02, … (empty: from the cluster's node count)"));
     gpus_->setSpecialValueText(tr("from the cluster"));
     browse_->setText(tr("&Browse…"));
@@ -98,7 +147,14 @@ void ExportDialog::changeEvent(QEvent* event)
 
 void ExportDialog::setModelPath(const QString& path)
 {
+    if (path == modelPath_) return;
     modelPath_ = path;
+    // Another model: what was written for the last one is no longer this dialog's news.
+    written_->clear();
+    refused_->clear();
+    writtenFiles_.clear();
+    status_->clear();
+    status_->setStyleSheet(QString());
 }
 
 void ExportDialog::setOutputDir(const QString& dir)
@@ -161,34 +217,49 @@ QString ExportDialog::exportNow()
         in.provenance = {r.searcher, QCoreApplication::applicationVersion().toStdString(), r.searchSeconds};
     }
 
-    // Every format first, then the files: a refusal in any format writes nothing.
-    std::map<std::string, ExportFiles> all;
-    QStringList errors;
+    // Each format on its own: one that refuses this plan (Megatron's recipe for a TAPAS plan,
+    // a host name a script cannot quote) is listed with its reason; the others are written.
+    written_->clear();
+    refused_->clear();
+    writtenFiles_.clear();
+    QStringList refusals;
+    auto refuse = [&](const QString& name, const QString& why) {
+        refusals << QStringLiteral("%1: %2").arg(name, why);
+        auto* item = new QListWidgetItem(QStringLiteral("%1: %2").arg(name, why), refused_);
+        item->setToolTip(why);
+        item->setForeground(QColor(0xb0, 0x00, 0x20));
+    };
     for (const QString& name : names) {
         const PlanExporter* e = findPlanExporter(name.toStdString());
         if (!e) {
-            errors << tr("%1: no such export format").arg(name);
+            refuse(name, tr("no such export format"));
             continue;
         }
         Result<ExportFiles> files = e->write(in, options);
-        if (!files) errors << QStringLiteral("%1: %2").arg(name, QString::fromStdString(files.error()));
-        else all[name.toStdString()] = std::move(*files);
-    }
-    if (!errors.isEmpty()) return fail(tr("Nothing was written.\n%1").arg(errors.join(QLatin1Char('\n'))));
-    written_->clear();
-    writtenFiles_.clear();
-    for (const auto& [name, files] : all) {
-        if (Status s = writeExportFiles(dir.toStdString(), files); !s)
-            return fail(tr("%1: %2").arg(QString::fromStdString(name), QString::fromStdString(s.error)));
-        for (const auto& [file, content] : files) {
+        if (!files) {
+            refuse(name, QString::fromStdString(files.error()));
+            continue;
+        }
+        if (Status s = writeExportFiles(dir.toStdString(), *files); !s) {
+            refuse(name, QString::fromStdString(s.error));
+            continue;
+        }
+        for (const auto& [file, content] : *files) {
             const QString path = QDir(dir).absoluteFilePath(QString::fromStdString(file));
             writtenFiles_ << path;
-            written_->addItem(QDir::toNativeSeparators(path));
+            auto* item = new QListWidgetItem(QDir::toNativeSeparators(path), written_);
+            item->setToolTip(tr("%1, written by the %2 format").arg(QDir::toNativeSeparators(path), name));
         }
     }
-    status_->setStyleSheet(QString());
-    status_->setText(tr("Wrote %n file(s) into %1.", nullptr, int(writtenFiles_.size())).arg(QDir::toNativeSeparators(dir)));
-    return {};
+    const QString wrote = tr("Wrote %n file(s) into %1.", nullptr, int(writtenFiles_.size())).arg(QDir::toNativeSeparators(dir));
+    if (refusals.isEmpty()) {
+        status_->setStyleSheet(QString());
+        status_->setText(wrote);
+        return {};
+    }
+    const QString text = tr("%1 %n format(s) refused:\n%2", nullptr, int(refusals.size())).arg(wrote, refusals.join(QLatin1Char('\n')));
+    fail(text);
+    return text;
 }
 
 } // namespace tapas

@@ -2,9 +2,11 @@
 // Plan ▸ Export…: the plan under edit written in the chosen
 // formats (the plan file, Open MPI, SLURM, DTensor, Megatron-LM, DOT/SVG/PNG; one entry per
 // registered PlanExporter) for the hosts and GPUs per node given here, into one folder. Every
-// format is generated before anything is written, so a refused host name writes nothing and
-// the form keeps what the user typed. The written files are listed.
+// format that can be written is written; the ones that refuse (Megatron's recipe for a TAPAS
+// plan, a host name no script can quote) are listed with their reasons beside the written
+// files, and the form keeps what the user typed.
 #include <QDialog>
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -31,8 +33,8 @@ public:
     void setFormats(const QStringList& names);
     QStringList formats() const;
 
-    // Exports now; returns the error text shown, or an empty string. The written files are
-    // listed in writtenList() (absolute paths).
+    // Exports now; returns the refusals shown (empty: every format was written). The written
+    // files are listed in writtenList() (absolute paths), the refused formats in refusedList().
     QString exportNow();
 
     QListWidget* formatList() const { return formats_; }
@@ -41,6 +43,8 @@ public:
     QLineEdit* outputEdit() const { return output_; }
     QLineEdit* jobNameEdit() const { return jobName_; }
     QListWidget* writtenList() const { return written_; }
+    QListWidget* refusedList() const { return refused_; }
+    QList<QLabel*> formLabels() const { return formLabels_; }
     QLabel* statusLabel() const { return status_; }
     QPushButton* exportButton() const { return export_; }
     QStringList writtenFiles() const { return writtenFiles_; }
@@ -64,6 +68,10 @@ private:
     QDialogButtonBox* buttons_;
     QLabel* status_;
     QListWidget* written_;
+    QListWidget* refused_;
+    QLabel* writtenTitle_;
+    QLabel* refusedTitle_;
+    QList<QLabel*> formLabels_;
     QStringList writtenFiles_;
 };
 

@@ -90,10 +90,11 @@ bool searchOpenModel(tapas::MainWindow* window, const QString& spec)
 
 // --screenshot: once the first load has settled, grab the window (or its child widget named
 // `widget`, e.g. planDock) into a PNG and quit. With `search`, plan the model first.
-void scheduleScreenshot(tapas::MainWindow* window, const QString& file, const QString& search, const QString& widget)
+void scheduleScreenshot(tapas::MainWindow* window, const QString& file, const QString& search, const QString& widget,
+                        QSize size)
 {
     // A fixed size, whatever the screen: pictures for the README and for tests compare alike.
-    window->resize(1280, 820);
+    window->resize(size);
     auto shoot = [window, file, widget](int exitCode) {
         // A dock shares its area with the others: float it at a readable size before grabbing.
         if (auto* dock = widget.isEmpty() ? nullptr : window->findChild<QDockWidget*>(widget)) {
@@ -153,44 +154,101 @@ void scheduleScreenshot(tapas::MainWindow* window, const QString& file, const QS
     if (!window->isLoading()) shoot(0);
 }
 
+// The command line: one definition for the help printed without a display and for the window.
+struct StudioOptions {
+    QCommandLineOption dim{QStringLiteral("dim"),
+        QStringLiteral("Bind a symbolic dimension, e.g. --dim batch=8 (repeatable)."),
+        QStringLiteral("name=value")};
+    QCommandLineOption lang{QStringLiteral("lang"),
+        QStringLiteral("User interface language: en or zh_CN (remembered)."), QStringLiteral("code")};
+    QCommandLineOption shot{QStringLiteral("screenshot"),
+        QStringLiteral("Open the model, save a picture of the window to FILE and exit."),
+        QStringLiteral("FILE")};
+    QCommandLineOption search{QStringLiteral("search"),
+        QStringLiteral("After opening, plan the model for a cluster preset and mesh, e.g. --search a100x8:2x4."),
+        QStringLiteral("CLUSTER:MESH")};
+    QCommandLineOption shotWidget{QStringLiteral("screenshot-widget"),
+        QStringLiteral("With --screenshot: grab only the widget of that object name (e.g. planDock)."),
+        QStringLiteral("NAME")};
+    QCommandLineOption shotSize{QStringLiteral("screenshot-size"),
+        QStringLiteral("With --screenshot: the window's size, e.g. 1366x768 (default 1280x820)."),
+        QStringLiteral("WxH")};
+    QCommandLineOption openRun{QStringLiteral("open-run"),
+        QStringLiteral("Open a run directory in the Runs dock, shown as a window of its own, and follow it "
+                       "while it runs (repeatable: several runs are overlaid)."),
+        QStringLiteral("DIR")};
+
+    void addTo(QCommandLineParser& parser) const
+    {
+        parser.setApplicationDescription(QStringLiteral(
+            "Tapas Studio: plan and run distributed training of large neural networks."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("ONNX model to open."),
+                                     QStringLiteral("[model.onnx]"));
+        parser.addOptions({dim, lang, shot, search, shotWidget, shotSize, openRun});
+    }
+};
+
+void setApplicationInfo()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("Tapas"));
+    QCoreApplication::setApplicationName(QStringLiteral("Tapas Studio"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(TAPAS_VERSION));
+}
+
+// --help and --version need no window: answered before QApplication, which aborts without a
+// display, is created.
+bool asksForInformation(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QLatin1String a(argv[i]);
+        if (a == QLatin1String("--")) return false;
+        if (a == QLatin1String("-h") || a == QLatin1String("--help") || a == QLatin1String("-?") ||
+            a == QLatin1String("--help-all") || a == QLatin1String("-v") || a == QLatin1String("--version"))
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    const StudioOptions options;
+    if (asksForInformation(argc, argv)) {
+        QCoreApplication core(argc, argv);
+        setApplicationInfo();
+        QCommandLineParser parser;
+        options.addTo(parser);
+        parser.process(core); // prints and exits
+        return 0;
+    }
     QApplication app(argc, argv);
-    QCoreApplication::setOrganizationName(QStringLiteral("Tapas"));
-    QCoreApplication::setApplicationName(QStringLiteral("Tapas Studio"));
-    QCoreApplication::setApplicationVersion(QStringLiteral(TAPAS_VERSION));
+    setApplicationInfo();
     QGuiApplication::setDesktopFileName(QStringLiteral("tapas-studio"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/tapas.svg")));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Tapas Studio: plan and run distributed training of large neural networks."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("ONNX model to open."),
-                                 QStringLiteral("[model.onnx]"));
-    const QCommandLineOption dimOption(QStringLiteral("dim"),
-        QStringLiteral("Bind a symbolic dimension, e.g. --dim batch=8 (repeatable)."),
-        QStringLiteral("name=value"));
-    const QCommandLineOption langOption(QStringLiteral("lang"),
-        QStringLiteral("User interface language: en or zh_CN (remembered)."), QStringLiteral("code"));
-    const QCommandLineOption shotOption(QStringLiteral("screenshot"),
-        QStringLiteral("Open the model, save a picture of the window to FILE and exit."),
-        QStringLiteral("FILE"));
-    const QCommandLineOption searchOption(QStringLiteral("search"),
-        QStringLiteral("After opening, plan the model for a cluster preset and mesh, e.g. --search a100x8:2x4."),
-        QStringLiteral("CLUSTER:MESH"));
-    const QCommandLineOption shotWidgetOption(QStringLiteral("screenshot-widget"),
-        QStringLiteral("With --screenshot: grab only the widget of that object name (e.g. planDock)."),
-        QStringLiteral("NAME"));
-    const QCommandLineOption openRunOption(QStringLiteral("open-run"),
-        QStringLiteral("Open a run directory in the Runs dock, shown as a window of its own, and follow it "
-                       "while it runs (repeatable: several runs are overlaid)."),
-        QStringLiteral("DIR"));
-    parser.addOptions({dimOption, langOption, shotOption, searchOption, shotWidgetOption, openRunOption});
+    options.addTo(parser);
     parser.process(app);
+    const QCommandLineOption& dimOption = options.dim;
+    const QCommandLineOption& langOption = options.lang;
+    const QCommandLineOption& shotOption = options.shot;
+    const QCommandLineOption& searchOption = options.search;
+    const QCommandLineOption& shotWidgetOption = options.shotWidget;
+    const QCommandLineOption& openRunOption = options.openRun;
+    QSize shotSize(1280, 820);
+    if (parser.isSet(options.shotSize)) {
+        const QStringList wh = parser.value(options.shotSize).split(QLatin1Char('x'));
+        const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
+        if (wh.size() != 2 || w < 320 || h < 240) {
+            std::fprintf(stderr, "tapas-studio: --screenshot-size %s: expected WIDTHxHEIGHT, e.g. 1366x768\n",
+                         qPrintable(parser.value(options.shotSize)));
+            return 2;
+        }
+        shotSize = QSize(w, h);
+    }
 
     std::vector<std::string> dimArgs;
     for (const QString& v : parser.values(dimOption)) dimArgs.push_back(v.toStdString());
@@ -219,7 +277,8 @@ int main(int argc, char** argv)
     else
         window.openStartupModel();
     if (parser.isSet(shotOption))
-        scheduleScreenshot(&window, parser.value(shotOption), parser.value(searchOption), parser.value(shotWidgetOption));
+        scheduleScreenshot(&window, parser.value(shotOption), parser.value(searchOption), parser.value(shotWidgetOption),
+                           shotSize);
     else if (parser.isSet(searchOption))
         QObject::connect(&window, &tapas::MainWindow::modelLoaded, &window,
                          [&window, spec = parser.value(searchOption)] { searchOpenModel(&window, spec); });

@@ -1,5 +1,6 @@
 #include "app/studio/main_window.h"
 
+#include "app/studio/costs_dock.h"
 #include "app/studio/docks.h"
 #include "app/studio/language_manager.h"
 #include "app/studio/model_document.h"
@@ -14,6 +15,7 @@
 #include "views/model_summary_view.h"
 #include "views/runs/runs_panel.h"
 #include "views/number_text.h"
+#include "views/welcome_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -36,6 +38,8 @@
 #include <QStyle>
 #include <QToolBar>
 
+#include <algorithm>
+
 namespace tapas {
 
 namespace {
@@ -44,7 +48,7 @@ const QString kSampleModel = QStringLiteral(":/models/sample_gpt.onnx");
 const QString kGeometryKey = QStringLiteral("mainWindow/geometry");
 const QString kStateKey = QStringLiteral("mainWindow/state");
 const QString kLastDirKey = QStringLiteral("mainWindow/lastDir");
-constexpr int kStateVersion = 3; // bump when docks change so an old layout is not restored
+constexpr int kStateVersion = 4; // bump when docks change so an old layout is not restored
 
 // The importer's stage labels, so the status bar speaks the user's language.
 [[maybe_unused]] const char* const kStageLabels[] = {
@@ -93,6 +97,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(loader_, &ModelLoader::cancelled, this, &MainWindow::onLoadCancelled);
     connect(document_, &ModelDocument::changed, this, &MainWindow::onDocumentChanged);
     connect(recent_, &RecentFiles::openRequested, this, [this](const QString& p) { openModel(p); });
+    connect(recent_, &RecentFiles::changed, this, [this] { welcome_->setRecentFiles(recent_->files()); });
     connect(recent_, &RecentFiles::pruned, this, [this](const QStringList& missing) {
         for (const QString& m : missing)
             log_->warning(tr("Removed %1 from the recent files: the file no longer exists.")
@@ -206,6 +211,14 @@ void MainWindow::createDocks()
 {
     docks_ = new StudioDocks(this, summary_, viewMenu_);
     GraphPanel* panel = docks_->panel();
+    // No model yet: the graph's place offers Open, the sample and the recent models.
+    welcome_ = new WelcomeView(panel);
+    welcome_->setSampleAvailable(QFile::exists(kSampleModel));
+    welcome_->setRecentFiles(recent_->files());
+    panel->setPlaceholder(welcome_);
+    connect(welcome_, &WelcomeView::openRequested, this, &MainWindow::chooseAndOpen);
+    connect(welcome_, &WelcomeView::sampleRequested, this, &MainWindow::openSampleModel);
+    connect(welcome_, &WelcomeView::recentRequested, this, [this](const QString& p) { openModel(p); });
     // The panel's own actions, so menu, toolbar and Ctrl+F are one thing.
     panel->findAction()->setShortcutContext(Qt::WindowShortcut);
     editMenu_->addAction(panel->findAction());
@@ -221,7 +234,7 @@ void MainWindow::createDocks()
     addDockWidget(Qt::BottomDockWidgetArea, logDock_);
     viewMenu_->addAction(logDock_->toggleViewAction());
     planSession_ = new PlanSession(this);
-    planDocks_ = new PlanDocks(this, planSession_, panel->view(), editMenu_, viewMenu_);
+    planDocks_ = new PlanDocks(this, planSession_, panel, editMenu_, viewMenu_);
     tabifyDockWidget(logDock_, planDocks_->planDock());
     planActions_ = new PlanActions(this, planSession_);
     runsPanel_ = new RunsPanel(this);
@@ -233,6 +246,11 @@ void MainWindow::createDocks()
     tabifyDockWidget(logDock_, runsDock_);
     viewMenu_->addAction(runsDock_->toggleViewAction());
     runs_ = new RunsController(runsPanel_, this);
+    // The Runs dock waits behind the bottom tabs until a run is started or opened.
+    connect(runs_, &RunsController::runOpened, this, [this] {
+        runsDock_->show();
+        runsDock_->raise();
+    });
     connect(runs_, &RunsController::message, this, [this](int severity, const QString& text) {
         log_->add(severity == 0 ? LogSeverity::Info : severity == 1 ? LogSeverity::Warning : LogSeverity::Error, text);
     });
@@ -248,6 +266,13 @@ void MainWindow::restoreWindowState()
         resize(size);
     }
     dockSizesPending_ = !restoreState(settings.value(kStateKey).toByteArray(), kStateVersion);
+    if (dockSizesPending_) {
+        // A first start: the graph gets the window. The bottom docks wait in their places until
+        // used (a plan shows the Plan and Costs docks, a run the Runs dock; View lists them all).
+        for (QDockWidget* d : std::initializer_list<QDockWidget*>{logDock_, planDocks_->planDock(), runsDock_,
+                                                                  planActions_->costsDock()})
+            d->hide();
+    }
 }
 
 void MainWindow::showEvent(QShowEvent* event)
@@ -255,9 +280,14 @@ void MainWindow::showEvent(QShowEvent* event)
     QMainWindow::showEvent(event);
     if (!dockSizesPending_) return;
     dockSizesPending_ = false;
-    // Before the first show the docks share out a window of no size; the graph needs the room.
-    resizeDocks({logDock_}, {130}, Qt::Vertical);
-    resizeDocks({docks_->blocksDock(), docks_->inspectorDock()}, {330, 400}, Qt::Horizontal);
+    // Before the first show the docks share out a window of no size; the graph needs the room:
+    // one column on the right, a quarter of the width (within reason), split between the Blocks
+    // and the Inspector.
+    const int column = std::clamp(width() * 22 / 100, 290, 440);
+    resizeDocks({docks_->blocksDock()}, {column}, Qt::Horizontal);
+    const int rest = std::max(200, height() - 160);
+    resizeDocks({docks_->blocksDock(), docks_->inspectorDock()}, {rest * 2 / 5, rest * 3 / 5}, Qt::Vertical);
+    resizeDocks({logDock_}, {160}, Qt::Vertical);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

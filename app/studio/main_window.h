@@ -33,6 +33,7 @@ class StudioDocks;
 class RunsController;
 class RunsPanel;
 class RecentFiles;
+class WelcomeView;
 struct LoadedModel;
 
 class MainWindow : public QMainWindow {
@@ -65,10 +66,13 @@ public:
     RunsPanel* runsPanel() const { return runsPanel_; }
     RunsController* runsController() const { return runs_; }
     GraphPanel* graphPanel() const;
+    // Shown in the graph's place while no model is open.
+    WelcomeView* welcomeView() const { return welcome_; }
     LanguageManager* languageManager() const { return language_; }
     ModelDocument* document() const { return document_; }
     ModelLoader* loader() const { return loader_; }
     QMenu* fileMenu() const { return fileMenu_; }
+    QToolBar* mainToolBar() const { return toolBar_; }
     bool isLoading() const;
 
 Q_SIGNALS:
@@ -121,6 +125,7 @@ private:
     QDockWidget* runsDock_ = nullptr;
     RunsPanel* runsPanel_ = nullptr;
     RunsController* runs_ = nullptr;
+    WelcomeView* welcome_ = nullptr;
     DimBindings sessionDims_;
     QString loadingName_;
     bool dockSizesPending_ = false; // no saved layout: size the docks once the window has its size

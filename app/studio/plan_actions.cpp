@@ -8,6 +8,8 @@
 #include "app/studio/project_document.h"
 #include "app/studio/recent_files.h"
 #include "app/studio/search_dialog.h"
+#include "app/studio/train_plan_action.h"
+#include "views/cluster_editor.h"
 #include "views/log_view.h"
 
 #include <QAction>
@@ -21,23 +23,25 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
+#include <QToolBar>
 
 namespace tapas {
 
 namespace {
 const QString kProjectDirKey = QStringLiteral("plan/lastProjectDir");
-const QString kExportDirKey = QStringLiteral("plan/lastExportDir");
 } // namespace
 
 PlanActions::PlanActions(MainWindow* window, PlanSession* session)
     : QObject(window), window_(window), session_(session), project_(new ProjectDocument(session, window->document(), this)),
-      recent_(new RecentFiles(this, QStringLiteral("recentProjects"))), costs_(new CostsDock(session, window))
+      recent_(new RecentFiles(this, QStringLiteral("recentProjects"))), costs_(new CostsDock(session, window)),
+      train_(new TrainPlanAction(window, session))
 {
     createActions();
     createMenus();
     // Beside the Log/Plan tabs rather than behind them: the costs are read while editing the plan.
-    window_->addDockWidget(Qt::BottomDockWidgetArea, costs_);
-    if (QDockWidget* log = window_->logDock()) window_->splitDockWidget(log, costs_, Qt::Horizontal);
+    // (Added beside the bottom area's tab group: splitting a dock that is in a tab group would
+    // make the Costs one more tab.)
+    window_->addDockWidget(Qt::BottomDockWidgetArea, costs_, Qt::Horizontal);
 
     project_->setModelOpener([this](const QString& path, const DimBindings& dims) {
         if (path.startsWith(QLatin1Char(':'))) { // the bundled sample
@@ -70,7 +74,11 @@ PlanActions::PlanActions(MainWindow* window, PlanSession* session)
         // The first plans: the bottom docks get room for the charts and the table, once.
         if (session_->results().empty() || docksSized_) return;
         docksSized_ = true;
-        window_->resizeDocks({costs_}, {340}, Qt::Vertical);
+        costs_->show(); // beside the Plan dock, which shows itself
+        window_->resizeDocks({costs_}, {320}, Qt::Vertical);
+        // The charts need about as much width as the table.
+        if (QDockWidget* plan = window_->findChild<QDockWidget*>(QStringLiteral("planDock")))
+            window_->resizeDocks({plan, costs_}, {window_->width() * 11 / 20, window_->width() * 9 / 20}, Qt::Horizontal);
     });
     connect(session_, &PlanSession::modelChanged, this, &PlanActions::updateActions);
     window_->installEventFilter(this);
@@ -130,8 +138,15 @@ void PlanActions::createMenus()
     planMenu_->setObjectName(QStringLiteral("planMenu"));
     planMenu_->addAction(search_);
     planMenu_->addAction(export_);
+    planMenu_->addAction(train_->action());
     planMenu_->addSeparator();
     planMenu_->addAction(costs_->toggleViewAction());
+    // The plan's path in the toolbar, in the order it is walked: search, export, train.
+    QToolBar* bar = window_->mainToolBar();
+    bar->addSeparator();
+    bar->addAction(search_);
+    bar->addAction(export_);
+    bar->addAction(train_->action());
     const QList<QAction*> menus = window_->menuBar()->actions();
     window_->menuBar()->insertMenu(menus.size() >= 2 ? menus[menus.size() - 2] : nullptr, planMenu_);
 }
@@ -204,21 +219,34 @@ SearchDialog* PlanActions::searchDialog()
     return searchDialog_;
 }
 
+QString PlanActions::besideModel(const QString& fileName) const
+{
+    // The bundled sample lives in the resources: its files go to the home folder.
+    const QString model = window_->document()->path();
+    const QDir dir = model.isEmpty() || model.startsWith(QLatin1Char(':')) ? QDir::home() : QFileInfo(model).absoluteDir();
+    return dir.filePath(fileName);
+}
+
 ExportDialog* PlanActions::exportDialog()
 {
     if (!exportDialog_) exportDialog_ = new ExportDialog(session_, window_);
-    exportDialog_->setModelPath(window_->document()->path());
-    if (exportDialog_->outputEdit()->text().isEmpty()) {
-        QString dir = QSettings().value(kExportDirKey).toString();
-        if (dir.isEmpty()) dir = QDir::home().filePath(QFileInfo(window_->document()->displayName()).completeBaseName() + QStringLiteral("-export"));
-        exportDialog_->setOutputDir(dir);
+    // The dialog follows the open model: another model gets its own folder beside it and an
+    // empty list of written files.
+    const QString model = window_->document()->path();
+    if (model != exportModel_ || exportDialog_->outputEdit()->text().isEmpty()) {
+        exportModel_ = model;
+        exportDialog_->setOutputDir(
+            besideModel(QFileInfo(window_->document()->displayName()).completeBaseName() + QStringLiteral("-export")));
     }
+    exportDialog_->setModelPath(model);
     return exportDialog_;
 }
 
 void PlanActions::showSearch()
 {
     SearchDialog* d = searchDialog();
+    // Reopened over results: show the cluster they were planned for, not the last one typed.
+    if (!session_->results().empty() && !d->isRunning()) d->clusterEditor()->setCluster(session_->cluster());
     d->show();
     d->raise();
     d->activateWindow();
@@ -282,9 +310,10 @@ bool PlanActions::saveProject()
 
 bool PlanActions::saveProjectAs()
 {
-    const QString dir = QSettings().value(kProjectDirKey).toString();
-    const QString suggested = QDir(dir).filePath(QFileInfo(window_->document()->displayName()).completeBaseName() +
-                                                 QStringLiteral(".tapasproj"));
+    // Beside the model it plans (a project names its model by a relative path when it can).
+    const QString suggested = !project_->path().isEmpty()
+        ? project_->path()
+        : besideModel(QFileInfo(window_->document()->displayName()).completeBaseName() + QStringLiteral(".tapasproj"));
     const QString path = QFileDialog::getSaveFileName(window_, tr("Save Project"), suggested,
                                                       tr("Tapas Studio projects (*.tapasproj)"));
     if (path.isEmpty()) return false;

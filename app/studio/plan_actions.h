@@ -20,6 +20,7 @@ class PlanSession;
 class ProjectDocument;
 class RecentFiles;
 class SearchDialog;
+class TrainPlanAction;
 
 class PlanActions : public QObject {
     Q_OBJECT
@@ -35,6 +36,8 @@ public:
     QAction* openPlanAction() const { return openPlan_; }
     QMenu* planMenu() const { return planMenu_; }
     CostsDock* costsDock() const { return costs_; }
+    // Plan ▸ Train This Plan: the Runs dock's form filled from the plan and model.
+    TrainPlanAction* trainPlan() const { return train_; }
     ProjectDocument* project() const { return project_; }
     RecentFiles* recentProjects() const { return recent_; }
     // Created on first use (Plan ▸ Search… / Export…).
@@ -60,6 +63,8 @@ private:
     void showExport();
     bool saveProject();
     bool saveProjectAs();
+    // `fileName` in the open model's folder (the home folder for the bundled sample).
+    QString besideModel(const QString& fileName) const;
     void chooseAndOpenProject();
     void chooseAndOpenPlan();
     void onModelLoaded();
@@ -70,8 +75,10 @@ private:
     ProjectDocument* project_;
     RecentFiles* recent_;
     CostsDock* costs_;
+    TrainPlanAction* train_;
     SearchDialog* searchDialog_ = nullptr;
     ExportDialog* exportDialog_ = nullptr;
+    QString exportModel_; // the model the Export dialog's folder was chosen for
     bool docksSized_ = false;
     bool reimporting_ = false; // the Search dialog asked for new dims: the project stays attached
 

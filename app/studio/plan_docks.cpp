@@ -1,12 +1,14 @@
 #include "app/studio/plan_docks.h"
 
 #include "app/studio/plan_session.h"
+#include "views/graph/graph_panel.h"
 #include "views/graph/graph_view.h"
 #include "views/graph/sharding_overlay.h"
 #include "views/plan/plan_panel.h"
 
 #include <QAction>
 #include <QDockWidget>
+#include <QLabel>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
@@ -15,10 +17,11 @@
 
 namespace tapas {
 
-PlanDocks::PlanDocks(QMainWindow* window, PlanSession* session, GraphView* graph, QMenu* editMenu, QMenu* viewMenu)
-    : QObject(window), window_(window), session_(session), graph_(graph), panel_(new PlanPanel(window)),
-      dock_(new QDockWidget(window)), overlay_(new ShardingOverlay(graph)), overlayAction_(new QAction(this))
+PlanDocks::PlanDocks(QMainWindow* window, PlanSession* session, GraphPanel* graph, QMenu* editMenu, QMenu* viewMenu)
+    : QObject(window), window_(window), session_(session), graph_(graph->view()), panel_(new PlanPanel(window)),
+      dock_(new QDockWidget(window)), overlay_(new ShardingOverlay(graph->view())), overlayAction_(new QAction(this))
 {
+    graph->addStrip(overlay_->legend());
     panel_->setObjectName(QStringLiteral("planPanel"));
     dock_->setObjectName(QStringLiteral("planDock")); // saveState/restoreState key
     dock_->setWidget(panel_);

@@ -12,6 +12,7 @@ class QMenu;
 
 namespace tapas {
 
+class GraphPanel;
 class GraphView;
 class PlanPanel;
 class PlanSession;
@@ -21,7 +22,7 @@ struct GraphSelection;
 class PlanDocks : public QObject {
     Q_OBJECT
 public:
-    PlanDocks(QMainWindow* window, PlanSession* session, GraphView* graph, QMenu* editMenu, QMenu* viewMenu);
+    PlanDocks(QMainWindow* window, PlanSession* session, GraphPanel* graph, QMenu* editMenu, QMenu* viewMenu);
 
     PlanPanel* panel() const { return panel_; }
     QDockWidget* planDock() const { return dock_; }

@@ -63,9 +63,10 @@ void RecentFiles::retranslate()
     if (clearAction_) clearAction_->setText(tr("Clear Recent Files"));
 }
 
-void RecentFiles::save() const
+void RecentFiles::save()
 {
     QSettings().setValue(key_, files_);
+    Q_EMIT changed();
 }
 
 void RecentFiles::rebuildMenu()

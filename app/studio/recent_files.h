@@ -32,9 +32,11 @@ public:
 Q_SIGNALS:
     void openRequested(const QString& path);
     void pruned(const QStringList& missing);
+    // The list changed (added, cleared or pruned).
+    void changed();
 
 private:
-    void save() const;
+    void save();
     void rebuildMenu();
 
     QString key_;

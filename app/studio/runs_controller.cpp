@@ -154,6 +154,7 @@ Result<QString> RunsController::launch(const protocol::RunSpec& spec)
     panel_->setControllable(id, true);
     panel_->selectRun(id);
     Q_EMIT message(0, tr("Started run %1: %2").arg(id, l->commandLine()));
+    Q_EMIT runOpened(id);
     return id;
 }
 
@@ -214,6 +215,7 @@ Status RunsController::follow(const QString& dir)
     loadHistory(*run);
     panel_->selectRun(id);
     Q_EMIT message(0, tr("Opened run %1 from %2").arg(id, QDir::toNativeSeparators(dir)));
+    Q_EMIT runOpened(id);
     return Status::success();
 }
 

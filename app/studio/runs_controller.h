@@ -49,6 +49,8 @@ public:
 Q_SIGNALS:
     // For the window's log: what happened to runs (0 info, 1 warning, 2 error).
     void message(int severity, const QString& text);
+    // A run was started, resumed or opened from a directory: the window shows the Runs dock.
+    void runOpened(const QString& id);
 
 private:
     void loadHistories(const QStringList& ids);

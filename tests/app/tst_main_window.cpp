@@ -26,6 +26,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QUrl>
+#include <QLabel>
 #include <QtTest>
 
 #include <memory>
@@ -38,7 +39,7 @@ QString model(const char* name) { return tapas::testing::sharedModel(name); }
 constexpr int kLoadTimeoutMs = 120000;
 const QString kStudio = QStringLiteral(TAPAS_BIN_DIR "/tapas-studio");
 
-// "11,680,872 (11.7M)" -> "11680872"
+// "11,680,872 parameters" -> "11680872"
 QString leadingDigits(const QString& s)
 {
     QString out;
@@ -158,7 +159,7 @@ private Q_SLOTS:
         QVERIFY(load(model("resnet18.onnx")));
         ModelSummaryView* view = window_->summaryView();
         // 11,680,872 float weight elements (shared/models/README.md).
-        QCOMPARE(leadingDigits(view->figureText(ModelSummaryView::Figure::Parameters)), QStringLiteral("11680872"));
+        QCOMPARE(leadingDigits(view->figureValueLabel(ModelSummaryView::Figure::Parameters)->toolTip()), QStringLiteral("11680872"));
         QCOMPARE(view->figureText(ModelSummaryView::Figure::Nodes), QStringLiteral("65"));
         QCOMPARE(opCount(QStringLiteral("Conv")), 20);
         // The row as the table shows it (through the sorting proxy).
@@ -212,7 +213,7 @@ private Q_SLOTS:
         // The previous model is still open and shown.
         QCOMPARE(window_->document()->displayName(), QStringLiteral("resnet18.onnx"));
         QCOMPARE(window_->windowTitle(), QStringLiteral("resnet18.onnx — Tapas Studio"));
-        QCOMPARE(leadingDigits(window_->summaryView()->figureText(ModelSummaryView::Figure::Parameters)),
+        QCOMPARE(leadingDigits(window_->summaryView()->figureValueLabel(ModelSummaryView::Figure::Parameters)->toolTip()),
                  QStringLiteral("11680872"));
         QCOMPARE(opCount(QStringLiteral("Conv")), 20);
     }

@@ -1,10 +1,12 @@
 // The plan-review path in the real main window, on a zoo GPT: search from the Search dialog
 // (preset a100x8; tapas, megatron and dp), the results listed, an MLP weight's sharding changed
 // for every instance and the Costs dock following it, undo and redo, the project saved and
-// reopened in a fresh window with the plan and the override back, every export format written,
-// a bad host refused with nothing written, the unsaved-changes prompt, and the cluster editor
-// refusing bad values with the field named. Each case starts from a fresh window with the model
-// loaded and builds what it needs (a search, an override) itself, so any case runs alone.
+// reopened in a fresh window with the plan and the override back, every export format that can
+// be written written and the refusals listed beside them, the unsaved-changes prompt, the cluster
+// editor refusing bad values with the field named, the legend beside (not over) the graph, the
+// Costs charts readable at their default size, the run form filled from the plan, and the
+// dialogs following the open model. Each case starts from a fresh window with the model loaded
+// and builds what it needs (a search, an override) itself, so any case runs alone.
 #include "app/studio/costs_dock.h"
 #include "app/studio/export_dialog.h"
 #include "app/studio/main_window.h"
@@ -13,13 +15,27 @@
 #include "app/studio/plan_session.h"
 #include "app/studio/project_document.h"
 #include "app/studio/recent_files.h"
+#include "app/studio/plan_docks.h"
 #include "app/studio/search_dialog.h"
+#include "app/studio/train_plan_action.h"
+#include "core/plan/plan_file.h"
+#include "views/graph/graph_panel.h"
+#include "views/graph/sharding_overlay.h"
+#include "views/runs/launch_form.h"
+#include "views/runs/runs_panel.h"
 #include "core/plan/plan_exporter.h"
 #include "core/zoo/zoo.h"
 #include "views/cluster_editor.h"
 #include "views/costs/costs_view.h"
 
+#include <QBarCategoryAxis>
 #include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QGraphicsItem>
+#include <QValueAxis>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -191,6 +207,7 @@ private Q_SLOTS:
     void init()
     {
         window_ = std::make_unique<MainWindow>();
+        window_->resize(1366, 768); // a first launch on a laptop screen: the docks' default sizes
         window_->show();
         QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
         QVERIFY(load(window_.get(), modelPath_));
@@ -248,7 +265,7 @@ private Q_SLOTS:
         QCOMPARE(costs->computeSet()->count(), 3);
         QVERIFY(costs->computeSet()->at(0) > 0);
         QVERIFY(costs->memoryLimitLine());
-        QCOMPARE(costs->memoryLimitLine()->at(0).y(), session()->cluster().memoryBytes * 1e-9);
+        QCOMPARE(costs->memoryLimitLine()->at(0).x(), session()->cluster().memoryBytes * 1e-9);
         QCOMPARE(costs->blockComputeSet()->count(), int(session()->folded()->chain.size()));
         QVERIFY(costs->headline().contains(QLatin1String("tapas")));
     }
@@ -449,7 +466,7 @@ private Q_SLOTS:
         QCOMPARE(session()->results().size(), size_t(3));
     }
 
-    void export_dialog_writes_every_format_and_refuses_a_bad_host()
+    void export_writes_what_it_can_and_lists_refusals()
     {
         searchThree();
         if (QTest::currentTestFailed()) return;
@@ -464,36 +481,50 @@ private Q_SLOTS:
         for (const auto& e : planExporters()) all << QString::fromStdString(e->name());
         d->setFormats(all);
         QCOMPARE(d->formats(), all);
+        // The folder starts beside the model.
+        QCOMPARE(QFileInfo(d->outputEdit()->text()).absolutePath(), QFileInfo(modelPath_).absolutePath());
+        const ExportInput in{session()->graph().get(), session()->folded().get(), &session()->editor()->plan(),
+                             &session()->cluster(), &session()->editor()->report(), {}};
 
-        // A host name with shell metacharacters: refused, named, and nothing written.
+        // A host name with shell metacharacters: the formats that write hosts refuse, naming it;
+        // the others are written, and no written file holds the name.
         const QString badDir = tmp_.filePath(QStringLiteral("export-bad"));
         d->setOutputDir(badDir);
         d->hostsEdit()->setText(QStringLiteral("node01, x;rm -rf /"));
         const QString error = d->exportNow();
         QVERIFY2(error.contains(QLatin1String("x;rm -rf /")), qPrintable(error));
         QCOMPARE(d->statusLabel()->text(), error);
-        QVERIFY(!QDir(badDir).exists() || QDir(badDir).isEmpty());
         QCOMPARE(d->hostsEdit()->text(), QStringLiteral("node01, x;rm -rf /")); // the input is kept
+        QStringList refusedNames;
+        for (int i = 0; i < d->refusedList()->count(); ++i)
+            refusedNames << d->refusedList()->item(i)->text().section(QLatin1Char(':'), 0, 0);
+        QVERIFY2(refusedNames.contains(QStringLiteral("mpirun")) && refusedNames.contains(QStringLiteral("slurm")),
+                 qPrintable(refusedNames.join(QLatin1Char(','))));
+        QVERIFY2(!refusedNames.contains(QStringLiteral("plan")), qPrintable(refusedNames.join(QLatin1Char(','))));
+        QVERIFY(!d->writtenFiles().isEmpty());
+        QVERIFY(QFile::exists(QDir(badDir).filePath(QStringLiteral("plan.tapas.json"))));
+        for (const QString& f : d->writtenFiles()) {
+            QFile file(f);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            QVERIFY2(!file.readAll().contains("x;rm -rf /"), qPrintable(f));
+        }
 
-        // The edited TAPAS plan is not Megatron's recipe: that format says why and writes nothing.
+        // The edited TAPAS plan is not Megatron's recipe: that format is listed as refused with
+        // its reason, and every other format is written in the same pass.
         const QString dir = tmp_.filePath(QStringLiteral("export"));
         d->setOutputDir(dir);
         d->hostsEdit()->setText(QStringLiteral("gpu-a.example.org"));
         const QString megatronError = d->exportNow();
         QVERIFY2(megatronError.contains(QLatin1String("megatron")), qPrintable(megatronError));
-        QVERIFY(!QDir(dir).exists() || QDir(dir).isEmpty());
-        all.removeAll(QStringLiteral("megatron"));
-        d->setFormats(all);
-        QCOMPARE(d->exportNow(), QString());
-        QVERIFY(d->writtenFiles().size() >= all.size());
+        QCOMPARE(d->refusedList()->count(), 1);
+        QVERIFY(d->refusedList()->item(0)->text().startsWith(QLatin1String("megatron: ")));
+        QVERIFY(d->writtenFiles().size() >= all.size() - 1);
         QCOMPARE(d->writtenList()->count(), int(d->writtenFiles().size()));
         for (const QString& f : d->writtenFiles()) {
             QVERIFY2(QFileInfo(f).isFile(), qPrintable(f));
             QVERIFY2(QFileInfo(f).size() > 0, qPrintable(f));
         }
-        // Each format contributed at least one file.
-        const ExportInput in{session()->graph().get(), session()->folded().get(), &session()->editor()->plan(),
-                             &session()->cluster(), &session()->editor()->report(), {}};
+        // Each format but Megatron contributed its files.
         for (const auto& e : planExporters()) {
             if (e->name() == "megatron") continue;
             Result<ExportFiles> files = e->write(in, ExportOptions{});
@@ -501,6 +532,11 @@ private Q_SLOTS:
             for (const auto& [name, content] : *files)
                 QVERIFY2(QFile::exists(QDir(dir).filePath(QString::fromStdString(name))), name.c_str());
         }
+        // Without Megatron nothing is refused.
+        all.removeAll(QStringLiteral("megatron"));
+        d->setFormats(all);
+        QCOMPARE(d->exportNow(), QString());
+        QCOMPARE(d->refusedList()->count(), 0);
         // The Megatron baseline's own plan is expressible: its arguments are written.
         session()->selectResult(1);
         QCOMPARE(session()->results()[1].searcher, std::string("megatron"));
@@ -512,6 +548,122 @@ private Q_SLOTS:
         for (const QString& f : d->writtenFiles()) QVERIFY2(QFileInfo(f).size() > 0, qPrintable(f));
         session()->selectResult(0);
         d->close();
+    }
+
+    void sharding_legend_sits_outside_the_graph()
+    {
+        searchThree(); // each case starts from a fresh window: make the plan it looks at
+        if (QTest::currentTestFailed()) return;
+        QLabel* legend = window_->planDocks()->overlay()->legend();
+        QTRY_VERIFY(legend->isVisible());
+        const GraphView* view = window_->graphPanel()->view();
+        const QRect legendRect(legend->mapTo(window_.get(), QPoint(0, 0)), legend->size());
+        const QRect viewRect(view->mapTo(window_.get(), QPoint(0, 0)), view->size());
+        QVERIFY2(!legendRect.intersects(viewRect), "the legend covers part of the graph");
+        QVERIFY(view->height() > 200);
+    }
+
+    void costs_axis_labels_fit()
+    {
+        searchThree(); // each case starts from a fresh window: make the plan it looks at
+        if (QTest::currentTestFailed()) return;
+        // The dock as a search leaves it, at its default size in a 1366x768 window.
+        CostsDock* dock = actions()->costsDock();
+        QVERIFY(dock->isVisible());
+        QTest::qWait(100);
+        const CostsView* costs = dock->view();
+        for (QChartView* v : {costs->timeChart(), costs->memoryChart(), costs->blockChart()}) {
+            // One chart a page: look at each as the user would.
+            costs->pages()->setCurrentWidget(v);
+            QTRY_VERIFY(v->isVisible());
+            QTest::qWait(50);
+            QVERIFY2(v->height() >= 150, qPrintable(QStringLiteral("%1 is %2 px tall").arg(v->objectName()).arg(v->height())));
+            int labels = 0;
+            for (QGraphicsItem* item : v->scene()->items()) {
+                QString text;
+                if (auto* t = dynamic_cast<QGraphicsTextItem*>(item)) text = t->toPlainText();
+                else if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(item)) text = t->text();
+                else continue;
+                if (!item->isVisible() || text.isEmpty()) continue;
+                ++labels;
+                // Qt Charts elides what does not fit with "..." (and a vertical title to "⋮").
+                QVERIFY2(!text.contains(QLatin1String("...")) && !text.contains(QChar(0x2026)),
+                         qPrintable(v->objectName() + QStringLiteral(": ") + text));
+            }
+            QVERIFY2(labels >= 5, qPrintable(v->objectName()));
+        }
+        costs->pages()->setCurrentIndex(0);
+        // Units on the value axis's labels, and the plans' names whole on the category axis.
+        const auto* time = qobject_cast<QValueAxis*>(costs->timeChart()->chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(time);
+        QVERIFY2(time->labelFormat().endsWith(QLatin1String(" ms")), qPrintable(time->labelFormat()));
+        auto* plans = qobject_cast<QBarCategoryAxis*>(costs->timeChart()->chart()->axes(Qt::Vertical).value(0));
+        QVERIFY(plans);
+        QVERIFY(plans->categories().first().startsWith(QLatin1String("tapas")));
+    }
+
+    void run_form_prefilled_from_open_plan()
+    {
+        searchThree(); // each case starts from a fresh window: make the plan it looks at
+        if (QTest::currentTestFailed()) return;
+        TrainPlanAction* train = actions()->trainPlan();
+        train->setDataDir(tmp_.filePath(QStringLiteral("appdata")));
+        QVERIFY(train->action()->isEnabled());
+        train->action()->trigger();
+        RunsPanel* runs = window_->runsPanel();
+        LaunchForm* form = runs->form();
+        QTRY_VERIFY(window_->runsDock()->isVisible());
+        QCOMPARE(form->kind(), LaunchForm::PlanTraining);
+        QCOMPARE(form->modelEdit()->text(), modelPath_);
+        QCOMPARE(form->ranksBox()->value(), session()->editor()->plan().mesh.size());
+        const QString plan = form->planEdit()->text();
+        QVERIFY2(QFile::exists(plan), qPrintable(plan));
+        // The plan written is the one under edit, for this model.
+        Result<PlanDocument> doc = loadPlanFile(plan.toStdString(), *session()->graph());
+        QVERIFY2(doc.ok(), doc.error().c_str());
+        QVERIFY(doc->plan.mesh == session()->editor()->plan().mesh);
+        // The form is ready: it would start this run, and Start Run is on screen, not scrolled away.
+        Result<protocol::RunSpec> spec = form->spec();
+        QVERIFY2(spec.ok(), spec.error().c_str());
+        QCOMPARE(QString::fromStdString(spec->planPath), QFileInfo(plan).absoluteFilePath());
+        QPushButton* start = form->startButton();
+        QTRY_VERIFY(start->isVisible());
+        QCOMPARE(start->visibleRegion().boundingRect(), start->rect());
+        QVERIFY(start->hasFocus() || QApplication::focusWidget() == start || start->isEnabled());
+    }
+
+    void search_dialog_reopens_on_the_cluster_its_results_came_from()
+    {
+        searchThree(); // each case starts from a fresh window: make the plan it looks at
+        if (QTest::currentTestFailed()) return;
+        SearchDialog* d = actions()->searchDialog();
+        QVERIFY(d->clusterEditor()->selectPreset(QStringLiteral("h100x16")));
+        d->close();
+        actions()->searchAction()->trigger();
+        QVERIFY(d->isVisible());
+        Result<ClusterSpec> shown = d->clusterEditor()->cluster();
+        QVERIFY2(shown.ok(), shown.error().c_str());
+        QCOMPARE(shown->nodes, session()->cluster().nodes);
+        QCOMPARE(shown->devicesPerNode, session()->cluster().devicesPerNode);
+        QCOMPARE(shown->memoryBytes, session()->cluster().memoryBytes);
+        d->close();
+    }
+
+    void project_save_dialog_starts_beside_the_model()
+    {
+        QString startDir;
+        QTimer catcher;
+        connect(&catcher, &QTimer::timeout, this, [&] {
+            for (QWidget* w : QApplication::topLevelWidgets())
+                if (auto* fd = qobject_cast<QFileDialog*>(w); fd && fd->isVisible()) {
+                    startDir = fd->directory().absolutePath();
+                    fd->reject();
+                }
+        });
+        catcher.start(20);
+        actions()->saveProjectAsAction()->trigger();
+        catcher.stop();
+        QCOMPARE(startDir, QFileInfo(modelPath_).absolutePath());
     }
 
     void cluster_editor_refuses_bad_values_naming_the_field()
@@ -574,6 +726,29 @@ private Q_SLOTS:
         QVERIFY(!d->isRunning());
         QVERIFY2(d->statusLabel()->text().contains(QLatin1String("devices_per_node")), qPrintable(d->statusLabel()->text()));
         QCOMPARE(finished.count(), 0);
+    }
+    void export_dialog_follows_the_open_model()
+    {
+        searchThree();
+        if (QTest::currentTestFailed()) return;
+        actions()->searchDialog()->close();
+        actions()->exportAction()->trigger();
+        ExportDialog* d = actions()->exportDialog();
+        d->setOutputDir(tmp_.filePath(QStringLiteral("follow-export")));
+        d->exportNow(); // writes what it can; whether a format refuses this plan does not matter here
+        d->close();
+        QVERIFY(d->writtenList()->count() > 0); // from the export just made
+        QTemporaryDir other;
+        const QString otherModel = QDir(other.path()).filePath(QStringLiteral("other.onnx"));
+        QVERIFY(QFile::copy(modelPath_, otherModel));
+        actions()->project()->detach();
+        QVERIFY(load(window_.get(), otherModel));
+        d = actions()->exportDialog();
+        QCOMPARE(QFileInfo(d->outputEdit()->text()).absolutePath(), QFileInfo(otherModel).absolutePath());
+        QVERIFY(d->outputEdit()->text().contains(QLatin1String("other")));
+        QCOMPARE(d->writtenList()->count(), 0);
+        QCOMPARE(d->refusedList()->count(), 0);
+        QVERIFY(d->statusLabel()->text().isEmpty());
     }
 };
 

@@ -32,6 +32,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QPlainTextEdit>
 #include <QtTest>
 
 #include <cmath>
@@ -258,6 +259,21 @@ private Q_SLOTS:
             QTRY_VERIFY_WITH_TIMEOUT(panel->record(id)->isTerminal(), 60000);
             QCOMPARE(panel->record(id)->state(), std::string("stopped"));
             QVERIFY(!panel->stopButton()->isEnabled());
+            // Resume is enabled by the run's state once mpirun is gone, without selecting the row again.
+            QTRY_VERIFY_WITH_TIMEOUT(!w.runsController()->launcher(id)->isRunning(), 60000);
+            QCOMPARE(panel->currentRunId(), id);
+            QVERIFY2(panel->resumeButton()->isEnabled(), "Resume stays disabled after Stop");
+            // Each rank's own stdout/stderr in the Log tab, as the worker wrote it.
+            PlanRunMonitor* m = panel->planMonitor();
+            QCOMPARE(m->logSourceBox()->count(), 3); // events, rank 0, rank 1
+            QFile rank1(panel->record(id)->dir() + QStringLiteral("/logs/rank-1.log"));
+            QVERIFY2(rank1.open(QIODevice::ReadOnly), qPrintable(rank1.fileName()));
+            const QStringList lines = QString::fromUtf8(rank1.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+            m->logSourceBox()->setCurrentIndex(2);
+            if (!lines.isEmpty())
+                QVERIFY2(m->rankOutputView()->toPlainText().contains(lines.last()), qPrintable(lines.last()));
+            else
+                QVERIFY(m->rankOutputView()->toPlainText().contains(QStringLiteral("no output")));
         }
         MainWindow fresh;
         RunsPanel* panel = fresh.runsPanel();

@@ -10,6 +10,11 @@
 #include "views/runs/run_record.h"
 
 #include <QAbstractItemModelTester>
+#include <QChart>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLogValueAxis>
+#include <QValueAxis>
 #include <QDir>
 #include <QImage>
 #include <QLabel>
@@ -38,6 +43,94 @@ void writeGrid(const QString& runDir, int step, QColor color)
 class TstRunMonitors : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void run_charts_smooth_switch_to_log_scale_and_read_values_on_hover()
+    {
+        RunRecord record(runtest::planSpec(), {});
+        record.apply(runtest::planEvents(30));
+        PlanRunMonitor m;
+        m.resize(1200, 700);
+        m.setRecord(&record);
+        RunChart* loss = m.lossChart();
+        const QList<QPointF> raw = loss->points(QStringLiteral("loss"));
+        // Every chart names what its values are.
+        for (RunChart* c : {m.lossChart(), m.stepTimeChart(), m.throughputChart(), m.commShareChart(), m.predictedChart(),
+                            m.memoryChart()}) {
+            const auto* y = c->chart()->axes(Qt::Vertical).value(0);
+            QVERIFY2(y && !y->titleText().isEmpty(), qPrintable(c->objectName()));
+        }
+        // Smoothing: one slider for the monitor's charts; the raw value stays in the hover text.
+        QVERIFY(m.chartSmoothingSlider());
+        m.chartSmoothingSlider()->setValue(90);
+        QCOMPARE(loss->smoothing(), 0.9);
+        QCOMPARE(m.stepTimeChart()->smoothing(), 0.9);
+        const QList<QPointF> smooth = loss->points(QStringLiteral("loss"));
+        QCOMPARE(smooth.size(), raw.size());
+        QVERIFY(smooth.last().y() != raw.last().y());
+        const QString hover = loss->valuesAt(raw[10].x());
+        QVERIFY2(hover.contains(QString::number(raw[10].y(), 'g', 5)), qPrintable(hover));
+        QVERIFY2(hover.contains(QStringLiteral("step %1").arg(raw[10].x(), 0, 'f', 0)), qPrintable(hover));
+        m.chartSmoothingSlider()->setValue(0);
+        QCOMPARE(loss->points(QStringLiteral("loss")), raw);
+        // Log scale: a logarithmic value axis on every chart, and back.
+        m.logScaleBox()->setChecked(true);
+        QVERIFY(qobject_cast<QLogValueAxis*>(loss->chart()->axes(Qt::Vertical).value(0)));
+        QVERIFY(qobject_cast<QLogValueAxis*>(m.memoryChart()->chart()->axes(Qt::Vertical).value(0)));
+        QCOMPARE(loss->pointCount(QStringLiteral("loss")), 30);
+        m.logScaleBox()->setChecked(false);
+        QVERIFY(qobject_cast<QValueAxis*>(loss->chart()->axes(Qt::Vertical).value(0)));
+    }
+
+    void rank_zero_stays_visible_under_the_other_ranks()
+    {
+        RunRecord record(runtest::planSpec(), {});
+        record.apply(runtest::planEvents(30));
+        PlanRunMonitor m;
+        m.setRecord(&record);
+        RunChart* c = m.stepTimeChart();
+        const QPen r0 = c->linePen(QStringLiteral("rank0")), r1 = c->linePen(QStringLiteral("rank1"));
+        // Drawn first, rank 0 is underneath: it is wider and solid, the others narrower and
+        // dashed, so equal values show both.
+        QVERIFY(r0.widthF() >= r1.widthF() + 1.5);
+        QCOMPARE(r0.style(), Qt::SolidLine);
+        QVERIFY(r1.style() != Qt::SolidLine);
+        QVERIFY(r0.color() != r1.color());
+    }
+
+    void run_log_shows_each_ranks_own_output()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QDir().mkpath(dir.filePath(QStringLiteral("logs")));
+        QFile f(dir.filePath(QStringLiteral("logs/rank-1.log")));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("rank 1: loaded 12 shards\nrank 1: step 1 done\n");
+        f.close();
+        RunRecord record(runtest::planSpec(), dir.path());
+        record.apply(runtest::planEvents(5));
+        PlanRunMonitor m;
+        m.setRecord(&record);
+        QComboBox* source = m.logSourceBox();
+        QCOMPARE(source->count(), 1 + record.spec().ranks); // events, then one entry per rank
+        source->setCurrentIndex(2); // rank 1
+        QVERIFY(!m.rankOutputView()->isHidden()); // the current page of the log tab
+        QVERIFY2(m.rankOutputView()->toPlainText().contains(QStringLiteral("loaded 12 shards")),
+                 qPrintable(m.rankOutputView()->toPlainText()));
+        // New output appears at the next refresh, once.
+        QVERIFY(f.open(QIODevice::Append));
+        f.write("rank 1: step 2 done\n");
+        f.close();
+        m.refresh();
+        m.refresh();
+        QCOMPARE(m.rankOutputView()->toPlainText().count(QStringLiteral("step 2 done")), 1);
+        QCOMPARE(m.rankOutputView()->toPlainText().count(QStringLiteral("step 1 done")), 1);
+        // Rank 0 wrote nothing: said so.
+        source->setCurrentIndex(1);
+        QVERIFY(m.rankOutputView()->toPlainText().contains(QStringLiteral("no output")));
+        source->setCurrentIndex(0);
+        QVERIFY(!m.logView()->isHidden());
+        QVERIFY(m.rankOutputView()->isHidden());
+    }
+
     void plan_monitor_shows_charts_ranks_and_log()
     {
         RunRecord record(runtest::planSpec(), {});

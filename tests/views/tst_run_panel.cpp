@@ -24,6 +24,9 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QListWidget>
+#include <QChart>
+#include <QAbstractAxis>
 #include <QtTest>
 
 using namespace tapas;
@@ -120,6 +123,40 @@ private Q_SLOTS:
         panel.setRuns({summary(spec, "running", 3)});
         QCOMPARE(panel.listModel()->data(panel.listModel()->index(0, RunListModel::State)).toString(), QStringLiteral("stopped"));
         QCOMPARE(panel.selectedRunIds(), QStringList({QStringLiteral("live-run")}));
+    }
+
+    void compare_several_metrics_by_readable_names_with_units()
+    {
+        RunRecord a(runtest::planSpec("run-a", 30), {}), b(runtest::planSpec("run-b", 30), {});
+        a.apply(runtest::planEvents(30));
+        b.apply(runtest::planEvents(20));
+        RunCompareView view;
+        view.resize(1200, 700);
+        view.setRecords({&a, &b});
+        // Listed by what they mean, with units; never by the recorded snake_case name.
+        QStringList shown;
+        for (int i = 0; i < view.metricList()->count(); ++i) shown << view.metricList()->item(i)->text();
+        QVERIFY2(shown.contains(QStringLiteral("Step time (ms)")), qPrintable(shown.join(QLatin1Char('|'))));
+        QVERIFY2(shown.contains(QStringLiteral("Loss")), qPrintable(shown.join(QLatin1Char('|'))));
+        for (const QString& t : shown) QVERIFY2(!t.contains(QLatin1Char('_')), qPrintable(t));
+        QCOMPARE(view.valueNames(), QStringList({QStringLiteral("loss")})); // the loss first
+        // Two metrics ticked: two charts, each with both runs, values in the metric's unit.
+        QVERIFY(view.setValueNames({QStringLiteral("loss"), QStringLiteral("step_time")}));
+        QCOMPARE(view.charts().size(), 2);
+        RunChart* steps = view.charts()[1];
+        QCOMPARE(steps->lineKeys().size(), 2);
+        QCOMPARE(steps->chart()->axes(Qt::Vertical).value(0)->titleText(), QStringLiteral("ms"));
+        const RunSeries* raw = a.series("step_time");
+        QVERIFY(raw);
+        QCOMPARE(steps->points(QStringLiteral("run-a")).last().y(), raw->linePoints().last().y() * 1e3);
+        QVERIFY(steps->isVisibleTo(&view));
+        // Ticking in the list does the same.
+        for (int i = 0; i < view.metricList()->count(); ++i)
+            if (view.metricList()->item(i)->data(Qt::UserRole).toString() == QLatin1String("samples_per_s"))
+                view.metricList()->item(i)->setCheckState(Qt::Checked);
+        QCOMPARE(view.charts().size(), 3);
+        view.logScaleBox()->setChecked(true);
+        QVERIFY(view.charts()[2]->logScale());
     }
 
     void form_refuses_bad_input_with_a_sentence()

@@ -3,6 +3,12 @@
 #include "views/graph/block_style.h"
 
 #include <QBarCategoryAxis>
+#include <QCursor>
+#include <QGraphicsLayout>
+#include <QHorizontalStackedBarSeries>
+#include <QLegend>
+#include <QTabWidget>
+#include <QToolTip>
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
@@ -10,12 +16,13 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QPainter>
-#include <QSplitter>
+#include <QResizeEvent>
 #include <QStackedBarSeries>
 #include <QValueAxis>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace tapas {
 
@@ -29,7 +36,7 @@ QChartView* makeView(QWidget* parent, const char* name)
     auto* v = new QChartView(parent);
     v->setObjectName(QString::fromLatin1(name));
     v->setRenderHint(QPainter::Antialiasing);
-    v->setMinimumSize(220, 160);
+    v->setMinimumSize(200, 140);
     return v;
 }
 
@@ -41,34 +48,112 @@ QBarSet* makeSet(const QString& label, const QColor& color)
     return s;
 }
 
-// A chart with the given stacked sets over `categories`, values axis titled `unit`.
-QChart* stackedChart(const QString& title, const QStringList& categories, const QList<QBarSet*>& sets, const QString& unit,
-                     double minTop)
+QFont smallerFont(QFont f)
+{
+    f.setPointSizeF(std::max(7.0, f.pointSizeF() - 1));
+    return f;
+}
+
+// A chart that spends its few hundred pixels on the bars: no outer margins, a small legend.
+QChart* bareChart(const QString& title)
 {
     auto* chart = new QChart;
     chart->setTitle(title);
+    QFont tf = smallerFont(chart->titleFont());
+    tf.setBold(true);
+    chart->setTitleFont(tf);
     chart->setAnimationOptions(QChart::NoAnimation); // follows every edit; animation would lag
+    chart->setMargins(QMargins(4, 2, 4, 2));
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    chart->setBackgroundRoundness(0);
     chart->legend()->setAlignment(Qt::AlignBottom);
-    auto* series = new QStackedBarSeries;
-    series->append(sets);
-    chart->addSeries(series);
-    auto* x = new QBarCategoryAxis;
-    x->append(categories);
-    chart->addAxis(x, Qt::AlignBottom);
-    series->attachAxis(x);
-    auto* y = new QValueAxis;
-    y->setTitleText(unit);
+    chart->legend()->setFont(smallerFont(chart->legend()->font()));
+    return chart;
+}
+
+// Round axis maximum for `top`.
+double niceTop(double top)
+{
+    if (!(top > 0)) return 1;
+    const double mag = std::pow(10.0, std::floor(std::log10(top)));
+    for (double m : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
+        if (m * mag >= top) return m * mag;
+    return 10 * mag;
+}
+
+// The value axis carries its unit in every label ("12 ms"), so it needs no title to elide.
+QValueAxis* valueAxis(double top, const QString& unitFormat)
+{
+    auto* axis = new QValueAxis;
+    axis->setRange(0, niceTop(top * 1.05));
+    axis->setTickCount(5);
+    axis->setLabelFormat(unitFormat);
+    axis->setLabelsFont(smallerFont(axis->labelsFont()));
+    return axis;
+}
+
+double stackTop(const QList<QBarSet*>& sets, int count, double minTop)
+{
     double top = minTop;
-    for (int i = 0; i < int(categories.size()); ++i) {
+    for (int i = 0; i < count; ++i) {
         double sum = 0;
         for (QBarSet* s : sets) sum += s->at(i);
         top = std::max(top, sum);
     }
-    y->setRange(0, top > 0 ? top * 1.1 : 1);
-    y->applyNiceNumbers();
+    return top;
+}
+
+// One bar per plan, lying down: plan names read across at the left, as long as they are.
+QChart* plansChart(const QString& title, const QStringList& plans, const QList<QBarSet*>& sets, const QString& unitFormat,
+                   double minTop)
+{
+    QChart* chart = bareChart(title);
+    auto* series = new QHorizontalStackedBarSeries;
+    series->append(sets);
+    series->setBarWidth(0.6);
+    chart->addSeries(series);
+    auto* y = new QBarCategoryAxis;
+    y->append(plans);
+    y->setLabelsFont(smallerFont(y->labelsFont()));
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(y);
+    QValueAxis* x = valueAxis(stackTop(sets, int(plans.size()), minTop), unitFormat);
+    chart->addAxis(x, Qt::AlignBottom);
+    series->attachAxis(x);
+    return chart;
+}
+
+// One column per block of the current plan, in chain order.
+QChart* blocksChart(const QString& title, const QStringList& blocks, const QList<QBarSet*>& sets, const QString& unitFormat)
+{
+    QChart* chart = bareChart(title);
+    auto* series = new QStackedBarSeries;
+    series->append(sets);
+    chart->addSeries(series);
+    auto* x = new QBarCategoryAxis;
+    x->append(blocks);
+    x->setLabelsFont(smallerFont(x->labelsFont()));
+    chart->addAxis(x, Qt::AlignBottom);
+    series->attachAxis(x);
+    QValueAxis* y = valueAxis(stackTop(sets, int(blocks.size()), 0), unitFormat);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(y);
     return chart;
+}
+
+// "%.1f ms": as many decimals as values of this size need to tell ticks apart.
+QString unitFormat(double top, const QString& unit)
+{
+    const int decimals = top >= 10 ? 0 : top >= 1 ? 1 : 2;
+    return QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f ") + unit;
+}
+
+template <class Value>
+double largest(const std::vector<PlanCosts>& plans, Value value)
+{
+    double top = 0;
+    for (const PlanCosts& p : plans) top = std::max(top, value(p.total));
+    return top;
 }
 
 void replaceChart(QChartView* view, QChart* chart)
@@ -88,16 +173,18 @@ CostsView::CostsView(QWidget* parent)
     headline_->setObjectName(QStringLiteral("costsHeadline"));
     headline_->setWordWrap(true);
     headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* top = new QSplitter(Qt::Horizontal, this);
-    top->addWidget(timeView_);
-    top->addWidget(memoryView_);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(top);
-    split->addWidget(blockView_);
+    // One chart a page, each with the dock's whole size: below about 200 px of height Qt Charts
+    // elides every axis label to "...", and the dock shares the bottom with the Plan table.
+    pages_ = new QTabWidget(this);
+    pages_->setObjectName(QStringLiteral("costsPages"));
+    pages_->setDocumentMode(true);
+    pages_->addTab(timeView_, QString());
+    pages_->addTab(memoryView_, QString());
+    pages_->addTab(blockView_, QString());
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(headline_);
-    layout->addWidget(split, 1);
+    layout->addWidget(pages_, 1);
     rebuild();
 }
 
@@ -128,6 +215,42 @@ void CostsView::retranslateUi()
     rebuild(); // titles and legends are baked into the charts
 }
 
+// Hovering a bar names its plan (or block), its part and its value with the unit.
+void CostsView::connectTooltips(QBarSet* a, QBarSet* b, QBarSet* c, const QStringList& categories, const QString& unit)
+{
+    for (QBarSet* set : {a, b, c}) {
+        if (!set) continue;
+        connect(set, &QBarSet::hovered, this, [set, categories, unit](bool on, int index) {
+            if (!on || index < 0 || index >= int(categories.size())) {
+                QToolTip::hideText();
+                return;
+            }
+            QToolTip::showText(QCursor::pos(), tr("%1 · %2: %3 %4")
+                                                   .arg(categories[index], set->label())
+                                                   .arg(set->at(index), 0, 'g', 4)
+                                                   .arg(unit));
+        });
+    }
+}
+
+void CostsView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitToSize();
+}
+
+// As many value ticks as their labels ("12.5 ms") have room for.
+void CostsView::fitToSize()
+{
+    const int labelWidth = fontMetrics().horizontalAdvance(QStringLiteral("000.0 ms")) + 16;
+    for (QChartView* v : {timeView_, memoryView_, blockView_}) {
+        const int plot = width() - 120;
+        const int ticks = std::clamp(plot / labelWidth + 1, 2, 6);
+        for (QAbstractAxis* a : v->chart()->axes())
+            if (auto* value = qobject_cast<QValueAxis*>(a); value && value->isVisible()) value->setTickCount(ticks);
+    }
+}
+
 QString CostsView::headline() const
 {
     return headline_->text();
@@ -135,43 +258,54 @@ QString CostsView::headline() const
 
 void CostsView::rebuild()
 {
+    pages_->setTabText(0, tr("Step time"));
+    pages_->setTabText(1, tr("Memory"));
+    pages_->setTabText(2, tr("Per block"));
+    pages_->setTabToolTip(0, tr("Step time per device of each plan: compute, tensor- and data-parallel communication"));
+    pages_->setTabToolTip(1, tr("Memory per device of each plan against the device's limit"));
+    pages_->setTabToolTip(2, tr("The current plan per block, in model order: A3 is the third instance of block A, U a unique part"));
     QStringList planNames;
+    // Short legend labels; the tooltips on the bars say the rest.
     compute_ = makeSet(tr("Compute"), QColor(0x00, 0x72, 0xb2));
-    tpComm_ = makeSet(tr("TP communication"), QColor(0xe6, 0x9f, 0x00));
-    dpComm_ = makeSet(tr("DP communication"), QColor(0x00, 0x9e, 0x73));
-    weights_ = makeSet(tr("Weights, gradients, optimizer"), QColor(0xcc, 0x79, 0xa7));
+    tpComm_ = makeSet(tr("TP comm."), QColor(0xe6, 0x9f, 0x00));
+    dpComm_ = makeSet(tr("DP comm."), QColor(0x00, 0x9e, 0x73));
+    weights_ = makeSet(tr("Weights + optimizer"), QColor(0xcc, 0x79, 0xa7));
     activations_ = makeSet(tr("Activations"), QColor(0x56, 0xb4, 0xe9));
     for (const PlanCosts& p : data_.plans) {
-        planNames << (p.mesh.isEmpty() ? p.label : QStringLiteral("%1\n%2").arg(p.label, p.mesh));
+        planNames << (p.mesh.isEmpty() ? p.label : QStringLiteral("%1 %2").arg(p.label, p.mesh));
         *compute_ << p.total.compute * kMs;
         *tpComm_ << p.total.tpComm * kMs;
         *dpComm_ << p.total.dpComm * kMs;
         *weights_ << p.total.weightMemory * kGB;
         *activations_ << p.total.activationMemory * kGB;
     }
-    replaceChart(timeView_, stackedChart(tr("Step time per device"), planNames, {compute_, tpComm_, dpComm_}, tr("ms"), 0));
+    replaceChart(timeView_, plansChart(tr("Step time per device"), planNames, {compute_, tpComm_, dpComm_},
+                                       unitFormat(largest(data_.plans, [](const CostTerms& t) { return t.time() * kMs; }), tr("ms")), 0));
     const double limitGB = data_.memoryLimit * kGB;
-    QChart* memory = stackedChart(tr("Memory per device"), planNames, {weights_, activations_}, tr("GB"), limitGB);
+    const double memoryTop = std::max(limitGB, largest(data_.plans, [](const CostTerms& t) { return t.memory() * kGB; }));
+    QChart* memory = plansChart(tr("Memory per device"), planNames, {weights_, activations_}, unitFormat(memoryTop, tr("GB")), limitGB);
     limit_ = nullptr;
     if (limitGB > 0 && !data_.plans.empty()) {
-        // The limit spans the whole plot: its own hidden 0..1 x axis, the bars' y axis.
+        // The limit crosses the whole plot: the bars' value axis, its own hidden 0..1 axis across.
         limit_ = new QLineSeries;
         limit_->setName(tr("Device limit (%1 GB)").arg(limitGB, 0, 'f', 1));
-        limit_->append(0, limitGB);
-        limit_->append(1, limitGB);
+        limit_->append(limitGB, 0);
+        limit_->append(limitGB, 1);
         QPen pen(QColor(0xd5, 0x5e, 0x00));
         pen.setWidth(2);
         pen.setStyle(Qt::DashLine);
         limit_->setPen(pen);
         memory->addSeries(limit_);
-        auto* x = new QValueAxis;
-        x->setRange(0, 1);
-        x->setVisible(false);
-        memory->addAxis(x, Qt::AlignTop);
-        limit_->attachAxis(x);
-        limit_->attachAxis(memory->axes(Qt::Vertical).value(0));
+        auto* across = new QValueAxis;
+        across->setRange(0, 1);
+        across->setVisible(false);
+        memory->addAxis(across, Qt::AlignRight);
+        limit_->attachAxis(memory->axes(Qt::Horizontal).value(0));
+        limit_->attachAxis(across);
     }
     replaceChart(memoryView_, memory);
+    connectTooltips(compute_, tpComm_, dpComm_, planNames, tr("ms"));
+    connectTooltips(weights_, activations_, nullptr, planNames, tr("GB"));
 
     // Per block of the current plan, in chain order: "A3" is the third instance of block A.
     QStringList blockNames;
@@ -191,9 +325,13 @@ void CostsView::rebuild()
             *blockComm_ << (data_.perBlock[b].tpComm + data_.perBlock[b].dpComm) * kMs;
         }
     }
-    replaceChart(blockView_, stackedChart(tr("Current plan per block (A3: third instance of block A, U: unique part)"), blockNames,
-                                          {blockCompute_, blockComm_}, tr("ms"), 0));
+    double blockTop = 0;
+    for (const CostTerms& t : data_.perBlock) blockTop = std::max(blockTop, (t.compute + t.tpComm + t.dpComm) * kMs);
+    replaceChart(blockView_, blocksChart(tr("Step time per block, current plan"), blockNames, {blockCompute_, blockComm_},
+                                         unitFormat(blockTop, tr("ms"))));
+    connectTooltips(blockCompute_, blockComm_, nullptr, blockNames, tr("ms"));
 
+    fitToSize();
     if (data_.plans.empty()) {
         headline_->setText(tr("No plan yet: run Plan ▸ Search… to compare plans."));
     } else {

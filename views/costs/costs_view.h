@@ -19,6 +19,7 @@ class QChartView;
 class QLabel;
 class QLineSeries;
 class QStackedBarSeries;
+class QTabWidget;
 
 namespace tapas {
 
@@ -60,16 +61,21 @@ public:
     QBarSet* blockComputeSet() const { return blockCompute_; }
     QBarSet* blockCommSet() const { return blockComm_; }
     QString headline() const;
+    QTabWidget* pages() const { return pages_; }
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuild();
     void retranslateUi();
+    void fitToSize();
+    void connectTooltips(QBarSet* a, QBarSet* b, QBarSet* c, const QStringList& categories, const QString& unit);
 
     CostsData data_;
     QLabel* headline_;
+    QTabWidget* pages_ = nullptr;
     QChartView* timeView_;
     QChartView* memoryView_;
     QChartView* blockView_;

@@ -152,7 +152,7 @@ InstanceFrameItem::InstanceFrameItem(InstanceKey key, const QString& caption, co
     : QGraphicsItem(parent), key_(key), caption_(caption), color_(color), rect_(rect)
 {
     setFlag(ItemIsSelectable);
-    setToolTip(QCoreApplication::translate("tapas::InstanceFrameItem", "%1 (expanded)\nDouble-click the caption or press − to collapse").arg(caption));
+    setToolTip(QCoreApplication::translate("tapas::InstanceFrameItem", "%1 (expanded)\nDouble-click the caption, click ⊖ or select it and press Enter to collapse").arg(caption));
     setZValue(3);
 }
 

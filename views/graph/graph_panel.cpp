@@ -150,6 +150,7 @@ void GraphPanel::setModel(std::shared_ptr<const Graph> graph, std::shared_ptr<co
     findText_.clear();
     view_->setModel(std::move(graph), std::move(folded));
     updateFindStatus();
+    updateEmptyState();
 }
 
 void GraphPanel::clearModel()
@@ -158,6 +159,31 @@ void GraphPanel::clearModel()
     findText_.clear();
     view_->clearModel();
     updateFindStatus();
+    updateEmptyState();
+}
+
+void GraphPanel::setPlaceholder(QWidget* placeholder)
+{
+    placeholder_ = placeholder;
+    placeholder_->setParent(this);
+    static_cast<QVBoxLayout*>(layout())->insertWidget(0, placeholder_, 1);
+    updateEmptyState();
+}
+
+void GraphPanel::addStrip(QWidget* strip)
+{
+    auto* l = static_cast<QVBoxLayout*>(layout());
+    strip->setParent(this);
+    l->insertWidget(l->indexOf(view_), strip);
+}
+
+void GraphPanel::updateEmptyState()
+{
+    if (!placeholder_) return;
+    const bool empty = !view_->hasModel();
+    placeholder_->setVisible(empty);
+    toolbar_->setVisible(!empty);
+    view_->setVisible(!empty);
 }
 
 void GraphPanel::showFindBar()

@@ -33,6 +33,12 @@ public:
     QAction* zoomInAction() const { return zoomInAction_; }
     QAction* zoomOutAction() const { return zoomOutAction_; }
     QAction* findAction() const { return findAction_; }
+    // Shown instead of the graph (and its toolbar) while no model is open, e.g. a welcome page.
+    void setPlaceholder(QWidget* placeholder);
+    QWidget* placeholder() const { return placeholder_; }
+    // A strip between the toolbar and the graph, e.g. the sharding legend: never over the
+    // drawing, and the view gives up only the height the strip needs while it is shown.
+    void addStrip(QWidget* strip);
 
 public Q_SLOTS:
     void showFindBar();
@@ -52,6 +58,7 @@ private:
     void retranslateUi();
     void showNotice(const QString& text);
     void updateFindStatus();
+    void updateEmptyState();
 
     GraphView* view_;
     QToolBar* toolbar_;
@@ -72,6 +79,7 @@ private:
     QLabel* progressLabel_;
     QToolButton* cancelButton_;
     QString findText_;
+    QWidget* placeholder_ = nullptr;
 };
 
 } // namespace tapas

@@ -183,8 +183,10 @@ void GraphPresentation::buildBlocks(const Graph& g, const FoldedGraph& folded, c
                             tr("%1 ops, %2 parameters per instance")
                                 .arg(c.nodesPerInstance)
                                 .arg(groupedCount(c.paramsPerInstance))};
-            if (!c.scope.empty()) tip << tr("scope %1").arg(QString::fromStdString(c.scope));
-            tip << tr("Double-click or press + to expand");
+            // The instance's own scope: the class's is its first instance's.
+            if (const std::string scope = commonScope(g, c.instances[size_t(i)].nodes); !scope.empty())
+                tip << tr("scope %1").arg(QString::fromStdString(scope));
+            tip << tr("Double-click, click ⊕ or press Enter to expand");
             it.tooltip = tip.join(QLatin1Char('\n'));
             for (NodeId n : c.instances[size_t(i)].nodes)
                 if (n >= 0 && size_t(n) < nodeItem_.size() && isDrawn(g.node(n))) nodeItem_[size_t(n)] = it.id;

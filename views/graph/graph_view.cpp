@@ -1,6 +1,7 @@
 #include "views/graph/graph_view.h"
 
 #include "views/background_job.h"
+#include "views/graph/block_item.h"
 #include "views/graph/graph_scene.h"
 #include "views/graph/graph_search.h"
 #include "views/number_text.h"
@@ -354,6 +355,22 @@ void GraphView::keyPressEvent(QKeyEvent* event)
         return;
     case Qt::Key_0:
         fitToWindow();
+        return;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        // What the block tooltips promise: Enter expands the selected box, or collapses the
+        // selected expanded instance.
+        for (QGraphicsItem* item : scene_->selectedItems()) {
+            if (item->type() == BlockItem::Type) {
+                expand(static_cast<BlockItem*>(item)->key());
+                return;
+            }
+            if (item->type() == InstanceFrameItem::Type) {
+                collapse(static_cast<InstanceFrameItem*>(item)->key());
+                return;
+            }
+        }
+        QGraphicsView::keyPressEvent(event);
         return;
     default:
         QGraphicsView::keyPressEvent(event);

@@ -36,11 +36,9 @@ ShardingOverlay::ShardingOverlay(GraphView* view) : QObject(view), view_(view), 
 {
     legend_->setObjectName(QStringLiteral("shardingLegend"));
     legend_->setTextFormat(Qt::RichText);
-    legend_->setAutoFillBackground(true);
-    legend_->setStyleSheet(QStringLiteral(
-        "QLabel { background: rgba(255,255,255,235); border: 1px solid #b0b0b0; border-radius: 4px; padding: 4px; }"));
+    legend_->setWordWrap(true);
+    legend_->setContentsMargins(6, 2, 6, 2);
     legend_->hide();
-    view_->installEventFilter(this);
     connect(view_, &GraphView::layoutApplied, this, &ShardingOverlay::refresh);
     retranslate();
 }
@@ -60,30 +58,18 @@ void ShardingOverlay::setEnabled(bool enabled)
 
 void ShardingOverlay::retranslate()
 {
-    QString html = QStringLiteral("<b>%1</b>").arg(tr("Sharding"));
+    // One line of entries (wrapping when narrow): a strip above the graph, not a box over it.
+    const QString gap = QStringLiteral("&nbsp;&nbsp;&nbsp; ");
+    QString html = QStringLiteral("<b>%1:</b>").arg(tr("Sharding"));
     for (int f = 0; f < ShardingStyle::familyCount(); ++f) {
         const auto fam = ShardingFamily(f);
-        html += QStringLiteral("<br><span style='color:%1'>■</span> %2")
-                    .arg(ShardingStyle::border(fam).name(), ShardingStyle::name(fam).toHtmlEscaped());
+        html += QStringLiteral(" <span style='color:%1'>■</span>&nbsp;%2")
+                    .arg(ShardingStyle::border(fam).name(), ShardingStyle::name(fam).toHtmlEscaped()) + gap;
     }
-    html += QStringLiteral("<br><span style='color:%1'>- - ▸</span> %2")
-                .arg(ShardingStyle::collectiveColor().name(), tr("collective on an edge"));
-    html += QStringLiteral("<br><span style='color:#d55e00'>●</span> %1").arg(tr("overridden by you"));
+    html += QStringLiteral("<span style='color:%1'>- - ▸</span>&nbsp;%2")
+                .arg(ShardingStyle::collectiveColor().name(), tr("collective on an edge")) + gap;
+    html += QStringLiteral("<span style='color:#d55e00'>●</span>&nbsp;%1").arg(tr("overridden by you"));
     legend_->setText(html);
-    legend_->adjustSize();
-    placeLegend();
-}
-
-bool ShardingOverlay::eventFilter(QObject* watched, QEvent* event)
-{
-    if (watched == view_ && event->type() == QEvent::Resize) placeLegend();
-    return QObject::eventFilter(watched, event);
-}
-
-void ShardingOverlay::placeLegend()
-{
-    legend_->move(8, 8);
-    legend_->raise();
 }
 
 void ShardingOverlay::refresh()
@@ -92,7 +78,6 @@ void ShardingOverlay::refresh()
                       editor_->plan().nodes.size() == view_->graph()->nodes.size();
     legend_->setVisible(show);
     if (show) {
-        placeLegend();
         applyItems();
     } else {
         clearItems();

@@ -2,9 +2,10 @@
 // The graph view's plan overlay: ops coloured by their strategy's
 // family (ShardingStyle), collapsed block boxes by their class's dominant family, every edge
 // where a collective runs dashed and labelled with its kind, overridden ops marked, and a
-// legend in the view's corner. It re-applies itself after every layout (expand/collapse
+// legend. It re-applies itself after every layout (expand/collapse
 // rebuilds the scene) and on refresh() after a plan edit. Switched off, the view shows the
-// model's own colours again.
+// model's own colours again. The legend is a one-line strip for the graph panel to place
+// beside the view (GraphPanel::addStrip), so it never covers the drawing.
 #include "core/ir/graph.h"
 
 #include <QObject>
@@ -34,13 +35,9 @@ public Q_SLOTS:
     void refresh();
     void retranslate();
 
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 private:
     void clearItems();
     void applyItems();
-    void placeLegend();
 
     GraphView* view_;
     const PlanEditor* editor_ = nullptr;

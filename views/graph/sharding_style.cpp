@@ -80,4 +80,23 @@ QColor ShardingStyle::collectiveColor()
     return QColor(0xC0, 0x1C, 0x28);
 }
 
+QString ShardingStyle::strategyText(const std::string& strategy)
+{
+    // The names core/ops gives its strategies, for lupdate to find.
+    static const char* const kKnown[] = {
+        QT_TRANSLATE_NOOP("tapas::Strategy", "replicate"),
+        QT_TRANSLATE_NOOP("tapas::Strategy", "column"),
+        QT_TRANSLATE_NOOP("tapas::Strategy", "row"),
+        QT_TRANSLATE_NOOP("tapas::Strategy", "rows"),
+        QT_TRANSLATE_NOOP("tapas::Strategy", "batch"),
+        QT_TRANSLATE_NOOP("tapas::Strategy", "vocab"),
+        QT_TRANSLATE_NOOP("tapas::Strategy", "channels"),
+        QT_TRANSLATE_NOOP("tapas::Strategy", "in-channels"),
+        QT_TRANSLATE_NOOP("tapas::Strategy", "out-channels"),
+    };
+    for (const char* k : kKnown)
+        if (strategy == k) return QCoreApplication::translate("tapas::Strategy", k);
+    return QString::fromStdString(strategy);
+}
+
 } // namespace tapas

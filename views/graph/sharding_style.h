@@ -19,7 +19,10 @@ public:
     static ShardingFamily family(const Graph& g, NodeId n, const OpStrategy& s);
     static QColor fill(ShardingFamily f);   // box fill, light enough for black text
     static QColor border(ShardingFamily f); // stronger tone for borders and legend swatches
-    static QString name(ShardingFamily f);  // translated: "column (split output features)"
+    static QString name(ShardingFamily f);
+    // A strategy's name as the user reads it: the op rules' identifiers ("column", "row",
+    // "out-channels") translated; split specs such as "S(1)" are notation and stay as they are.
+    static QString strategyText(const std::string& strategy);  // translated: "column (split output features)"
     static int familyCount() { return int(ShardingFamily::Count); }
     // The colour of a collective marker on an edge.
     static QColor collectiveColor();

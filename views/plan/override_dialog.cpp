@@ -1,5 +1,7 @@
 #include "views/plan/override_dialog.h"
 
+#include "views/graph/sharding_style.h"
+
 #include "core/plan/plan_editor.h"
 
 #include <QComboBox>
@@ -54,7 +56,7 @@ OverrideDialog::OverrideDialog(const Graph& graph, const FoldedGraph* folded, co
     } else {
         setWindowTitle(tr("Change Sharding"));
         what->setText(tr("%1 (%2)").arg(QString::fromStdString(n.name), QString::fromStdString(n.opType)));
-        for (const OpStrategy& s : allowed) combo_->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
+        for (const OpStrategy& s : allowed) combo_->addItem(ShardingStyle::strategyText(s.name), QString::fromStdString(s.name));
         const int at = combo_->findData(QString::fromStdString(current.name));
         if (at >= 0) combo_->setCurrentIndex(at);
     }

@@ -464,7 +464,7 @@ QString PlanModel::shardingText(NodeId n, int weightInput) const
         const TensorLayout l = size_t(weightInput) < s.inputs.size() ? s.inputs[size_t(weightInput)] : TensorLayout{};
         return spec(w, l, false);
     }
-    QString text = QString::fromStdString(s.name) + QLatin1Char(':');
+    QString text = ShardingStyle::strategyText(s.name) + QLatin1Char(':');
     int weights = 0;
     for (size_t i = 0; i < node.inputs.size() && i < s.inputs.size(); ++i) {
         const TensorId t = node.inputs[i];
@@ -489,7 +489,7 @@ QString PlanModel::tooltip(NodeId n, int weightInput) const
     if (!editor_) return tip;
     const OpStrategy& s = editor_->plan().nodes[size_t(n)];
     tip += QStringLiteral("\n") + tr("Strategy: %1 (%2)")
-                                      .arg(QString::fromStdString(s.name),
+                                      .arg(ShardingStyle::strategyText(s.name),
                                            ShardingStyle::name(ShardingStyle::family(g, n, s)));
     const bool dp = editor_->plan().mesh.dp > 1;
     for (size_t i = 0; i < node.inputs.size() && i < s.inputs.size(); ++i) {

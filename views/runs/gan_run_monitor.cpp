@@ -51,6 +51,7 @@ GanRunMonitor::GanRunMonitor(QWidget* parent)
     auto* smoothRow = new QHBoxLayout;
     smoothRow->addWidget(smoothingLabel_);
     smoothRow->addWidget(smoothing_, 1);
+    smoothRow->addWidget(chartControls({loss_, dOut_, throughput_, stepTime_, congestion_, staleness_, quality_, lr_}, false));
     charts->addLayout(smoothRow);
     auto* grid = new QGridLayout;
     grid->setSpacing(2);
@@ -84,7 +85,7 @@ GanRunMonitor::GanRunMonitor(QWidget* parent)
     tabs_->addTab(samples, QString());
     tabs_->addTab(settings_, QString());
     tabs_->addTab(rankTable(), QString());
-    tabs_->addTab(logView(), QString());
+    tabs_->addTab(logPanel(), QString());
 
     finishLayout(chartsBox, tabs_, Qt::Horizontal, 3, 2);
 }
@@ -200,21 +201,21 @@ void GanRunMonitor::retranslateCharts()
 {
     const QString step = tr("step");
     loss_->setTitle(tr("Generator and discriminator loss"));
-    loss_->setAxisTitles(step, QString());
+    loss_->setAxisTitles(step, tr("loss"));
     dOut_->setTitle(tr("Discriminator outputs"));
-    dOut_->setAxisTitles(step, QString());
+    dOut_->setAxisTitles(step, tr("probability"));
     throughput_->setTitle(tr("Throughput"));
     throughput_->setAxisTitles(step, tr("images/s"));
     stepTime_->setTitle(tr("Step time per rank"));
     stepTime_->setAxisTitles(step, tr("ms"));
     congestion_->setTitle(tr("Data pipeline"));
-    congestion_->setAxisTitles(step, QString());
+    congestion_->setAxisTitles(step, tr("ms, count"));
     staleness_->setTitle(tr("Staleness"));
     staleness_->setAxisTitles(step, tr("G updates"));
     quality_->setTitle(tr("Mode coverage and sample quality"));
-    quality_->setAxisTitles(step, QString());
+    quality_->setAxisTitles(step, tr("modes, %"));
     lr_->setTitle(tr("Learning rates"));
-    lr_->setAxisTitles(step, QString());
+    lr_->setAxisTitles(step, tr("learning rate"));
     smoothingLabel_->setText(tr("Smoothing: %1").arg(smoothing(), 0, 'f', 2));
     settings_->setHeaderLabels({tr("Setting"), tr("Value")});
     tabs_->setTabText(0, tr("Samples"));

@@ -10,6 +10,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QVBoxLayout>
 
 namespace tapas {
 
@@ -27,7 +28,12 @@ PlanRunMonitor::PlanRunMonitor(QWidget* parent)
     for (RunChart* c : {loss_, stepTime_, throughput_, commShare_, predicted_, memory_}) c->setLegendForOneLine(false);
 
     auto* charts = new QWidget;
-    auto* grid = new QGridLayout(charts);
+    auto* column = new QVBoxLayout(charts);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(2);
+    column->addWidget(chartControls({loss_, stepTime_, throughput_, commShare_, predicted_, memory_}, true));
+    auto* grid = new QGridLayout;
+    column->addLayout(grid, 1);
     grid->setContentsMargins(0, 0, 0, 0);
     grid->setSpacing(2);
     grid->addWidget(loss_, 0, 0);
@@ -38,7 +44,7 @@ PlanRunMonitor::PlanRunMonitor(QWidget* parent)
     grid->addWidget(memory_, 1, 2);
 
     tabs_->addTab(rankTable(), QString());
-    tabs_->addTab(logView(), QString());
+    tabs_->addTab(logPanel(), QString());
     // Room for the header and three ranks below the charts: at its size hint the table showed
     // one rank and a half of a 2-rank run.
     QTableView* table = rankTable();
@@ -69,7 +75,7 @@ void PlanRunMonitor::retranslateCharts()
 {
     const QString step = tr("step");
     loss_->setTitle(tr("Loss"));
-    loss_->setAxisTitles(step, QString());
+    loss_->setAxisTitles(step, tr("loss"));
     stepTime_->setTitle(tr("Step time per rank"));
     stepTime_->setAxisTitles(step, tr("ms"));
     throughput_->setTitle(tr("Throughput"));

@@ -1,9 +1,14 @@
 #include "views/runs/run_chart.h"
 
+#include "views/runs/run_series.h"
+
 #include <QChart>
 #include <QGraphicsLayout>
 #include <QLegend>
 #include <QLineSeries>
+#include <QLogValueAxis>
+#include <QMouseEvent>
+#include <QToolTip>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -12,7 +17,7 @@
 
 namespace tapas {
 
-RunChart::RunChart(QWidget* parent) : QChartView(parent), x_(new QValueAxis), y_(new QValueAxis)
+RunChart::RunChart(QWidget* parent) : QChartView(parent), x_(new QValueAxis), y_(new QValueAxis), logY_(new QLogValueAxis)
 {
     auto* c = new QChart;
     c->setMargins(QMargins(2, 2, 2, 2));
@@ -26,6 +31,9 @@ RunChart::RunChart(QWidget* parent) : QChartView(parent), x_(new QValueAxis), y_
     c->legend()->setFont(small);
     x_->setLabelsFont(small);
     y_->setLabelsFont(small);
+    logY_->setLabelsFont(small);
+    logY_->setBase(10);
+    logY_->setLabelFormat(QStringLiteral("%g"));
     // Ticks at round values (niceTicks in rescale), not at fifths of the data's range.
     for (QValueAxis* a : {x_, y_}) a->setTickCount(5);
     c->addAxis(x_, Qt::AlignBottom);
@@ -34,6 +42,9 @@ RunChart::RunChart(QWidget* parent) : QChartView(parent), x_(new QValueAxis), y_
     setChart(c);
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(200, 150);
+    setMouseTracking(true);
+    // The crosshair is drawn over the plot: repaint the whole view as it moves.
+    setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
 }
 
 void RunChart::setTitle(const QString& title)
@@ -46,8 +57,10 @@ void RunChart::setAxisTitles(const QString& x, const QString& y)
     QFont f = x_->labelsFont();
     x_->setTitleFont(f);
     y_->setTitleFont(f);
+    logY_->setTitleFont(f);
     x_->setTitleText(x);
     y_->setTitleText(y);
+    logY_->setTitleText(y);
 }
 
 QColor RunChart::paletteColor(int i)
@@ -75,7 +88,7 @@ void RunChart::setLine(const QString& key, const QString& name, const QList<QPoi
         s = new QLineSeries(this);
         chart()->addSeries(s);
         s->attachAxis(x_);
-        s->attachAxis(y_);
+        s->attachAxis(logScale_ ? static_cast<QAbstractAxis*>(logY_) : y_);
         QPen pen = s->pen();
         pen.setWidthF(1.5);
         pen.setColor(color.isValid() ? color : paletteColor(int(series_.size())));
@@ -83,9 +96,119 @@ void RunChart::setLine(const QString& key, const QString& name, const QList<QPoi
         series_.insert(key, s);
     }
     if (s->name() != name) s->setName(name);
-    s->replace(points);
+    raw_[key] = points;
+    redraw(key);
     rescale();
     updateLegend();
+}
+
+void RunChart::setLineStyle(const QString& key, double width, Qt::PenStyle style)
+{
+    QLineSeries* s = series_.value(key);
+    if (!s) return;
+    QPen pen = s->pen();
+    if (pen.widthF() == width && pen.style() == style) return;
+    pen.setWidthF(width);
+    pen.setStyle(style);
+    s->setPen(pen);
+}
+
+// The drawn points: smoothed as asked, and on a log axis only the positive ones.
+void RunChart::redraw(const QString& key)
+{
+    QList<QPointF> pts = emaSmoothed(raw_.value(key), smoothing_);
+    if (logScale_) pts.removeIf([](const QPointF& p) { return !(p.y() > 0); });
+    series_.value(key)->replace(pts);
+}
+
+void RunChart::setSmoothing(double weight)
+{
+    weight = std::clamp(weight, 0.0, 0.99);
+    if (weight == smoothing_) return;
+    smoothing_ = weight;
+    freezeTicks();
+    for (const QString& key : series_.keys()) redraw(key);
+    rescale();
+}
+
+void RunChart::setLogScale(bool on)
+{
+    if (on == logScale_) return;
+    logScale_ = on;
+    attachValueAxis();
+    freezeTicks();
+    for (const QString& key : series_.keys()) redraw(key);
+    rescale();
+}
+
+void RunChart::attachValueAxis()
+{
+    QAbstractAxis* drop = logScale_ ? static_cast<QAbstractAxis*>(y_) : logY_;
+    QAbstractAxis* use = logScale_ ? static_cast<QAbstractAxis*>(logY_) : y_;
+    for (QLineSeries* s : series_) s->detachAxis(drop);
+    if (chart()->axes(Qt::Vertical).contains(drop)) chart()->removeAxis(drop);
+    if (!chart()->axes(Qt::Vertical).contains(use)) chart()->addAxis(use, Qt::AlignLeft);
+    for (QLineSeries* s : series_) s->attachAxis(use);
+}
+
+QString RunChart::valuesAt(double x) const
+{
+    QStringList lines;
+    double step = qQNaN();
+    for (auto it = series_.cbegin(); it != series_.cend(); ++it) {
+        const QList<QPointF>& raw = raw_.value(it.key());
+        if (raw.isEmpty()) continue;
+        // The point nearest to x (points are in step order).
+        auto at = std::lower_bound(raw.cbegin(), raw.cend(), x, [](const QPointF& p, double v) { return p.x() < v; });
+        if (at == raw.cend() || (at != raw.cbegin() && std::abs((at - 1)->x() - x) < std::abs(at->x() - x))) --at;
+        const int i = int(at - raw.cbegin());
+        const QList<QPointF> shown = it.value()->points();
+        QString value = QString::number(at->y(), 'g', 5);
+        if (smoothing_ > 0 && !logScale_ && i < shown.size())
+            value = tr("%1 (smoothed %2)").arg(value, QString::number(shown[i].y(), 'g', 5));
+        lines << QStringLiteral("%1: %2").arg(it.value()->name().isEmpty() ? it.key() : it.value()->name(), value);
+        step = at->x();
+    }
+    if (lines.isEmpty()) return {};
+    return tr("step %1").arg(step, 0, 'f', 0) + QLatin1Char('\n') + lines.join(QLatin1Char('\n'));
+}
+
+void RunChart::mouseMoveEvent(QMouseEvent* event)
+{
+    QChartView::mouseMoveEvent(event);
+    const QPointF scenePos = mapToScene(event->position().toPoint());
+    const QPointF chartPos = chart()->mapFromScene(scenePos);
+    if (!chart()->plotArea().contains(chartPos) || series_.isEmpty()) {
+        if (!qIsNaN(hoverX_)) {
+            hoverX_ = qQNaN();
+            viewport()->update();
+        }
+        QToolTip::hideText();
+        return;
+    }
+    hoverX_ = chart()->mapToValue(chartPos, series_.first()).x();
+    QToolTip::showText(event->globalPosition().toPoint(), valuesAt(hoverX_), this);
+    viewport()->update();
+}
+
+void RunChart::leaveEvent(QEvent* event)
+{
+    hoverX_ = qQNaN();
+    viewport()->update();
+    QChartView::leaveEvent(event);
+}
+
+void RunChart::drawForeground(QPainter* painter, const QRectF& rect)
+{
+    QChartView::drawForeground(painter, rect);
+    if (qIsNaN(hoverX_) || series_.isEmpty()) return;
+    const QRectF plot = chart()->plotArea();
+    const double x = chart()->mapToPosition(QPointF(hoverX_, logScale_ ? 1 : 0), series_.first()).x();
+    if (x < plot.left() || x > plot.right()) return;
+    painter->save();
+    painter->setPen(QPen(QColor(0, 0, 0, 90), 1, Qt::DashLine));
+    painter->drawLine(chart()->mapToScene(QPointF(x, plot.top())), chart()->mapToScene(QPointF(x, plot.bottom())));
+    painter->restore();
 }
 
 void RunChart::setLegendForOneLine(bool show)
@@ -110,6 +233,7 @@ void RunChart::retainLines(const QStringList& keep)
     for (const QString& key : series_.keys()) {
         if (keep.contains(key)) continue;
         QLineSeries* s = series_.take(key);
+        raw_.remove(key);
         chart()->removeSeries(s);
         delete s;
     }
@@ -138,6 +262,12 @@ QString RunChart::lineName(const QString& key) const
 {
     const QLineSeries* s = series_.value(key);
     return s ? s->name() : QString();
+}
+
+QPen RunChart::linePen(const QString& key) const
+{
+    const QLineSeries* s = series_.value(key);
+    return s ? s->pen() : QPen();
 }
 
 QColor RunChart::lineColor(const QString& key) const
@@ -194,7 +324,7 @@ void RunChart::rescale()
     double y0 = x0, y1 = x1;
     for (const QLineSeries* s : series_) {
         for (const QPointF& p : s->points()) {
-            if (!std::isfinite(p.y())) continue;
+            if (!std::isfinite(p.y()) || (logScale_ && !(p.y() > 0))) continue;
             x0 = std::min(x0, p.x());
             x1 = std::max(x1, p.x());
             y0 = std::min(y0, p.y());
@@ -204,9 +334,16 @@ void RunChart::rescale()
     if (x0 > x1) {
         setAxis(x_, 0, 1, 4, false);
         setAxis(y_, 0, 1, 4, false);
+        logY_->setRange(1, 10);
         return;
     }
     if (x1 - x0 < 1) x1 = x0 + 1;
+    if (logScale_) {
+        // Whole decades around the data, so the labels are powers of ten.
+        setAxis(x_, x0, x1, 4, true);
+        logY_->setRange(std::pow(10.0, std::floor(std::log10(y0))), std::pow(10.0, std::ceil(std::log10(y1) + 1e-9)));
+        return;
+    }
     // A little headroom so a flat line is not glued to the frame.
     // A flat line at 0 (staleness of a synchronous run) gets -1..1, not a range of 1e-6.
     const double pad = (y1 - y0) > 0 ? (y1 - y0) * 0.05 : y0 == 0 ? 1.0 : std::abs(y0) * 0.05;

@@ -43,4 +43,32 @@ QString RunTexts::seconds(double s)
     return tr("%1 s").arg(s, 0, 'f', 2);
 }
 
+RunTexts::Metric RunTexts::metric(const std::string& n)
+{
+    if (n == "loss") return {tr("Loss"), {}, 1};
+    if (n == "step_time") return {tr("Step time"), tr("ms"), 1e3};
+    if (n == "predicted_step_time") return {tr("Predicted step time"), tr("ms"), 1e3};
+    if (n == "samples_per_s") return {tr("Throughput"), tr("samples/s"), 1};
+    if (n == "images_per_s") return {tr("Throughput"), tr("images/s"), 1};
+    if (n == "comm_share") return {tr("Communication share"), tr("%"), 100};
+    if (n == "memory_bytes") return {tr("Memory"), tr("MB"), 1e-6};
+    if (n == "g_loss") return {tr("Generator loss"), {}, 1};
+    if (n == "d_loss") return {tr("Discriminator loss"), {}, 1};
+    if (n == "d_real") return {tr("D(x), real samples"), {}, 1};
+    if (n == "d_fake") return {tr("D(G(z)), generated samples"), {}, 1};
+    if (n == "data_wait") return {tr("Data wait"), tr("ms"), 1e3};
+    if (n == "queue_depth") return {tr("Queue depth"), {}, 1};
+    if (n == "loader_threads") return {tr("Loader threads"), {}, 1};
+    if (n == "prefetch_depth") return {tr("Prefetch depth"), {}, 1};
+    if (n == "staleness") return {tr("Staleness"), tr("G updates"), 1};
+    if (n == "modes_covered") return {tr("Modes covered"), {}, 1};
+    if (n == "high_quality_share") return {tr("High-quality samples"), tr("%"), 100};
+    if (n == "lr_g") return {tr("Generator learning rate"), {}, 1};
+    if (n == "lr_d") return {tr("Discriminator learning rate"), {}, 1};
+    // Another worker's figure: its name with spaces, as a sentence.
+    QString label = QString::fromStdString(n).replace(QLatin1Char('_'), QLatin1Char(' '));
+    if (!label.isEmpty()) label[0] = label[0].toUpper();
+    return {label, {}, 1};
+}
+
 } // namespace tapas

@@ -70,7 +70,11 @@ RunsPanel::RunsPanel(QWidget* parent)
     };
     auto* formLayout = new QVBoxLayout(formBox_);
     formLayout->setContentsMargins(4, 4, 4, 4);
-    formLayout->addWidget(scrolled(form_));
+    formLayout->addWidget(scrolled(form_), 1);
+    // Start Run (and why it refused) stay in view however short the dock: pinned below the
+    // fields that scroll, not at their end (moving them takes them out of the form's layout).
+    formLayout->addWidget(form_->errorLabel());
+    formLayout->addWidget(form_->startButton());
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(stop_);
