@@ -218,24 +218,39 @@
 <context>
     <name>tapas::CostsView</name>
     <message>
-        <location filename="../views/costs/costs_view.cpp" line="+250"/>
+        <location filename="../views/costs/costs_view.cpp" line="+269"/>
         <location line="+43"/>
         <source>Compute</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-63"/>
+        <location line="-84"/>
         <source>%1 · %2: %3 %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+15"/>
-        <source>Plans</source>
+        <location line="+33"/>
+        <source>Step time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Per block</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step time per device of each plan: compute, tensor- and data-parallel communication</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory per device of each plan against the device&apos;s limit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -308,7 +323,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>No plan yet: run Plan ▸ Search… to compare plans.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2158,7 +2173,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanActions</name>
     <message>
-        <location filename="../app/studio/plan_actions.cpp" line="+55"/>
+        <location filename="../app/studio/plan_actions.cpp" line="+57"/>
         <source>Opened the project %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2169,7 +2184,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     </message>
     <message>
         <location line="+4"/>
-        <location line="+254"/>
+        <location line="+264"/>
         <source>Cannot Open Project</source>
         <translation type="unfinished"></translation>
     </message>
