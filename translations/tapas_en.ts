@@ -726,7 +726,7 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>learning rate</source>
+        <source>lr</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -860,7 +860,7 @@
 <context>
     <name>tapas::GraphPresentation</name>
     <message>
-        <location filename="../views/graph/graph_presentation.cpp" line="+149"/>
+        <location filename="../views/graph/graph_presentation.cpp" line="+171"/>
         <location line="+39"/>
         <source>scope %1</source>
         <translation type="unfinished"></translation>
@@ -1946,7 +1946,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
 <context>
     <name>tapas::ModelSummaryView</name>
     <message>
-        <location filename="../views/model_summary_view.cpp" line="+314"/>
+        <location filename="../views/model_summary_view.cpp" line="+304"/>
         <source>Untitled model</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3719,7 +3719,7 @@ Start a new run with the form on the left.</source>
 <context>
     <name>tapas::WelcomeView</name>
     <message>
-        <location filename="../views/welcome_view.cpp" line="+118"/>
+        <location filename="../views/welcome_view.cpp" line="+106"/>
         <source>Tapas Studio</source>
         <translation type="unfinished"></translation>
     </message>

@@ -758,8 +758,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>learning rate</source>
+        <source>lr</source>
         <translation>学习率</translation>
+    </message>
+    <message>
+        <source>learning rate</source>
+        <translation type="vanished">学习率</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -891,7 +895,7 @@
 <context>
     <name>tapas::GraphPresentation</name>
     <message>
-        <location filename="../views/graph/graph_presentation.cpp" line="+149"/>
+        <location filename="../views/graph/graph_presentation.cpp" line="+171"/>
         <location line="+39"/>
         <source>scope %1</source>
         <translation>作用域 %1</translation>
@@ -1985,7 +1989,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
 <context>
     <name>tapas::ModelSummaryView</name>
     <message>
-        <location filename="../views/model_summary_view.cpp" line="+314"/>
+        <location filename="../views/model_summary_view.cpp" line="+304"/>
         <source>Untitled model</source>
         <translation>未命名模型</translation>
     </message>
@@ -3749,7 +3753,7 @@ Start a new run with the form on the left.</source>
 <context>
     <name>tapas::WelcomeView</name>
     <message>
-        <location filename="../views/welcome_view.cpp" line="+118"/>
+        <location filename="../views/welcome_view.cpp" line="+106"/>
         <source>Tapas Studio</source>
         <translation>Tapas Studio</translation>
     </message>
