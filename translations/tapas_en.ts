@@ -218,24 +218,39 @@
 <context>
     <name>tapas::CostsView</name>
     <message>
-        <location filename="../views/costs/costs_view.cpp" line="+250"/>
+        <location filename="../views/costs/costs_view.cpp" line="+269"/>
         <location line="+43"/>
         <source>Compute</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-63"/>
+        <location line="-84"/>
         <source>%1 · %2: %3 %4</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+15"/>
-        <source>Plans</source>
+        <location line="+33"/>
+        <source>Step time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Per block</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step time per device of each plan: compute, tensor- and data-parallel communication</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory per device of each plan against the device&apos;s limit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -308,7 +323,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>No plan yet: run Plan ▸ Search… to compare plans.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -711,7 +726,7 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>learning rate</source>
+        <source>lr</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -845,7 +860,7 @@
 <context>
     <name>tapas::GraphPresentation</name>
     <message>
-        <location filename="../views/graph/graph_presentation.cpp" line="+149"/>
+        <location filename="../views/graph/graph_presentation.cpp" line="+171"/>
         <location line="+39"/>
         <source>scope %1</source>
         <translation type="unfinished"></translation>
@@ -1926,7 +1941,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
 <context>
     <name>tapas::ModelSummaryView</name>
     <message>
-        <location filename="../views/model_summary_view.cpp" line="+314"/>
+        <location filename="../views/model_summary_view.cpp" line="+304"/>
         <source>Untitled model</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2153,7 +2168,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanActions</name>
     <message>
-        <location filename="../app/studio/plan_actions.cpp" line="+55"/>
+        <location filename="../app/studio/plan_actions.cpp" line="+57"/>
         <source>Opened the project %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2164,7 +2179,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     </message>
     <message>
         <location line="+4"/>
-        <location line="+254"/>
+        <location line="+264"/>
         <source>Cannot Open Project</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3704,7 +3719,7 @@ Start a new run with the form on the left.</source>
 <context>
     <name>tapas::WelcomeView</name>
     <message>
-        <location filename="../views/welcome_view.cpp" line="+118"/>
+        <location filename="../views/welcome_view.cpp" line="+106"/>
         <source>Tapas Studio</source>
         <translation type="unfinished"></translation>
     </message>

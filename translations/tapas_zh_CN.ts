@@ -218,7 +218,7 @@
 <context>
     <name>tapas::CostsView</name>
     <message>
-        <location filename="../views/costs/costs_view.cpp" line="+250"/>
+        <location filename="../views/costs/costs_view.cpp" line="+269"/>
         <location line="+43"/>
         <source>Compute</source>
         <translation>计算</translation>
@@ -236,19 +236,38 @@
         <translation type="vanished">权重、梯度、优化器</translation>
     </message>
     <message>
-        <location line="-63"/>
+        <location line="-84"/>
         <source>%1 · %2: %3 %4</source>
         <translation>%1 · %2：%3 %4</translation>
     </message>
     <message>
-        <location line="+15"/>
         <source>Plans</source>
-        <translation>方案</translation>
+        <translation type="vanished">方案</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Step time</source>
+        <translation>步时间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory</source>
+        <translation>内存</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Per block</source>
         <translation>按块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Step time per device of each plan: compute, tensor- and data-parallel communication</source>
+        <translation>每个方案每设备的步时间：计算、张量并行和数据并行通信</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory per device of each plan against the device&apos;s limit</source>
+        <translation>每个方案每设备的内存与设备上限的对比</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -324,7 +343,7 @@
         <translation type="vanished">当前方案按块分解（A3：块 A 的第三个实例，U：独立部分）</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>No plan yet: run Plan ▸ Search… to compare plans.</source>
         <translation>尚无方案：运行“方案 ▸ 搜索…”来比较方案。</translation>
     </message>
@@ -739,8 +758,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>learning rate</source>
+        <source>lr</source>
         <translation>学习率</translation>
+    </message>
+    <message>
+        <source>learning rate</source>
+        <translation type="vanished">学习率</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -872,7 +895,7 @@
 <context>
     <name>tapas::GraphPresentation</name>
     <message>
-        <location filename="../views/graph/graph_presentation.cpp" line="+149"/>
+        <location filename="../views/graph/graph_presentation.cpp" line="+171"/>
         <location line="+39"/>
         <source>scope %1</source>
         <translation>作用域 %1</translation>
@@ -1961,7 +1984,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
 <context>
     <name>tapas::ModelSummaryView</name>
     <message>
-        <location filename="../views/model_summary_view.cpp" line="+314"/>
+        <location filename="../views/model_summary_view.cpp" line="+304"/>
         <source>Untitled model</source>
         <translation>未命名模型</translation>
     </message>
@@ -2189,7 +2212,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanActions</name>
     <message>
-        <location filename="../app/studio/plan_actions.cpp" line="+55"/>
+        <location filename="../app/studio/plan_actions.cpp" line="+57"/>
         <source>Opened the project %1</source>
         <translation>已打开项目 %1</translation>
     </message>
@@ -2200,7 +2223,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     </message>
     <message>
         <location line="+4"/>
-        <location line="+254"/>
+        <location line="+264"/>
         <source>Cannot Open Project</source>
         <translation>无法打开项目</translation>
     </message>
@@ -3730,7 +3753,7 @@ Start a new run with the form on the left.</source>
 <context>
     <name>tapas::WelcomeView</name>
     <message>
-        <location filename="../views/welcome_view.cpp" line="+118"/>
+        <location filename="../views/welcome_view.cpp" line="+106"/>
         <source>Tapas Studio</source>
         <translation>Tapas Studio</translation>
     </message>

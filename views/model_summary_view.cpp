@@ -4,6 +4,7 @@
 #include "views/number_text.h"
 #include "views/op_histogram_model.h"
 #include "views/tensor_list_model.h"
+#include "views/text_style.h"
 
 #include <QDir>
 #include <QEvent>
@@ -41,17 +42,6 @@ void setUpTable(QTableView* t)
     t->setWordWrap(false);
     t->horizontalHeader()->setHighlightSections(false);
     t->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-}
-
-// Captions and the path are secondary text: the window's text colour, softened, so they stay
-// readable in light and dark palettes (the disabled colour is too faint to read).
-void makeQuiet(QLabel* label)
-{
-    QPalette p = label->palette();
-    QColor c = p.color(QPalette::WindowText);
-    c.setAlphaF(0.62f);
-    p.setColor(QPalette::WindowText, c);
-    label->setPalette(p);
 }
 
 QString joined(const std::vector<std::string>& items, const QString& sep)

@@ -1,5 +1,7 @@
 #include "views/welcome_view.h"
 
+#include "views/text_style.h"
+
 #include <QDir>
 #include <QEvent>
 #include <QFileInfo>
@@ -11,20 +13,6 @@
 #include <QVBoxLayout>
 
 namespace tapas {
-
-namespace {
-
-// Secondary text: the window text softened, readable in light and dark palettes alike.
-void makeQuiet(QLabel* label)
-{
-    QPalette p = label->palette();
-    QColor c = p.color(QPalette::WindowText);
-    c.setAlphaF(0.62f);
-    p.setColor(QPalette::WindowText, c);
-    label->setPalette(p);
-}
-
-} // namespace
 
 WelcomeView::WelcomeView(QWidget* parent)
     : QWidget(parent), title_(new QLabel), tagline_(new QLabel), open_(new QPushButton), sample_(new QPushButton),

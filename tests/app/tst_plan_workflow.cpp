@@ -9,6 +9,7 @@
 // and builds what it needs (a search, an override) itself, so any case runs alone.
 #include "app/studio/costs_dock.h"
 #include "app/studio/export_dialog.h"
+#include "app/studio/language_manager.h"
 #include "app/studio/main_window.h"
 #include "app/studio/model_document.h"
 #include "app/studio/plan_actions.h"
@@ -600,6 +601,14 @@ private Q_SLOTS:
         auto* plans = qobject_cast<QBarCategoryAxis*>(costs->timeChart()->chart()->axes(Qt::Vertical).value(0));
         QVERIFY(plans);
         QVERIFY(plans->categories().first().startsWith(QLatin1String("tapas")));
+        // Qt Charts formats tick labels from Latin-1: in Chinese too the unit must survive ("0 ??").
+        QVERIFY(window_->languageManager()->setLanguage(QStringLiteral("zh_CN")));
+        for (QChartView* v : {costs->timeChart(), costs->memoryChart(), costs->blockChart()})
+            for (QAbstractAxis* a : v->chart()->axes())
+                if (auto* value = qobject_cast<QValueAxis*>(a); value && value->isVisible())
+                    QVERIFY2(QString::fromLatin1(value->labelFormat().toLatin1()) == value->labelFormat(),
+                             qPrintable(value->labelFormat()));
+        QVERIFY(window_->languageManager()->setLanguage(QStringLiteral("en")));
     }
 
     void run_form_prefilled_from_open_plan()

@@ -141,11 +141,12 @@ QChart* blocksChart(const QString& title, const QStringList& blocks, const QList
     return chart;
 }
 
-// "%.1f ms": as many decimals as values of this size need to tell ticks apart.
-QString unitFormat(double top, const QString& unit)
+// "%.1f ms": as many decimals as values of this size need to tell ticks apart. The unit is an SI
+// symbol, not translated: Qt Charts formats tick labels from Latin-1 ("毫秒" became "??").
+QString unitFormat(double top, const char* unit)
 {
     const int decimals = top >= 10 ? 0 : top >= 1 ? 1 : 2;
-    return QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f ") + unit;
+    return QStringLiteral("%.") + QString::number(decimals) + QStringLiteral("f ") + QLatin1String(unit);
 }
 
 template <class Value>
@@ -280,10 +281,10 @@ void CostsView::rebuild()
         *activations_ << p.total.activationMemory * kGB;
     }
     replaceChart(timeView_, plansChart(tr("Step time per device"), planNames, {compute_, tpComm_, dpComm_},
-                                       unitFormat(largest(data_.plans, [](const CostTerms& t) { return t.time() * kMs; }), tr("ms")), 0));
+                                       unitFormat(largest(data_.plans, [](const CostTerms& t) { return t.time() * kMs; }), "ms"), 0));
     const double limitGB = data_.memoryLimit * kGB;
     const double memoryTop = std::max(limitGB, largest(data_.plans, [](const CostTerms& t) { return t.memory() * kGB; }));
-    QChart* memory = plansChart(tr("Memory per device"), planNames, {weights_, activations_}, unitFormat(memoryTop, tr("GB")), limitGB);
+    QChart* memory = plansChart(tr("Memory per device"), planNames, {weights_, activations_}, unitFormat(memoryTop, "GB"), limitGB);
     limit_ = nullptr;
     if (limitGB > 0 && !data_.plans.empty()) {
         // The limit crosses the whole plot: the bars' value axis, its own hidden 0..1 axis across.
@@ -328,7 +329,7 @@ void CostsView::rebuild()
     double blockTop = 0;
     for (const CostTerms& t : data_.perBlock) blockTop = std::max(blockTop, (t.compute + t.tpComm + t.dpComm) * kMs);
     replaceChart(blockView_, blocksChart(tr("Step time per block, current plan"), blockNames, {blockCompute_, blockComm_},
-                                         unitFormat(blockTop, tr("ms"))));
+                                         unitFormat(blockTop, "ms")));
     connectTooltips(blockCompute_, blockComm_, nullptr, blockNames, tr("ms"));
 
     fitToSize();

@@ -12,6 +12,28 @@ namespace tapas {
 
 namespace {
 
+// An instance's own scope at the depth of its class's scope (the class keeps its first
+// instance's, "/transformer/h.0"): the first scoped node's path cut to as many components.
+// Constant work per box, unlike commonScope over every node: boxes are built on the GUI thread.
+std::string instanceScope(const Graph& g, const BlockClass& c, const BlockInstance& inst)
+{
+    if (c.scope.empty()) return {};
+    const auto separators = std::count(c.scope.begin(), c.scope.end(), '/');
+    for (NodeId n : inst.nodes) {
+        const Node& node = g.node(n);
+        const std::string path = node.scope.empty() ? scopeFromNodeName(node.name) : node.scope;
+        if (path.empty()) continue;
+        // Cut before the separator after the class's last component.
+        size_t at = std::string::npos;
+        for (std::ptrdiff_t k = 0, from = 0; k <= separators; ++k, from = std::ptrdiff_t(at) + 1) {
+            at = path.find('/', size_t(from));
+            if (at == std::string::npos) break;
+        }
+        return at == std::string::npos ? path : path.substr(0, at);
+    }
+    return {};
+}
+
 QString tr(const char* s)
 {
     return QCoreApplication::translate("tapas::GraphPresentation", s);
@@ -184,7 +206,7 @@ void GraphPresentation::buildBlocks(const Graph& g, const FoldedGraph& folded, c
                                 .arg(c.nodesPerInstance)
                                 .arg(groupedCount(c.paramsPerInstance))};
             // The instance's own scope: the class's is its first instance's.
-            if (const std::string scope = commonScope(g, c.instances[size_t(i)].nodes); !scope.empty())
+            if (const std::string scope = instanceScope(g, c, c.instances[size_t(i)]); !scope.empty())
                 tip << tr("scope %1").arg(QString::fromStdString(scope));
             tip << tr("Double-click, click ⊕ or press Enter to expand");
             it.tooltip = tip.join(QLatin1Char('\n'));

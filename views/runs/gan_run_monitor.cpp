@@ -215,7 +215,7 @@ void GanRunMonitor::retranslateCharts()
     quality_->setTitle(tr("Mode coverage and sample quality"));
     quality_->setAxisTitles(step, tr("modes, %"));
     lr_->setTitle(tr("Learning rates"));
-    lr_->setAxisTitles(step, tr("learning rate"));
+    lr_->setAxisTitles(step, tr("lr")); // the chart's title says what; a long vertical title elides
     smoothingLabel_->setText(tr("Smoothing: %1").arg(smoothing(), 0, 'f', 2));
     settings_->setHeaderLabels({tr("Setting"), tr("Value")});
     tabs_->setTabText(0, tr("Samples"));

@@ -94,7 +94,7 @@ void RunMonitor::refreshRankOutput(bool reset)
     if (!record_ || logSource_->currentIndex() <= 0) return;
     const int rank = logSource_->currentData().toInt();
     QFile f(QDir(record_->dir()).filePath(QStringLiteral("logs/rank-%1.log").arg(rank)));
-    if (!f.open(QIODevice::ReadOnly)) {
+    if (!f.open(QIODevice::ReadOnly) || f.size() == 0) {
         if (rankLogOffset_ == 0 && rankLog_->document()->isEmpty())
             rankLog_->setPlainText(tr("Rank %1 has written no output yet.").arg(rank));
         return;
