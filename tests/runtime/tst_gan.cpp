@@ -319,7 +319,7 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
         QTest::newRow("unknown data set") << QStringList{QStringLiteral("--data"), QStringLiteral("ring9")}
-                                          << QStringLiteral("unknown data set 'ring9'");
+                                          << QStringLiteral("option --data: 'ring9' is not ring8, grid25, shapes or folder");
         QTest::newRow("missing folder") << QStringList{QStringLiteral("--data-dir"), QStringLiteral("/nonexistent/pics")}
                                         << QStringLiteral("image folder '/nonexistent/pics' does not exist");
         QTest::newRow("empty folder") << QStringList{QStringLiteral("--data-dir"), QStringLiteral("@EMPTY@")}
