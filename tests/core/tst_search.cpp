@@ -524,9 +524,9 @@ private slots:
         QVERIFY2(wall < 2.0, qPrintable(QStringLiteral("ilp ran %1 s with a 0.05 s limit").arg(wall)));
     }
 
-    // Search time is linear in the chain's length: a 200k-node Relu chain searches in under 2 s
-    // of one core (it took over 60 s when the fold was quadratic; 0.9 s now), and its time per
-    // node is within 2x of a 25k chain's.
+    // Search time is linear in the chain's length: a 200k-node Relu chain's CPU time per node is
+    // within 2x of a 25k chain's (a quadratic part makes it 8x; the fold's made it 60 s at 200k).
+    // The absolute figure (under 2 s) is a target of `tapas bench search --chain`, not of a test.
     void long_chain_searches_in_linear_time()
     {
         auto cpuSeconds = [] {
@@ -552,7 +552,6 @@ private slots:
         };
         const double small = best(25000), large = best(200000);
         qInfo("TAPAS on a Relu chain: 25k nodes %.3f s, 200k nodes %.3f s (CPU)", small, large);
-        QVERIFY2(large < 2.0, qPrintable(QString::number(large)));
         QVERIFY2(large / 8 < 2 * small, qPrintable(QStringLiteral("%1 s per 25k nodes at 200k vs %2 s at 25k").arg(large / 8).arg(small)));
     }
 
