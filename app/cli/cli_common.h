@@ -3,6 +3,7 @@
 // the importer's error printed to stderr (exit code 2), and the --json / text output switch.
 #include "core/ir/graph.h"
 #include "core/ir/shape.h"
+#include "core/util/result.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>

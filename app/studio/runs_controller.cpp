@@ -28,11 +28,15 @@ QString envRoot()
 RunsController::RunsController(RunsPanel* panel, QObject* parent)
     : QObject(parent), panel_(panel), root_(defaultRunsRoot())
 {
-    connect(panel_, &RunsPanel::launchRequested, this, [this](const protocol::RunSpec& spec) { launch(spec); });
+    // Requests from the dock: launch(), resume() and follow() report every failure to the dock
+    // themselves (message()), so their results have nothing left to tell here.
+    connect(panel_, &RunsPanel::launchRequested, this,
+            [this](const protocol::RunSpec& spec) { static_cast<void>(launch(spec)); });
     connect(panel_, &RunsPanel::stopRequested, this, &RunsController::stop);
-    connect(panel_, &RunsPanel::resumeRequested, this, [this](const QString& id) { resume(id); });
+    connect(panel_, &RunsPanel::resumeRequested, this, [this](const QString& id) { static_cast<void>(resume(id)); });
     connect(panel_, &RunsPanel::refreshRequested, this, &RunsController::refresh);
-    connect(panel_, &RunsPanel::followDirectoryRequested, this, [this](const QString& dir) { follow(dir); });
+    connect(panel_, &RunsPanel::followDirectoryRequested, this,
+            [this](const QString& dir) { static_cast<void>(follow(dir)); });
     connect(panel_, &RunsPanel::runsSelected, this, &RunsController::loadHistories);
     refresh();
 }
@@ -169,9 +173,12 @@ void RunsController::stop(const QString& id)
 Status RunsController::resume(const QString& id)
 {
     const protocol::RunSummary* run = panel_->listModel()->run(id);
-    if (!run) return Status::failure(tr("No run %1 in the list.").arg(id).toStdString());
-    if (runtime::RunLauncher* l = launcher(id); l && l->isRunning())
-        return Status::failure(tr("Run %1 is still running.").arg(id).toStdString());
+    auto refuse = [this](const QString& why) {
+        Q_EMIT message(2, why);
+        return Status::failure(why.toStdString());
+    };
+    if (!run) return refuse(tr("No run %1 in the list.").arg(id));
+    if (runtime::RunLauncher* l = launcher(id); l && l->isRunning()) return refuse(tr("Run %1 is still running.").arg(id));
     const QString dir = QString::fromStdString(run->dir);
     auto req = runtime::RunLauncher::resumeRequest(dir);
     if (!req) {

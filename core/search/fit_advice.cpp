@@ -63,7 +63,9 @@ Result<FitAdvice> adviseFit(const Searcher& searcher, const SearchRequest& reque
         if (!f) return Result<FitAdvice>::failure(f.error());
         (*f ? hi : lo) = mid;
     }
-    fitsOn(searcher, request, hi, limit, &a.mesh);
+    // Once more at the answer for its mesh: the last probe may have been another node count.
+    Result<bool> fits = fitsOn(searcher, request, hi, limit, &a.mesh);
+    if (!fits) return Result<FitAdvice>::failure(fits.error());
     a.devices = hi * request.cluster.devicesPerNode;
     return a;
 }

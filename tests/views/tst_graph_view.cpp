@@ -12,7 +12,6 @@
 #include "views/graph/graph_scene.h"
 #include "views/graph/graph_search.h"
 #include "views/graph/graph_view.h"
-#include "views/graph/layout_job.h"
 #include "views/graph/node_item.h"
 #include "views/inspector_view.h"
 
