@@ -2,6 +2,9 @@
 
 #include "views/number_text.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace tapas {
 
 BlocksModel::BlocksModel(QObject* parent) : QAbstractItemModel(parent) {}
@@ -38,6 +41,10 @@ void BlocksModel::addTreeItems(int treeClass, int parentItem)
     const FoldTree& tree = folded_->tree;
     for (int child : tree.classes[size_t(treeClass)].children) {
         if (!listed(child)) continue;
+        const FoldTreeClass& cls = tree.classes[size_t(child)];
+        if (cls.level == FoldLevel::SubBlock) ordinal_[size_t(child)] = ++partsShown_[size_t(treeClass)];
+        else if (cls.level == FoldLevel::Block) ordinal_[size_t(child)] = cls.shapesDiffer ? ++sharedShown_ : 0;
+        else ordinal_[size_t(child)] = ++levelShown_[int(cls.level)];
         Item item;
         item.parent = parentItem;
         item.treeClass = child;
@@ -79,8 +86,9 @@ void BlocksModel::rebuild()
         if (holdsRepeat_[c] && cls.parent >= 0) holdsRepeat_[size_t(cls.parent)] = 1;
     }
     ordinal_.assign(tree.classes.size(), 0);
-    int perLevel[5] = {0, 0, 0, 0, 0};
-    for (const FoldTreeClass& cls : tree.classes) ordinal_[size_t(cls.id)] = ++perLevel[int(cls.level)];
+    partsShown_.assign(tree.classes.size(), 0);
+    std::fill(std::begin(levelShown_), std::end(levelShown_), 0);
+    sharedShown_ = 0;
     addTreeItems(0, -1);
 }
 
@@ -152,6 +160,11 @@ int BlocksModel::columnCount(const QModelIndex&) const
 
 QString BlocksModel::nameOf(const Item& item) const
 {
+    if (item.treeClass >= 0) {
+        const FoldTreeClass& c = folded_->tree.classes[size_t(item.treeClass)];
+        // One module applied to inputs of other shapes: several block classes, one repeat.
+        if (c.level == FoldLevel::Block && c.shapesDiffer) return tr("Shared-weight block %1").arg(ordinal_[size_t(item.treeClass)]);
+    }
     if (item.treeClass < 0 || folded_->tree.classes[size_t(item.treeClass)].level == FoldLevel::Block)
         return style_.name(item.blockClass);
     const int n = ordinal_[size_t(item.treeClass)];
@@ -171,16 +184,20 @@ QVariant BlocksModel::data(const QModelIndex& index, int role) const
     int nodes = 0;
     std::string scope;
     int level = int(FoldLevel::Block);
+    int64_t total = 0;
     if (item.treeClass >= 0) {
         const FoldTreeClass& c = folded_->tree.classes[size_t(item.treeClass)];
-        count = int64_t(c.instances.size());
+        // A nested class counts per occurrence of its parent (a Swin pair's 2 attention parts,
+        // not the 6 of all 3 pairs): every parent occurrence holds the same children.
+        total = count = int64_t(c.instances.size());
+        if (c.parent >= 0) count /= std::max<int64_t>(1, int64_t(folded_->tree.classes[size_t(c.parent)].instances.size()));
         nodes = c.nodesPerInstance;
         params = c.paramsPerInstance;
         scope = c.scope;
         level = int(c.level);
     } else {
         const BlockClass& c = folded_->classes[size_t(item.blockClass)];
-        count = int64_t(c.instances.size());
+        total = count = int64_t(c.instances.size());
         nodes = c.nodesPerInstance;
         params = c.paramsPerInstance;
         scope = c.scope;
@@ -213,7 +230,7 @@ QVariant BlocksModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         return tr("%1: %2 instances of %3 nodes, %4 parameters each")
             .arg(nameOf(item))
-            .arg(count)
+            .arg(total)
             .arg(nodes)
             .arg(groupedCount(params));
     case ClassIdRole: return item.blockClass;

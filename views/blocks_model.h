@@ -64,7 +64,12 @@ private:
     std::vector<Item> items_;
     std::vector<int> top_;        // item indices of the top-level rows
     std::vector<char> holdsRepeat_; // by tree class: repeats or has a repeated descendant
-    std::vector<int> ordinal_;    // by tree class: 1-based number among its level's classes
+    // By tree class: 1-based number among the listed classes of its level, in the order shown
+    // (a sub-block among its block's parts), so that hidden classes leave no gaps.
+    std::vector<int> ordinal_;
+    std::vector<int> partsShown_; // by tree class: its sub-block classes numbered so far
+    int levelShown_[5] = {0, 0, 0, 0, 0};
+    int sharedShown_ = 0; // shared-weight blocks (a tied class of several shapes) numbered so far
     bool includeSingletons_ = false;
 };
 

@@ -246,9 +246,16 @@ private:
 
     int64_t params(const Proto& p) const
     {
-        if (p.level == FoldLevel::Block) return classAt(p.chainBegin).paramsPerInstance;
-        // Above a block, a weight that several blocks read (a tied module) counts once.
-        return parametersRead(g_, nodesOf(p));
+        if (p.level == FoldLevel::SubBlock) return parametersRead(g_, nodesOf(p));
+        // Blocks read their own weights, except the applications of a tied module, whose shared
+        // weights count once: only then is the (slower) count over the nodes needed.
+        int64_t total = 0;
+        bool tied = false;
+        for (int b = p.chainBegin; b < p.chainEnd; ++b) {
+            total += classAt(b).paramsPerInstance;
+            tied = tied || marks_[size_t(b)].tied;
+        }
+        return tied ? parametersRead(g_, nodesOf(p)) : total;
     }
 
     std::string scopeOf(const Proto& p) const

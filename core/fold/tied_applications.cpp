@@ -45,13 +45,15 @@ public:
 
 private:
     // A parameter, or Identity(parameter): how exporters alias one weight read by several layers.
+    // A scalar is no module's weight (a scale or an eps that every level reads alike).
     bool weight(TensorId t) const
     {
-        const Tensor& tensor = g_.tensor(t);
-        if (tensor.isParameter()) return true;
-        if (tensor.producer == kNoNode) return false;
-        const Node& p = g_.node(tensor.producer);
-        return p.opType == "Identity" && p.input(0) != kNoTensor && g_.tensor(p.input(0)).isParameter();
+        const Tensor* tensor = &g_.tensor(t);
+        if (!tensor->isParameter() && tensor->producer != kNoNode) {
+            const Node& p = g_.node(tensor->producer);
+            if (p.opType == "Identity" && p.input(0) != kNoTensor) tensor = &g_.tensor(p.input(0));
+        }
+        return tensor->isParameter() && tensor->storedElements() > 1;
     }
 
     bool activation(TensorId t) const
@@ -162,6 +164,36 @@ private:
                 }
             }
         }
+        // Keep what reads the tied weights and what lies between such nodes: the weightless tail
+        // (a norm's arithmetic after a shared embedding) belongs to whatever reads it next, such
+        // as the first layer of a stack, which must stay a twin of the layers after it. Positions
+        // are in topological order (a node joins after all its producers).
+        std::vector<char> needed(copies[0].size(), 0);
+        for (size_t p = copies[0].size(); p-- > 0;) {
+            const Node& node = g_.node(copies[0][p]);
+            bool need = false;
+            for (TensorId t : node.inputs) need = need || (t != kNoTensor && weight(t));
+            for (TensorId t : node.outputs) {
+                if (t == kNoTensor) continue;
+                for (NodeId c : g_.tensor(t).consumers)
+                    if (copyOf_[size_t(c)] == 0 && needed[size_t(positionOf_[size_t(c)])]) need = true;
+            }
+            needed[p] = char(need);
+        }
+        for (size_t i = 0; i < k; ++i) {
+            size_t kept = 0;
+            for (size_t p = 0; p < copies[i].size(); ++p) {
+                if (needed[p]) {
+                    copies[i][kept++] = copies[i][p];
+                    continue;
+                }
+                copyOf_[size_t(copies[i][p])] = -1;
+                positionOf_[size_t(copies[i][p])] = -1;
+            }
+            copies[i].resize(kept);
+        }
+        for (size_t i = 0; i < k; ++i)
+            for (size_t p = 0; p < copies[i].size(); ++p) positionOf_[size_t(copies[i][p])] = int(p);
         TiedGroup group;
         if (copies[0].size() >= 2) {
             uint64_t sig = hashMix(0x71edULL, copies[0].size());

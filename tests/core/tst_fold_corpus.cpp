@@ -47,9 +47,11 @@ const CorpusModel* findModel(const std::vector<CorpusModel>& corpus, const QStri
 const std::map<QString, const char*>& knownGaps()
 {
     static const std::map<QString, const char*> gaps = {
-        // Iterations 2-12 fold as 11 slabs of levels; the first shares its levels with the
-        // correlation pyramid and reads the initial state at other depths.
-        {"raft_small.onnx", "the first of the 12 iterations lies at other depths: 11 fold"},
+        // Iterations 2-12 fold as 11 slabs of levels. The first reads the initial coordinates,
+        // which are constants: its flow branch and coordinate arithmetic are shape arithmetic
+        // (meta nodes) to the fold, so it is not the same subgraph, and what remains shares its
+        // levels with the correlation pyramid.
+        {"raft_small.onnx", "the first of the 12 iterations computes its flow from constants: 11 fold"},
     };
     return gaps;
 }
