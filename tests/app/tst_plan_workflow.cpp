@@ -128,6 +128,16 @@ private:
         return loaded.wait(kLoadTimeoutMs);
     }
 
+    // Ticks tapas, megatron and dp in the Search dialog, and nothing else.
+    static void checkThreeSearchers(SearchDialog* d)
+    {
+        for (const auto& s : searchers()) {
+            const QString name = QString::fromStdString(s->name());
+            d->searcherBox(name)->setChecked(name == QLatin1String("tapas") || name == QLatin1String("megatron") ||
+                                             name == QLatin1String("dp"));
+        }
+    }
+
     // Runs tapas, megatron and dp from the Search dialog on the a100x8 preset, letting the
     // search pick the mesh, and waits for their three results.
     void searchThree()
@@ -137,11 +147,7 @@ private:
         QVERIFY(d->isVisible());
         QVERIFY(d->clusterEditor()->selectPreset(QStringLiteral("a100x8")));
         d->meshCombo()->setCurrentIndex(0); // "let the search pick"
-        for (const auto& s : searchers()) {
-            const QString name = QString::fromStdString(s->name());
-            d->searcherBox(name)->setChecked(name == QLatin1String("tapas") || name == QLatin1String("megatron") ||
-                                             name == QLatin1String("dp"));
-        }
+        checkThreeSearchers(d);
         QSignalSpy finished(d, &SearchDialog::searchFinished);
         QTest::mouseClick(d->runButton(), Qt::LeftButton);
         QVERIFY(finished.wait(kSearchTimeoutMs));
@@ -239,11 +245,7 @@ private Q_SLOTS:
         QVERIFY(d->clusterEditor()->selectPreset(QStringLiteral("a100x8")));
         QCOMPARE(d->meshCombo()->currentIndex(), 0); // "let the search pick"
         QVERIFY(d->meshCombo()->count() > 1);        // and the preset's meshes
-        for (const auto& s : searchers()) {
-            const QString name = QString::fromStdString(s->name());
-            d->searcherBox(name)->setChecked(name == QLatin1String("tapas") || name == QLatin1String("megatron") ||
-                                             name == QLatin1String("dp"));
-        }
+        checkThreeSearchers(d);
         QSignalSpy finished(d, &SearchDialog::searchFinished);
         QTest::mouseClick(d->runButton(), Qt::LeftButton);
         QVERIFY(d->isRunning());
