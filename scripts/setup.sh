@@ -33,6 +33,8 @@ packages=(
   xvfb xauth imagemagick shellcheck clang libclang-rt-14-dev
   # libtorch calls the system BLAS: with only the reference one its fp32 GEMM runs ~18x slower.
   libopenblas0-pthread
+  # ParaGAN's real image set (--data fashion-mnist), read through zlib from its gzip'd IDX files.
+  zlib1g-dev dataset-fashion-mnist
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #include "runtime/gan/gan_data.h"
 
+#include "runtime/gan/fashion_mnist.h"
 #include "runtime/gan/gan_image_io.h"
 
 #include <algorithm>
@@ -29,12 +30,19 @@ std::vector<Point2> mixtureModes(const std::string& name)
 {
     std::vector<Point2> m;
     if (name == "ring8") {
-        for (int i = 0; i < 8; ++i) m.push_back({2.0 * std::cos(2 * M_PI * i / 8), 2.0 * std::sin(2 * M_PI * i / 8)});
+        for (int i = 0; i < 8; ++i) m.push_back({std::cos(2 * M_PI * i / 8), std::sin(2 * M_PI * i / 8)});
     } else if (name == "grid25") {
         for (int i = -2; i <= 2; ++i)
             for (int j = -2; j <= 2; ++j) m.push_back({2.0 * i, 2.0 * j});
     }
     return m;
+}
+
+double mixtureStdOf(const std::string& name)
+{
+    if (name == "ring8") return 0.01;
+    if (name == "grid25") return 0.05;
+    return 0;
 }
 
 MixtureQuality evaluateMixture(const std::vector<float>& xy, const std::vector<Point2>& modes, double stddev)
@@ -56,11 +64,15 @@ MixtureQuality evaluateMixture(const std::vector<float>& xy, const std::vector<P
         if (best <= r2) { ++good; ++q.perMode[arg]; }
     }
     q.highQualityShare = double(good) / double(n);
-    // PacGAN's criterion (Lin et al. 2018, after VEEGAN): a mode counts as covered when at least
-    // 20 of every 2500 samples (0.8%) lie within 3 standard deviations of it.
-    const double need = double(n) * 20.0 / 2500.0;
-    for (int c : q.perMode)
-        if (c >= need && c > 0) ++q.modesCovered;
+    for (int c : q.perMode) {
+        if (c == 0) continue;
+        ++q.modesCovered;
+        const double p = double(c) / double(good);
+        q.reverseKl += p * std::log(p * double(modes.size()));
+    }
+    // No high-quality sample at all: the histogram is undefined; report the worst case a single
+    // mode would give rather than a perfect 0.
+    if (good == 0) q.reverseKl = std::log(double(modes.size()));
     return q;
 }
 
@@ -249,6 +261,7 @@ Result<std::unique_ptr<DataSource>> makeDataSource(const GanOptions& o, unsigned
     if (o.data == "ring8" || o.data == "grid25")
         return std::unique_ptr<DataSource>(new MixtureSource(o.data, o.mixtureStd, seed));
     if (o.data == "shapes") return std::unique_ptr<DataSource>(new ShapesSource(o.resolution, seed));
+    if (o.data == "fashion-mnist") return makeFashionMnistSource(o.dataDir, seed);
     if (o.data == "folder") return makeFolder(o, seed);
     return R::failure("unknown data set '" + o.data + "' (known: ring8, grid25, shapes, folder)");
 }

@@ -375,7 +375,7 @@ LayoutChoice probeLayout(const ModelSpec& base, int batch, const std::string& la
     c.measured = true;
     auto timeOne = [&](bool channelsLast, bool padded) {
         ModelSpec s = base;
-        s.dInChannels = padded ? 4 : 3;
+        s.dInChannels = base.outChannels + (padded ? 1 : 0);
         torch::manual_seed(7);
         auto g = makeGenerator(s);
         auto d = makeDiscriminator(s);

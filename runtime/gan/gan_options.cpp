@@ -1,5 +1,6 @@
 #include "runtime/gan/gan_options.h"
 
+#include "runtime/gan/gan_data.h"
 #include "runtime/protocol/metrics_token.h"
 #include "runtime/worker_options.h"
 
@@ -52,7 +53,7 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
     bool staticPipeline = false;
     using Open = WorkerOptions::Open;
     WorkerOptions w;
-    w.choice("--data", &o.data, {"ring8", "grid25", "shapes", "folder"})
+    w.choice("--data", &o.data, {"ring8", "grid25", "shapes", "fashion-mnist", "folder"})
         .custom("--data-dir",
                 [&o](const std::string& v) {
                     if (v.empty()) return Status::failure("'' is not a folder");
@@ -60,6 +61,14 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
                     std::error_code ec;
                     const std::filesystem::path abs = std::filesystem::absolute(v, ec);
                     o.dataDir = ec ? v : abs.lexically_normal().string();
+                    return Status::success();
+                })
+        .custom("--classifier-cache",
+                [&o](const std::string& v) {
+                    if (v.empty()) return Status::failure("'' is not a file name");
+                    std::error_code ec;
+                    const std::filesystem::path abs = std::filesystem::absolute(v, ec);
+                    o.classifierCache = ec ? v : abs.lexically_normal().string();
                     return Status::success();
                 })
         .number("--mixture-std", &o.mixtureStd, 0, 10, Open::Min)
@@ -118,12 +127,13 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
 
 Status applyPresetAndCheck(GanOptions& o)
 {
-    if (!oneOf(o.data, {"ring8", "grid25", "shapes", "folder"}))
-        return Status::failure("unknown data set '" + o.data + "' (known: ring8, grid25, shapes, folder with --data-dir)");
+    if (!oneOf(o.data, {"ring8", "grid25", "shapes", "fashion-mnist", "folder"}))
+        return Status::failure("unknown data set '" + o.data + "' (known: ring8, grid25, shapes, fashion-mnist, folder with --data-dir)");
     if (o.data == "folder" && o.dataDir.empty())
         return Status::failure("data set 'folder' needs --data-dir <folder of PNG/JPEG images>");
     const bool mixture = o.data == "ring8" || o.data == "grid25";
     if (o.model.empty()) o.model = mixture ? "mlp" : "dcgan";
+    if (mixture && o.mixtureStd == 0) o.mixtureStd = mixtureStdOf(o.data);
     if (!oneOf(o.model, {"mlp", "dcgan", "biggan"}))
         return Status::failure("unknown model '" + o.model + "' (known: mlp, dcgan, biggan)");
     if (mixture != (o.model == "mlp"))
@@ -173,12 +183,17 @@ Status applyPresetAndCheck(GanOptions& o)
     // the images models judge single samples.
     if (o.pack == 0) o.pack = o.model == "mlp" ? 4 : 1;
     if (o.sampleEvery < 0) o.sampleEvery = 50;
-    if (o.metricEvery < 0) o.metricEvery = o.sampleEvery;
+    // Fashion-MNIST's quality measurement generates and classifies 10,000 images (seconds), so by
+    // default it runs once, at the end; the mixtures' is cheap and runs with every sample.
+    if (o.metricEvery < 0) o.metricEvery = o.data == "fashion-mnist" ? 0 : o.sampleEvery;
     o.presetApplied = true;
 
     if (Status s = checkSide("g", o.g); !s) return s;
     if (Status s = checkSide("d", o.d); !s) return s;
     if (!oneOf(o.loss, {"bce", "hinge"})) return Status::failure("unknown loss '" + o.loss + "' (known: bce, hinge)");
+    if (o.data == "fashion-mnist" && o.resolution != 32)
+        return Status::failure("option --resolution: Fashion-MNIST trains at 32 px (its 28 px images padded), not " +
+                               std::to_string(o.resolution));
     if (o.model != "mlp" && o.resolution != 32 && o.resolution != 64)
         return Status::failure("option --resolution: " + std::to_string(o.resolution) + " is not 32 or 64");
     if (o.width < 4 || o.width > 1024) return Status::failure("option --width: must lie in [4, 1024]");
@@ -206,7 +221,7 @@ Status applyPresetAndCheck(GanOptions& o)
 std::string ganUsage()
 {
     return "usage: mpirun -np N tapas-worker gan [options]   (docs/paragan.md)\n"
-           "  --data ring8|grid25|shapes|folder  --data-dir DIR  --mixture-std S\n"
+           "  --data ring8|grid25|shapes|fashion-mnist|folder  --data-dir DIR  --mixture-std S  --classifier-cache FILE\n"
            "  --model mlp|dcgan|biggan  --resolution 32|64  --width C  --z-dim Z  --self-attention\n"
            "  --ema DECAY  --loss bce|hinge  --pack M  --steps N  --batch LOCAL | --global-batch G  --d-steps N\n"
            "  --lr-g/--lr-d LR  --beta1-g/--beta2-g/--beta1-d/--beta2-d B  --warmup-g/--warmup-d N\n"

@@ -20,9 +20,11 @@ struct SidePolicy {
 
 struct GanOptions {
     // data
-    std::string data = "ring8";   // ring8 | grid25 | shapes | folder
-    std::string dataDir;          // folder data set: PNG/JPEG files, optionally in class sub-folders
-    double mixtureStd = 0.05;     // standard deviation of each Gaussian of ring8 / grid25
+    std::string data = "ring8";   // ring8 | grid25 | shapes | fashion-mnist | folder
+    std::string dataDir;          // folder data set: PNG/JPEG files, optionally in class sub-folders;
+                                  // fashion-mnist: the IDX files (empty: Debian's package folder)
+    std::string classifierCache;  // fashion-mnist quality classifier file (empty: the user cache)
+    double mixtureStd = 0;        // standard deviation of each Gaussian of ring8 / grid25 (0: PacGAN's)
     // model
     std::string model;            // mlp | dcgan | biggan (empty: the data set's preset)
     int resolution = 32;          // 32 | 64 (image models)
@@ -57,7 +59,7 @@ struct GanOptions {
     std::string metricsToken;
     int checkpointEvery = 0;
     int sampleEvery = -1;         // -1: preset (every 50 steps); 0: only at the end
-    int metricEvery = -1;         // mixture evaluation (-1: = sampleEvery)
+    int metricEvery = -1;         // quality evaluation (-1: preset; 0: only at the end)
     bool resume = false;
     unsigned long long seed = 1234;
     int threads = 0;              // torch intra-op threads (0: leave as is)

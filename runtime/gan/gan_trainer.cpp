@@ -5,6 +5,7 @@
 #include "runtime/gan/gan_models.h" // torch first: Qt-free TU, but keep the house order
 
 #include "runtime/checkpoint_writer.h"
+#include "runtime/gan/fashion_quality.h"
 #include "runtime/gan/gan_checkpoint.h"
 #include "runtime/gan/gan_image_io.h"
 #include "runtime/gan/gan_pipeline.h"
@@ -105,6 +106,7 @@ private:
     void applyPendingG(StepFigures& f);
     void report(int stepsDone, const StepFigures& f, double stepTime);
     void evaluate(int stepsDone, bool final);
+    void evaluateImages(int stepsDone, GeneratorNet& gen);
     Status checkpoint(int stepsDone);
     Status loadCheckpoint(const std::string& dir);
     int failRecord(); // the sink could not write: every rank ends, rank 0 records why
@@ -133,6 +135,8 @@ private:
     bool asyncOn_ = false;
     torch::Tensor fixedZ_, fixedY_;
     double lrG_ = 0, lrD_ = 0;
+    std::unique_ptr<FashionQuality> quality_; // rank 0, Fashion-MNIST only, opened at the first evaluation
+    std::string qualityError_;
 };
 
 torch::Tensor GanTrainer::noise(int64_t n, uint64_t a, uint64_t b)
@@ -210,7 +214,8 @@ Status GanTrainer::setUp()
     } else if (o_.model != "mlp") {
         float choice[2] = {0, 0};
         if (rank_ == 0) {
-            layout_ = probeLayout(spec_, std::min(scale_.localBatch, 32), o_.layout, o_.channelPad);
+            // Padding 3 channels to 4 aligns RGB pixels for vector loads; a greyscale set has nothing to pad.
+            layout_ = probeLayout(spec_, std::min(scale_.localBatch, 32), o_.layout, data_.channels() == 3 ? o_.channelPad : "off");
             choice[0] = layout_.channelsLast ? 1.f : 0.f;
             choice[1] = layout_.padChannels ? 1.f : 0.f;
         }
@@ -256,7 +261,7 @@ Status GanTrainer::setUp()
     ps.ioLatencyMs = o_.ioLatencyMs;
     pipeline_ = std::make_unique<DataPipeline>(data_, scale_.localBatch, rank_, ranks_, ps, dataStart_);
 
-    const int64_t nFixed = data_.isMixture() ? 2000 : 64;
+    const int64_t nFixed = data_.isMixture() ? kMixtureEvalSamples : 64;
     auto gen = at::detail::createCPUGenerator(mixSeed(o_.seed, 0xf1ed));
     fixedZ_ = torch::randn({nFixed, spec_.zDim}, gen);
     fixedY_ = torch::arange(nFixed, torch::kLong).remainder(std::max(1, spec_.numClasses));
@@ -432,7 +437,10 @@ void GanTrainer::report(int stepsDone, const StepFigures& f, double stepTime)
 
 void GanTrainer::evaluate(int stepsDone, bool final)
 {
-    if (rank_ != 0 || (o_.runDir.empty() && !data_.isMixture())) return;
+    if (rank_ != 0) return;
+    const bool metricDue = final || (o_.metricEvery > 0 && stepsDone % o_.metricEvery == 0);
+    const bool sampleDue = !o_.runDir.empty() && (final || (o_.sampleEvery > 0 && stepsDone % o_.sampleEvery == 0));
+    if (!metricDue && !sampleDue) return;
     auto& gen = ema_ ? ema_ : g_;
     gen->eval(); // eval: no batch-norm statistics or spectral-norm state changes on rank 0 only
     torch::Tensor out;
@@ -440,14 +448,16 @@ void GanTrainer::evaluate(int stepsDone, bool final)
         torch::NoGradGuard ng;
         out = gen->forward(fixedZ_, fixedY_).contiguous();
     }
-    gen->train();
     std::vector<float> v(out.data_ptr<float>(), out.data_ptr<float>() + out.numel());
-    if (data_.isMixture()) {
+    if (metricDue && data_.isMixture()) {
         const MixtureQuality q = evaluateMixture(v, mixtureModes(data_.name()), o_.mixtureStd);
         emit(protocol::MetricsEvent::metricEvent(stepsDone, {{"modes_covered", double(q.modesCovered)},
-                                                             {"high_quality_share", q.highQualityShare}}));
+                                                             {"high_quality_share", q.highQualityShare},
+                                                             {"reverse_kl", q.reverseKl}}));
     }
-    if (o_.runDir.empty() || (!final && (o_.sampleEvery <= 0 || stepsDone % o_.sampleEvery != 0))) return;
+    if (metricDue && data_.name() == "fashion-mnist") evaluateImages(stepsDone, *gen);
+    gen->train();
+    if (!sampleDue) return;
     char name[64];
     std::snprintf(name, sizeof name, "step_%06d.png", stepsDone);
     const std::string dir = protocol::samplesDir(o_.runDir);
@@ -461,6 +471,45 @@ void GanTrainer::evaluate(int stepsDone, bool final)
         return;
     }
     emit(protocol::MetricsEvent::sampleEvent(stepsDone, std::string("samples/") + name));
+}
+
+// Fashion-MNIST: 10,000 generated images labelled and embedded by the project's classifier
+// (runtime/gan/fashion_quality.h). A classifier that cannot be loaded or trained costs the run its
+// quality figures, never its training: the reason goes to the log as a warning.
+void GanTrainer::evaluateImages(int stepsDone, GeneratorNet& gen)
+{
+    if (!quality_ && qualityError_.empty()) {
+        Result<std::unique_ptr<FashionQuality>> q =
+            FashionQuality::open(o_.dataDir, o_.classifierCache, [this](const std::string& t) { logInfo(t); });
+        if (q) {
+            quality_ = std::move(*q);
+            logInfo("quality classifier: test accuracy " + std::to_string(quality_->testAccuracy()) +
+                    ", Fréchet distance real against real " + std::to_string(quality_->frechetFloor()));
+        } else {
+            qualityError_ = q.error();
+            emit(protocol::MetricsEvent::logEvent("warn", 0, "no image quality figures: " + qualityError_));
+        }
+    }
+    if (!quality_) return;
+    constexpr int64_t kImages = 10000, kChunk = 500;
+    std::vector<float> images;
+    images.reserve(size_t(kImages) * 32 * 32);
+    {
+        torch::NoGradGuard ng;
+        auto rng = at::detail::createCPUGenerator(mixSeed(o_.seed, 0x1a6e5));
+        for (int64_t i = 0; i < kImages; i += kChunk) {
+            const auto z = torch::randn({kChunk, spec_.zDim}, rng);
+            const auto y = torch::arange(i, i + kChunk, torch::kLong).remainder(std::max(1, spec_.numClasses));
+            const auto x = gen.forward(z, y).contiguous();
+            images.insert(images.end(), x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
+        }
+    }
+    const ImageQuality q = quality_->measure(images, kImages);
+    emit(protocol::MetricsEvent::metricEvent(stepsDone, {{"classes_covered", double(q.classesCovered)},
+                                                         {"class_kl", q.classKl},
+                                                         {"frechet_distance", q.frechet},
+                                                         {"frechet_floor", quality_->frechetFloor()},
+                                                         {"classifier_accuracy", quality_->testAccuracy()}}));
 }
 
 // Rank 0 writes everything into checkpoints/.tmp-step-N, renames it to step-N once complete and
@@ -550,8 +599,7 @@ int GanTrainer::run()
         if (!note.empty()) logInfo(note);
         const int done = step + 1;
         report(done, f, stepTime); // step events count steps done (1..N), as the metric events and train-plan do
-        if (data_.isMixture() && o_.metricEvery > 0 && done % o_.metricEvery == 0 && done < o_.steps) evaluate(done, false);
-        else if (!data_.isMixture() && o_.sampleEvery > 0 && done % o_.sampleEvery == 0 && done < o_.steps) evaluate(done, false);
+        if (done < o_.steps) evaluate(done, false);
         // Stop requests, and a run record rank 0 could not write, are agreed on by all ranks, so
         // every rank leaves at the same step.
         double agreed[2] = {env_.stopRequested && env_.stopRequested->load() ? 1.0 : 0.0,

@@ -5,7 +5,7 @@
 // Figures are the median of the per-step images/s after a warm-up.
 #include "tests/bench/bench.h"
 
-#include "runtime/protocol/run_directory.h"
+#include "tests/bench/bench_gan_run.h"
 
 #include <unistd.h>
 
@@ -20,91 +20,16 @@
 namespace tapas::bench {
 namespace {
 
-struct GanFigures {
-    bool ok = false;
-    std::string error;
-    double imagesPerS = 0, dataWaitMs = 0, stepMs = 0;
-    double loaderThreads = 0, prefetch = 0, staleness = 0;
-};
-
-std::string shellQuote(const std::string& s)
-{
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-std::string workerPath()
-{
-    std::error_code ec;
-    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return (self.parent_path() / "tapas-worker").string();
-}
-
-double median(std::vector<double> v)
-{
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
 GanFigures runGan(int ranks, const std::vector<std::string>& args, int steps, int warmup)
 {
-    GanFigures f;
-    char tmpl[] = "/tmp/tapas-bench-gan-XXXXXX";
-    if (!mkdtemp(tmpl)) {
-        f.error = "cannot create a temporary run directory";
-        return f;
-    }
-    const std::string runDir = std::string(tmpl) + "/run";
-    std::string cmd = "OMP_NUM_THREADS=1 mpirun --oversubscribe --mca mpi_yield_when_idle 1";
-    if (geteuid() == 0) cmd += " --allow-run-as-root";
-    cmd += " -np " + std::to_string(ranks) + " -x OMP_NUM_THREADS " + shellQuote(workerPath()) +
-           " gan --threads 1 --data shapes --model dcgan --width 16 --batch 16 --sample-every 0 --steps " +
-           std::to_string(steps) + " --run-dir " + shellQuote(runDir);
-    for (const std::string& a : args) cmd += " " + shellQuote(a);
-    cmd += " > " + shellQuote(std::string(tmpl) + "/mpirun.log") + " 2>&1";
-    const int rc = std::system(cmd.c_str());
-    Result<protocol::MetricsChunk> chunk = protocol::readMetrics(runDir);
-    if (rc != 0 || !chunk) {
-        f.error = "run failed (" + cmd + "), see " + tmpl;
-        return f;
-    }
-    std::vector<double> ips, wait, step;
-    for (const protocol::MetricsEvent& e : chunk->events) {
-        if (e.type != protocol::EventType::Step || e.step < warmup) continue;
-        auto v = [&](const char* k) { auto it = e.values.find(k); return it == e.values.end() ? 0.0 : it->second; };
-        ips.push_back(v("images_per_s"));
-        wait.push_back(v("data_wait"));
-        step.push_back(v("step_time"));
-        f.loaderThreads = v("loader_threads");
-        f.prefetch = v("prefetch_depth");
-        f.staleness = std::max(f.staleness, v("staleness"));
-    }
-    if (ips.empty()) {
-        f.error = "no steps recorded in " + runDir;
-        return f;
-    }
-    f.imagesPerS = median(ips);
-    f.dataWaitMs = median(wait) * 1e3;
-    f.stepMs = median(step) * 1e3;
-    f.ok = true;
-    std::error_code ec;
-    std::filesystem::remove_all(tmpl, ec);
-    return f;
+    std::vector<std::string> all{"--data", "shapes", "--model", "dcgan", "--width", "16", "--batch", "16", "--sample-every", "0",
+                                 "--steps", std::to_string(steps)};
+    all.insert(all.end(), args.begin(), args.end());
+    return runGanWorker(ranks, all, warmup);
 }
 
-int runGanBench(const std::vector<std::string>& args)
+int runSpeedBench(int steps)
 {
-    int steps = 40;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--steps" && i + 1 < args.size()) steps = std::max(10, std::atoi(args[++i].c_str()));
-        else if (args[i] == "--quick") steps = 15;
-        else {
-            std::fprintf(stderr, "tapas bench gan: unknown option '%s' (options: --steps N, --quick)\n", args[i].c_str());
-            return 2;
-        }
-    }
     const int warmup = std::min(5, steps / 3);
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     std::printf("ParaGAN benchmark: DCGAN (width 16) on 32 px shapes, local batch 16, %d steps per run (median of steps >= %d),\n"
@@ -168,11 +93,40 @@ int runGanBench(const std::vector<std::string>& args)
     return allOk ? 0 : 1;
 }
 
+int runGanBench(const std::vector<std::string>& args)
+{
+    int steps = 40, qualitySteps = 0, seeds = 3;
+    bool speed = false, mixtures = false, fashion = false;
+    const char* usage = "options: --speed, --mixtures, --fashion (sections; none: all three), --steps N (speed runs), --quick,\n"
+                        "  --quality-steps N (quality runs; default: the presets' steps), --seeds N (quality runs, default 3)";
+    for (size_t i = 0; i < args.size(); ++i) {
+        const bool hasValue = i + 1 < args.size();
+        if (args[i] == "--steps" && hasValue) steps = std::max(10, std::atoi(args[++i].c_str()));
+        else if (args[i] == "--quick") steps = 15;
+        else if (args[i] == "--quality-steps" && hasValue) qualitySteps = std::max(1, std::atoi(args[++i].c_str()));
+        else if (args[i] == "--seeds" && hasValue) seeds = std::max(1, std::atoi(args[++i].c_str()));
+        else if (args[i] == "--speed") speed = true;
+        else if (args[i] == "--mixtures") mixtures = true;
+        else if (args[i] == "--fashion") fashion = true;
+        else {
+            std::fprintf(stderr, "tapas bench gan: unknown option '%s' (%s)\n", args[i].c_str(), usage);
+            return 2;
+        }
+    }
+    if (!speed && !mixtures && !fashion) speed = mixtures = fashion = true;
+    int rc = 0;
+    if (speed) rc |= runSpeedBench(steps);
+    if (mixtures) rc |= runMixtureQualityBench(seeds, qualitySteps);
+    if (fashion) rc |= runFashionQualityBench(seeds, qualitySteps);
+    return rc;
+}
+
 } // namespace
 
 BenchInfo ganBenchmark()
 {
-    return {"gan", "ParaGAN: sync vs async, adaptive vs static pipeline, layouts, 1->2->4 ranks (mpirun)", &runGanBench};
+    return {"gan", "ParaGAN: speed (sync/async, pipeline, layouts, ranks) and quality (PacGAN mixtures, Fashion-MNIST) (mpirun)",
+            &runGanBench};
 }
 
 } // namespace tapas::bench

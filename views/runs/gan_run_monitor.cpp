@@ -109,9 +109,20 @@ void GanRunMonitor::refreshCharts()
     congestion_->setLine(QStringLiteral("loader_threads"), tr("loader threads"), seriesPoints("loader_threads"), RunChart::paletteColor(2));
     congestion_->setLine(QStringLiteral("prefetch_depth"), tr("prefetch depth"), seriesPoints("prefetch_depth"), RunChart::paletteColor(4));
     staleness_->setLine(QStringLiteral("staleness"), tr("staleness"), seriesPoints("staleness"));
-    quality_->setLine(QStringLiteral("modes_covered"), tr("modes covered"), seriesPoints("modes_covered"), RunChart::paletteColor(2));
-    quality_->setLine(QStringLiteral("high_quality_share"), tr("high-quality share (%)"), seriesPoints("high_quality_share", 100),
-                      RunChart::paletteColor(4));
+    // Quality: the mixture benchmarks' metrics (PacGAN's) or the image metrics of a classifier;
+    // only the lines the run reports, so neither kind of run shows the other's empty legend.
+    struct QualityLine { const char* key; QString label; double scale; int color; };
+    const QualityLine lines[] = {
+        {"modes_covered", tr("modes covered"), 1, 2},
+        {"high_quality_share", tr("high-quality share (%)"), 100, 4},
+        {"reverse_kl", tr("reverse KL"), 1, 1},
+        {"classes_covered", tr("classes covered"), 1, 2},
+        {"class_kl", tr("class KL"), 1, 1},
+        {"frechet_distance", tr("Fréchet distance"), 1, 4},
+    };
+    for (const QualityLine& l : lines)
+        if (record_ && record_->series(l.key))
+            quality_->setLine(QString::fromLatin1(l.key), l.label, seriesPoints(l.key, l.scale), RunChart::paletteColor(l.color));
     lr_->setLine(QStringLiteral("lr_g"), tr("G"), seriesPoints("lr_g"), RunChart::paletteColor(0));
     lr_->setLine(QStringLiteral("lr_d"), tr("D"), seriesPoints("lr_d"), RunChart::paletteColor(1));
     if (settingsOf_ != record_) fillSettings();

@@ -63,6 +63,11 @@ RunTexts::Metric RunTexts::metric(const std::string& n)
     if (n == "staleness") return {tr("Staleness"), tr("G updates"), 1};
     if (n == "modes_covered") return {tr("Modes covered"), {}, 1};
     if (n == "high_quality_share") return {tr("High-quality samples"), tr("%"), 100};
+    if (n == "reverse_kl") return {tr("Reverse KL to the uniform mode histogram"), {}, 1};
+    if (n == "classes_covered") return {tr("Classes covered"), {}, 1};
+    if (n == "class_kl") return {tr("KL of the class histogram to uniform"), {}, 1};
+    if (n == "frechet_distance") return {tr("Fréchet distance (classifier features)"), {}, 1};
+    if (n == "frechet_floor") return {tr("Fréchet distance, real against real"), {}, 1};
     if (n == "lr_g") return {tr("Generator learning rate"), {}, 1};
     if (n == "lr_d") return {tr("Discriminator learning rate"), {}, 1};
     // Another worker's figure: its name with spaces, as a sentence.

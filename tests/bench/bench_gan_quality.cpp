@@ -1,0 +1,115 @@
+// The quality half of `tapas bench gan`: does ParaGAN train good GANs, synchronous and
+// asynchronous alike? The mixture rows stand beside PacGAN's published Table 1 (Lin et al. 2018,
+// same data, sample count and metrics; its architecture, not ours), the Fashion-MNIST rows beside
+// the real-against-real floor of our classifier's Fréchet distance.
+#include "tests/bench/bench_gan_run.h"
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tapas::bench {
+namespace {
+
+struct Mean {
+    double sum = 0;
+    int n = 0;
+    void add(double v) { sum += v; ++n; }
+    double value() const { return n ? sum / n : 0; }
+};
+
+struct ModeRuns {
+    std::map<std::string, Mean> metrics; // each final metric, over the seeds
+    Mean ips;
+    int failed = 0;
+    std::string error;
+    double mean(const char* k) const { auto it = metrics.find(k); return it == metrics.end() ? 0.0 : it->second.value(); }
+};
+
+ModeRuns runSeeds(const std::vector<std::string>& base, bool async, int seeds)
+{
+    ModeRuns r;
+    for (int seed = 1; seed <= seeds; ++seed) {
+        std::vector<std::string> args = base;
+        args.insert(args.end(), {"--seed", std::to_string(seed)});
+        if (async) args.insert(args.end(), {"--async", "--staleness", "1"});
+        const GanFigures f = runGanWorker(2, args, 5);
+        if (!f.ok) {
+            ++r.failed;
+            r.error = f.error;
+            continue;
+        }
+        for (const auto& [k, v] : f.finalMetrics) r.metrics[k].add(v);
+        r.ips.add(f.imagesPerS);
+    }
+    return r;
+}
+
+} // namespace
+
+int runMixtureQualityBench(int seeds, int steps)
+{
+    std::printf("\nPacGAN's mixture benchmarks (2,500 samples; high quality = within 3 sigma of the nearest mode; a mode is\n"
+                "covered when it is the nearest mode of a high-quality sample; reverse KL of the high-quality samples'\n"
+                "mode histogram against uniform), 2 ranks, mean of %d seeds, %s:\n\n",
+                seeds, steps > 0 ? ("--steps " + std::to_string(steps)).c_str() : "each preset's default steps");
+    std::printf("| data | training | modes | high quality | reverse KL | images/s |\n|---|---|---:|---:|---:|---:|\n");
+    bool ok = true;
+    struct Published { const char* data; const char* what; double modes, hq, kl; };
+    const Published published[] = {{"ring8", "PacGAN2 (published, Table 1)", 7.9, 95.6, 0.07},
+                                   {"ring8", "GAN (published)", 6.3, 98.2, 0.45},
+                                   {"grid25", "PacGAN4 (published, Table 1)", 24.8, 93.6, 0.04},
+                                   {"grid25", "GAN (published)", 17.3, 94.8, 0.70}};
+    for (const char* data : {"ring8", "grid25"}) {
+        std::vector<std::string> base{"--data", data, "--sample-every", "0", "--metric-every", "0"};
+        if (steps > 0) base.insert(base.end(), {"--steps", std::to_string(steps)});
+        for (bool async : {false, true}) {
+            const ModeRuns r = runSeeds(base, async, seeds);
+            if (r.failed) {
+                std::printf("| %s | %s | %d of %d runs failed: %s |\n", data, async ? "async k=1" : "sync", r.failed, seeds,
+                            r.error.c_str());
+                ok = false;
+                continue;
+            }
+            std::printf("| %s | ParaGAN %s | %.1f | %.1f%% | %.3f | %.0f |\n", data, async ? "async, k = 1" : "synchronous",
+                        r.mean("modes_covered"), 100 * r.mean("high_quality_share"), r.mean("reverse_kl"), r.ips.value());
+        }
+        for (const Published& p : published)
+            if (std::string(p.data) == data) std::printf("| %s | %s | %.1f | %.1f%% | %.2f | |\n", data, p.what, p.modes, p.hq, p.kl);
+    }
+    return ok ? 0 : 1;
+}
+
+int runFashionQualityBench(int seeds, int steps)
+{
+    std::printf("\nFashion-MNIST (DCGAN, 32 px), 2 ranks, mean of %d seeds, %s; 10,000 generated images judged by the\n"
+                "project's classifier (classes covered of 10, KL of the predicted-class histogram against uniform, Fréchet\n"
+                "distance of its 128-d features against the test split):\n\n",
+                seeds, steps > 0 ? ("--steps " + std::to_string(steps)).c_str() : "the preset's default steps");
+    std::printf("| training | classes | class KL | Fréchet distance | images/s | notes |\n|---|---:|---:|---:|---:|---|\n");
+    std::vector<std::string> base{"--data", "fashion-mnist", "--sample-every", "0", "--metric-every", "0"};
+    if (steps > 0) base.insert(base.end(), {"--steps", std::to_string(steps)});
+    const ModeRuns sync = runSeeds(base, false, seeds), async = runSeeds(base, true, seeds);
+    bool ok = true;
+    for (const auto* r : {&sync, &async}) {
+        const bool isAsync = r == &async;
+        if (r->failed) {
+            std::printf("| %s | %d of %d runs failed: %s |\n", isAsync ? "async k=1" : "sync", r->failed, seeds, r->error.c_str());
+            ok = false;
+            continue;
+        }
+        char note[160] = "";
+        if (isAsync && !sync.failed && sync.mean("frechet_distance") > 0 && sync.ips.value() > 0)
+            std::snprintf(note, sizeof note, "Fréchet x%.2f of sync at x%.2f its images/s",
+                          r->mean("frechet_distance") / sync.mean("frechet_distance"), r->ips.value() / sync.ips.value());
+        std::printf("| ParaGAN %s | %.1f | %.3f | %.2f | %.0f | %s |\n", isAsync ? "async, k = 1" : "synchronous",
+                    r->mean("classes_covered"), r->mean("class_kl"), r->mean("frechet_distance"), r->ips.value(), note);
+    }
+    if (!sync.failed)
+        std::printf("| real images (floor) | 10 | | %.2f | | 10,000 training images against the test split; classifier test accuracy %.1f%% |\n",
+                    sync.mean("frechet_floor"), 100 * sync.mean("classifier_accuracy"));
+    return ok ? 0 : 1;
+}
+
+} // namespace tapas::bench

@@ -1,0 +1,34 @@
+#pragma once
+// One `mpirun ... tapas-worker gan` for the ParaGAN benchmarks, read back from its run record:
+// the throughput figures (median over the steps after a warm-up) and the last quality metrics.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tapas::bench {
+
+struct GanFigures {
+    bool ok = false;
+    std::string error;
+    double imagesPerS = 0, dataWaitMs = 0, stepMs = 0;
+    double loaderThreads = 0, prefetch = 0, staleness = 0;
+    std::map<std::string, double> finalMetrics; // the last metric event's values
+};
+
+// Runs `tapas-worker gan` on `ranks` ranks with one intra-op thread each and `args` (which name
+// the data set, model and steps), warm-up steps excluded from the medians.
+GanFigures runGanWorker(int ranks, const std::vector<std::string>& args, int warmup);
+
+double median(std::vector<double> v);
+
+} // namespace tapas::bench
+
+namespace tapas::bench {
+
+// bench_gan_quality.cpp: PacGAN's mixture benchmarks and Fashion-MNIST, each cell the mean over
+// `seeds` runs on 2 ranks, synchronous and asynchronous (k = 1) side by side. `steps` 0: the
+// presets' default step budgets (what `tapas gan --data ...` runs). Return 0 when every run worked.
+int runMixtureQualityBench(int seeds, int steps);
+int runFashionQualityBench(int seeds, int steps);
+
+} // namespace tapas::bench
