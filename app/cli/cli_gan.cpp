@@ -9,6 +9,7 @@
 #include "app/cli/cli_supervise.h"
 
 #include "runtime/launch/run_launcher.h"
+#include "runtime/protocol/gan_presets.h"
 
 #include <QFileInfo>
 
@@ -57,7 +58,7 @@ void printGanEvent(const protocol::MetricsEvent& e)
 const char* kUsage =
     "usage: tapas gan -np N [--steps S] [--checkpoint-every K] [--runs-dir DIR] [--resume RUNDIR]\n"
     "                 [--hung-seconds T] [--grace-seconds G] [--worker PATH] [--mpirun PATH] [worker options]\n"
-    "ParaGAN training on N MPI ranks; worker options (docs/paragan.md): --data ring8|grid25|shapes|folder\n"
+    "ParaGAN training on N MPI ranks; worker options (docs/paragan.md): --data ring8|grid25|shapes|fashion-mnist|folder\n"
     "--data-dir DIR --model mlp|dcgan|biggan --async --staleness K --batch B --io-latency-ms MS ...\n"
     "Exit code 0 only when the run finished.\n";
 
@@ -68,7 +69,7 @@ int runGanCommand(const QStringList& args)
     runtime::LaunchRequest request;
     protocol::RunSpec& spec = request.spec;
     spec.kind = "gan";
-    spec.steps = 200;
+    spec.steps = 0; // the data set's budget (protocol/gan_presets.h) unless --steps says otherwise
     spec.checkpointEvery = 50;
     request.runsRoot = QStringLiteral("runs");
     QString resumeDir;
@@ -163,6 +164,12 @@ int runGanCommand(const QStringList& args)
             return kExitBadInput;
         }
         spec.options = workerOptions;
+        if (!stepsSet) {
+            const auto data = workerOptions.find("data");
+            const bool folder = workerOptions.count("data-dir") && data == workerOptions.end();
+            spec.steps = protocol::ganDefaultSteps(folder ? "folder" : data == workerOptions.end() ? "ring8" : data->second);
+            if (spec.steps == 0) spec.steps = protocol::ganDefaultSteps("folder"); // the worker names a bad data set
+        }
     }
 
     return superviseRun("tapas gan", request, &printGanEvent);

@@ -1,10 +1,12 @@
 #include "runtime/gan/gan_options.h"
 
 #include "runtime/gan/gan_data.h"
+#include "runtime/protocol/gan_presets.h"
 #include "runtime/protocol/metrics_token.h"
 #include "runtime/worker_options.h"
 
 #include <filesystem>
+#include <functional>
 
 namespace tapas::runtime::gan {
 namespace {
@@ -36,6 +38,19 @@ Status checkSide(const char* side, const SidePolicy& p)
     return {};
 }
 
+// A path option's parser: ranks run in the run directory, so a relative path means the caller's
+// working directory and is made absolute here.
+std::function<Status(const std::string&)> absolutePathInto(std::string* out, const char* what)
+{
+    return [out, what](const std::string& v) {
+        if (v.empty()) return Status::failure(std::string("'' is not a ") + what);
+        std::error_code ec;
+        const std::filesystem::path abs = std::filesystem::absolute(v, ec);
+        *out = ec ? v : abs.lexically_normal().string();
+        return Status::success();
+    };
+}
+
 } // namespace
 
 Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
@@ -50,27 +65,13 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
     o.g.decay = o.d.decay = "";
     o.g.scaling = o.d.scaling = "";
     o.g.warmupSteps = o.d.warmupSteps = -1;
+    o.g.decayFloor = o.d.decayFloor = -1;
     bool staticPipeline = false;
     using Open = WorkerOptions::Open;
     WorkerOptions w;
     w.choice("--data", &o.data, {"ring8", "grid25", "shapes", "fashion-mnist", "folder"})
-        .custom("--data-dir",
-                [&o](const std::string& v) {
-                    if (v.empty()) return Status::failure("'' is not a folder");
-                    // Ranks run in the run directory: a relative folder means the caller's.
-                    std::error_code ec;
-                    const std::filesystem::path abs = std::filesystem::absolute(v, ec);
-                    o.dataDir = ec ? v : abs.lexically_normal().string();
-                    return Status::success();
-                })
-        .custom("--classifier-cache",
-                [&o](const std::string& v) {
-                    if (v.empty()) return Status::failure("'' is not a file name");
-                    std::error_code ec;
-                    const std::filesystem::path abs = std::filesystem::absolute(v, ec);
-                    o.classifierCache = ec ? v : abs.lexically_normal().string();
-                    return Status::success();
-                })
+        .custom("--data-dir", absolutePathInto(&o.dataDir, "folder"))
+        .custom("--classifier-cache", absolutePathInto(&o.classifierCache, "file name"))
         .number("--mixture-std", &o.mixtureStd, 0, 10, Open::Min)
         .choice("--model", &o.model, {"mlp", "dcgan", "biggan"})
         .integer("--resolution", &o.resolution, 1, 4096)
@@ -80,6 +81,7 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
         .number("--ema", &o.ema, 0, 1, Open::Max)
         .choice("--loss", &o.loss, {"bce", "hinge"})
         .integer("--pack", &o.pack, 1, 16)
+        .number("--r1-gamma", &o.r1Gamma, 0, 1000)
         .integer("--steps", &o.steps, 1, kMaxSteps)
         .integer("--batch", &o.localBatch, 1, kMaxLocalBatch)
         .integer("--global-batch", &o.globalBatch, 1, kMaxGlobalBatch)
@@ -92,6 +94,7 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
             .number("--beta2-" + s, &p->beta2, 0, 1, Open::Max)
             .integer("--warmup-" + s, &p->warmupSteps, 0, kMaxSteps)
             .choice("--decay-" + s, &p->decay, {"none", "linear", "cosine"})
+            .number("--decay-floor-" + s, &p->decayFloor, 0, 1)
             .choice("--lr-scaling-" + s, &p->scaling, {"none", "linear", "sqrt"});
     }
     w.toggle("--async", &o.async)
@@ -143,13 +146,16 @@ Status applyPresetAndCheck(GanOptions& o)
     // Presets: tuned on this machine for the built-in sets (docs/paragan.md, "Presets").
     SidePolicy pg, pd;
     int zDim = 0, batch = 0, dSteps = 1;
-    double ema = 0;
+    double ema = 0, r1 = 0;
     std::string loss = "bce";
     if (o.model == "mlp") {
         o.preset = o.data + "-mlp";
-        pg = {1e-3, 0.5, 0.999, 0, "none", "linear"};
-        pd = {1e-3, 0.5, 0.999, 0, "none", "sqrt"};
-        zDim = 16; batch = 256; dSteps = 1;
+        // PacGAN's benchmarks need samples within 3 sigma (0.03 on the ring) of a mode: R1 lets the
+        // pair settle instead of circling, the decay to 1% of the rate takes out the SGD jitter,
+        // and a batch of 512 halves what is left (measured: docs/paragan.md, "Presets").
+        pg = {1e-3, 0.5, 0.999, 0, "linear", "linear", 0.01};
+        pd = {1e-3, 0.5, 0.999, 0, "linear", "sqrt", 0.01};
+        zDim = 16; batch = 512; dSteps = 1; r1 = 5.0;
         if (o.width == 0) o.width = 128;
     } else if (o.model == "dcgan") {
         o.preset = o.data + "-dcgan";
@@ -169,6 +175,7 @@ Status applyPresetAndCheck(GanOptions& o)
         if (s.warmupSteps < 0) s.warmupSteps = p.warmupSteps;
         if (s.decay.empty()) s.decay = p.decay;
         if (s.scaling.empty()) s.scaling = p.scaling;
+        if (s.decayFloor < 0) s.decayFloor = p.decayFloor;
     };
     if (o.width == 0) o.width = 32;
     fill(o.g, pg);
@@ -179,9 +186,11 @@ Status applyPresetAndCheck(GanOptions& o)
     if (o.dSteps == 0) o.dSteps = dSteps;
     if (o.ema < 0) o.ema = ema;
     if (o.loss.empty()) o.loss = loss;
-    // PacGAN (Lin et al. 2018): D sees packs of 4 points, which makes mode collapse visible to it;
+    // PacGAN (Lin et al. 2018): D sees packs of 2 points, which makes mode collapse visible to it;
     // the images models judge single samples.
-    if (o.pack == 0) o.pack = o.model == "mlp" ? 4 : 1;
+    if (o.pack == 0) o.pack = o.model == "mlp" ? 2 : 1;
+    if (o.steps == 0) o.steps = protocol::ganDefaultSteps(o.data);
+    if (o.r1Gamma < 0) o.r1Gamma = r1;
     if (o.sampleEvery < 0) o.sampleEvery = 50;
     // Fashion-MNIST's quality measurement generates and classifies 10,000 images (seconds), so by
     // default it runs once, at the end; the mixtures' is cheap and runs with every sample.
@@ -223,9 +232,9 @@ std::string ganUsage()
     return "usage: mpirun -np N tapas-worker gan [options]   (docs/paragan.md)\n"
            "  --data ring8|grid25|shapes|fashion-mnist|folder  --data-dir DIR  --mixture-std S  --classifier-cache FILE\n"
            "  --model mlp|dcgan|biggan  --resolution 32|64  --width C  --z-dim Z  --self-attention\n"
-           "  --ema DECAY  --loss bce|hinge  --pack M  --steps N  --batch LOCAL | --global-batch G  --d-steps N\n"
+           "  --ema DECAY  --loss bce|hinge  --pack M  --r1-gamma G  --steps N  --batch LOCAL | --global-batch G  --d-steps N\n"
            "  --lr-g/--lr-d LR  --beta1-g/--beta2-g/--beta1-d/--beta2-d B  --warmup-g/--warmup-d N\n"
-           "  --decay-g/--decay-d none|linear|cosine  --lr-scaling-g/--lr-scaling-d none|linear|sqrt\n"
+           "  --decay-g/--decay-d none|linear|cosine  --decay-floor-g/--decay-floor-d F  --lr-scaling-g/--lr-scaling-d none|linear|sqrt\n"
            "  --async [--staleness K]  --loader-threads N  --prefetch N  --static-pipeline\n"
            "  --io-latency-ms MS  --layout auto|contiguous|channels_last  --channel-pad auto|on|off\n"
            "  --run-dir DIR  --run-id ID  --metrics-port P (token in TAPAS_METRICS_TOKEN)  --checkpoint-every K\n"

@@ -14,8 +14,9 @@ struct SidePolicy {
     double lr = 2e-4;          // at the preset's reference global batch (before scaling)
     double beta1 = 0.5, beta2 = 0.999;
     int warmupSteps = 0;       // linear warm-up from lr/warmup to lr
-    std::string decay = "none"; // none | linear | cosine (over the run's steps, to 0.1 x lr)
+    std::string decay = "none"; // none | linear | cosine (over the run's steps, to decayFloor x lr)
     std::string scaling = "none"; // none | linear | sqrt: lr x (global batch / reference)^p
+    double decayFloor = 0.1;      // where the decay ends, a fraction of the peak
 };
 
 struct GanOptions {
@@ -34,8 +35,9 @@ struct GanOptions {
     double ema = -1;              // EMA decay of G's weights (0 off; -1: preset)
     std::string loss;             // bce | hinge (empty: preset)
     int pack = 0;                 // PacGAN packing: D judges packs of this many samples (0: preset)
+    double r1Gamma = -1;          // R1 penalty gamma/2 |grad D(real)|^2 on D (0 off; -1: preset)
     // schedule and batch
-    int steps = 200;              // generator updates
+    int steps = 0;                // generator updates (0: the data set's budget, protocol/gan_presets.h)
     int localBatch = 0;           // per rank (0: derived from globalBatch)
     int globalBatch = 0;          // ranks x local (0: preset)
     int referenceBatch = 0;       // global batch the preset's learning rates were tuned at

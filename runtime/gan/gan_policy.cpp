@@ -18,11 +18,12 @@ double scheduledLr(const SidePolicy& p, double scale, int step, int totalSteps)
 {
     double lr = p.lr * scale;
     if (p.warmupSteps > 0 && step < p.warmupSteps) lr *= double(step + 1) / double(p.warmupSteps);
-    // Decay runs from the end of warm-up to the last step, down to 10 % of the peak.
+    // Decay runs from the end of warm-up to the last step, down to decayFloor of the peak.
     const int span = std::max(1, totalSteps - p.warmupSteps);
     const double t = std::clamp(double(step - p.warmupSteps) / span, 0.0, 1.0);
-    if (p.decay == "linear") lr *= 1.0 - 0.9 * t;
-    else if (p.decay == "cosine") lr *= 0.1 + 0.9 * 0.5 * (1.0 + std::cos(M_PI * t));
+    const double f = p.decayFloor;
+    if (p.decay == "linear") lr *= 1.0 - (1.0 - f) * t;
+    else if (p.decay == "cosine") lr *= f + (1.0 - f) * 0.5 * (1.0 + std::cos(M_PI * t));
     return lr;
 }
 

@@ -272,7 +272,8 @@ Status GanTrainer::setUp()
                     {"mode", asyncOn_ ? "async" : "sync"}, {"staleness_bound", std::to_string(asyncOn_ ? o_.staleness : 0)},
                     {"ranks", std::to_string(ranks_)}, {"local_batch", std::to_string(scale_.localBatch)},
                     {"global_batch", std::to_string(scale_.globalBatch)}, {"d_steps", std::to_string(o_.dSteps)},
-                    {"loss", o_.loss}, {"ema", std::to_string(o_.ema)},
+                    {"loss", o_.loss}, {"ema", std::to_string(o_.ema)}, {"pack", std::to_string(o_.pack)},
+                    {"r1_gamma", std::to_string(o_.r1Gamma)}, {"steps", std::to_string(o_.steps)},
                     {"layout", layout_.channelsLast ? "channels_last" : "contiguous"},
                     {"channel_pad", layout_.padChannels ? "on" : "off"},
                     {"layout_measured", layout_.measured ? "yes" : "no"},
@@ -324,7 +325,10 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         if (!b) return Status::failure("rank " + std::to_string(rank_) + ": " + b.error());
         f.dataWait += wait;
         const auto tc = Clock::now();
-        const auto real = prepareForD(shapeOf(b->x));
+        auto real = prepareForD(shapeOf(b->x));
+        // R1 (Mescheder et al. 2018) penalises D's gradient on real data, which lets the pair
+        // settle on the data instead of circling it: the mixtures' precision depends on it.
+        if (o_.r1Gamma > 0) real = real.detach().requires_grad_(true);
         const auto realY = torch::from_blob(b->y.data(), {n}, torch::kLong).clone();
         // The fake half: in async mode the oldest buffered batch within the staleness bound,
         // which D uses without waiting for the newest G weights; otherwise a fresh one.
@@ -342,7 +346,11 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         f.staleness = std::max<int>(f.staleness, int(gIssued_ - fake.version));
         optD_->zero_grad();
         const auto dr = d_->forward(real, realY), df = d_->forward(prepareForD(fake.x), fake.y);
-        const auto loss = dLossOf(dr, df);
+        auto loss = dLossOf(dr, df);
+        if (o_.r1Gamma > 0) {
+            const auto grad = torch::autograd::grad({dr.sum()}, {real}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+            loss = loss + 0.5 * o_.r1Gamma * grad.pow(2).flatten(1).sum(1).mean();
+        }
         loss.backward();
         f.dLoss = loss.item<double>();
         f.dReal = o_.loss == "hinge" ? dr.mean().item<double>() : torch::sigmoid(dr).mean().item<double>();

@@ -1,9 +1,10 @@
 // Starts the real `tapas-worker gan` under a real mpirun (2 and 4 ranks, one intra-op thread
-// each) and checks what a GAN researcher relies on: the 8-Gaussian ring gets covered in both
-// synchronous and asynchronous mode within a named step budget, a synchronous run resumed from
+// each) and checks what a GAN researcher relies on: the default ring-of-8 run covers every mode
+// sharply in both synchronous and asynchronous mode, a synchronous run resumed from
 // a checkpoint continues bit-for-bit, an image-folder run writes sample grids, and bad input
 // fails with a sentence naming what is wrong.
 #include "runtime/gan/gan_pipeline.h"
+#include "runtime/protocol/gan_presets.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,8 +23,12 @@
 
 namespace {
 
-// Generator updates within which ring8 must reach 7 of 8 modes (docs/paragan.md, "Presets").
-constexpr int kRing8StepBudget = 1500;
+// What one default ring8 run (seed 1234, 2 ranks) must reach at its end: every mode, evenly, and
+// most samples within PacGAN's 3 sigma. Measured: 87.4% synchronous, 84.2% asynchronous, reverse KL
+// 0.0003 and 0.001. PacGAN2's published 95.6% is the benchmark's goal, not yet this preset's
+// (docs/paragan.md, "Presets"; `tapas bench gan --mixtures`).
+constexpr double kRing8HighQuality = 0.80;
+constexpr double kRing8ReverseKl = 0.05;
 
 struct RunOutput {
     int exitCode = -1;
@@ -160,55 +165,54 @@ class TstGan : public QObject {
     Q_OBJECT
 
 private:
-    // Trains ring8 for the budget and returns the best mode coverage and the events.
-    void checkRing8Coverage(int ranks, const QStringList& extra, bool async)
+    // Trains ring8 for the preset's default step budget (what `tapas gan --data ring8` runs) and
+    // checks the final PacGAN metrics against the goal (docs/paragan.md, "Presets"), plus what
+    // every step and rank reports.
+    void checkRing8Quality(int ranks, const QStringList& extra, bool async)
     {
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const QString run = tmp.filePath(QStringLiteral("run"));
-        QStringList args{QStringLiteral("--data"), QStringLiteral("ring8"), QStringLiteral("--steps"),
-                         QString::number(kRing8StepBudget), QStringLiteral("--metric-every"), QStringLiteral("50"),
-                         QStringLiteral("--sample-every"), QStringLiteral("300")};
+        QStringList args{QStringLiteral("--data"), QStringLiteral("ring8"), QStringLiteral("--metric-every"), QStringLiteral("500"),
+                         QStringLiteral("--sample-every"), QStringLiteral("1000")};
         args += extra;
-        const RunOutput r = runGan(ranks, run, args);
+        const RunOutput r = runGan(ranks, run, args, 900000);
         QVERIFY2(r.exitCode == 0, (r.output + rankLogs(run).toUtf8()).constData());
         QCOMPARE(lastState(r.events), QStringLiteral("finished"));
-        int best = 0, bestStep = -1;
-        double hq = 0;
-        for (const QJsonObject& e : ofType(r.events, "metric")) {
-            const QJsonObject v = e.value(QStringLiteral("values")).toObject();
-            QVERIFY(v.contains(QStringLiteral("modes_covered")));
-            QVERIFY(v.contains(QStringLiteral("high_quality_share")));
-            const int m = v.value(QStringLiteral("modes_covered")).toInt();
-            if (m > best) {
-                best = m;
-                bestStep = e.value(QStringLiteral("step")).toInt();
-                hq = v.value(QStringLiteral("high_quality_share")).toDouble();
-            }
-        }
-        qInfo("%s on %d ranks: best %d of 8 modes at step %d (high-quality share %.2f)", async ? "async" : "sync", ranks,
-              best, bestStep, hq);
-        QVERIFY2(best >= 7, qPrintable(QStringLiteral("only %1 of 8 modes covered within %2 steps").arg(best).arg(kRing8StepBudget)));
-        QVERIFY(bestStep <= kRing8StepBudget);
+        const int budget = tapas::protocol::ganDefaultSteps("ring8");
+        const QList<QJsonObject> metrics = ofType(r.events, "metric");
+        QVERIFY(!metrics.isEmpty());
+        const QJsonObject last = metrics.last();
+        QCOMPARE(last.value(QStringLiteral("step")).toInt(), budget);
+        const QJsonObject v = last.value(QStringLiteral("values")).toObject();
+        const int modes = v.value(QStringLiteral("modes_covered")).toInt();
+        const double hq = v.value(QStringLiteral("high_quality_share")).toDouble(), kl = v.value(QStringLiteral("reverse_kl")).toDouble();
+        qInfo("%s on %d ranks after %d steps: %d of 8 modes, high quality %.1f%%, reverse KL %.3f", async ? "async" : "sync", ranks,
+              budget, modes, 100 * hq, kl);
+        const QByteArray figures = QByteArray::number(modes) + " modes, " + QByteArray::number(100 * hq, 'f', 1) + "% high quality, KL " +
+                                   QByteArray::number(kl, 'f', 3);
+        QVERIFY2(modes == 8, figures.constData());
+        QVERIFY2(hq >= kRing8HighQuality, figures.constData());
+        QVERIFY2(kl <= kRing8ReverseKl, figures.constData());
         // Every step reports its staleness; it is 0 in synchronous mode and within the bound otherwise.
         const QList<QJsonObject> steps = ofType(r.events, "step");
-        QCOMPARE(steps.size(), kRing8StepBudget);
+        QCOMPARE(steps.size(), budget);
         int maxStale = 0;
         for (const QJsonObject& e : steps) {
-            const QJsonObject v = e.value(QStringLiteral("values")).toObject();
-            QVERIFY(v.contains(QStringLiteral("staleness")));
-            QCOMPARE(v.value(QStringLiteral("global_batch")).toInt(), v.value(QStringLiteral("local_batch")).toInt() * ranks);
-            maxStale = std::max(maxStale, v.value(QStringLiteral("staleness")).toInt());
+            const QJsonObject sv = e.value(QStringLiteral("values")).toObject();
+            QVERIFY(sv.contains(QStringLiteral("staleness")));
+            QCOMPARE(sv.value(QStringLiteral("global_batch")).toInt(), sv.value(QStringLiteral("local_batch")).toInt() * ranks);
+            maxStale = std::max(maxStale, sv.value(QStringLiteral("staleness")).toInt());
         }
         if (async) {
             QVERIFY2(maxStale >= 1, "asynchronous mode never trained D on buffered fakes");
-            QVERIFY(maxStale <= 2);
+            QVERIFY(maxStale <= 1);
         } else {
             QCOMPARE(maxStale, 0);
         }
         QCOMPARE(ofType(r.events, "rank_stats").last().value(QStringLiteral("ranks")).toArray().size(), ranks);
         QVERIFY(!ofType(r.events, "sample").isEmpty());
-        QVERIFY(QFile::exists(run + QStringLiteral("/samples/step_000300.png")));
+        QVERIFY(QFile::exists(run + QStringLiteral("/samples/step_001000.png")));
     }
 
 private Q_SLOTS:
@@ -236,11 +240,11 @@ private Q_SLOTS:
         QVERIFY2(adaptPerStep < 0.2 * fixedPerStep, figures.constData());
     }
 
-    void ring8_synchronous_covers_seven_modes_on_two_ranks() { checkRing8Coverage(2, {}, false); }
+    void ring8_synchronous_default_run_covers_every_mode_sharply_on_two_ranks() { checkRing8Quality(2, {}, false); }
 
-    void ring8_asynchronous_covers_seven_modes_on_four_ranks()
+    void ring8_asynchronous_default_run_covers_every_mode_sharply_on_two_ranks()
     {
-        checkRing8Coverage(4, {QStringLiteral("--async"), QStringLiteral("--staleness"), QStringLiteral("2")}, true);
+        checkRing8Quality(2, {QStringLiteral("--async"), QStringLiteral("--staleness"), QStringLiteral("1")}, true);
     }
 
     void synchronous_resume_continues_bit_for_bit()
@@ -319,7 +323,14 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
         QTest::newRow("unknown data set") << QStringList{QStringLiteral("--data"), QStringLiteral("ring9")}
-                                          << QStringLiteral("option --data: 'ring9' is not ring8, grid25, shapes or folder");
+                                          << QStringLiteral("option --data: 'ring9' is not ring8, grid25, shapes, fashion-mnist or folder");
+        QTest::newRow("fashion-mnist files missing")
+            << QStringList{QStringLiteral("--data"), QStringLiteral("fashion-mnist"), QStringLiteral("--data-dir"), QStringLiteral("/nonexistent/fm")}
+            << QStringLiteral("Fashion-MNIST file '/nonexistent/fm/train-images-idx3-ubyte.gz' does not exist");
+        QTest::newRow("fashion-mnist at 64 px") << QStringList{QStringLiteral("--data"), QStringLiteral("fashion-mnist"), QStringLiteral("--resolution"), QStringLiteral("64")}
+                                                << QStringLiteral("option --resolution: Fashion-MNIST trains at 32 px");
+        QTest::newRow("packing an image model") << QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--pack"), QStringLiteral("2")}
+                                                << QStringLiteral("option --pack: packing is for the MLP on the 2-D mixtures");
         QTest::newRow("missing folder") << QStringList{QStringLiteral("--data-dir"), QStringLiteral("/nonexistent/pics")}
                                         << QStringLiteral("image folder '/nonexistent/pics' does not exist");
         QTest::newRow("empty folder") << QStringList{QStringLiteral("--data-dir"), QStringLiteral("@EMPTY@")}

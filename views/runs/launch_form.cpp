@@ -1,5 +1,7 @@
 #include "views/runs/launch_form.h"
 
+#include "runtime/protocol/gan_presets.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
@@ -20,23 +22,24 @@ namespace tapas {
 namespace {
 
 // GAN presets that train well on this machine's built-in data sets (names translated in
-// retranslateUi, in this order after "Custom").
+// retranslateUi, in this order after "Custom"); step budgets from protocol/gan_presets.h.
 struct GanPreset {
     const char* data;
     const char* model;
     bool async;
     int staleness;
-    int steps;
 };
 constexpr GanPreset kPresets[] = {
-    {"ring8", "mlp", false, 0, 1500},
-    {"ring8", "mlp", true, 2, 1500},
-    {"grid25", "mlp", false, 0, 3000},
-    {"shapes", "dcgan", false, 0, 500},
-    {"shapes", "biggan", false, 0, 500},
+    {"ring8", "mlp", false, 0},
+    {"ring8", "mlp", true, 1},
+    {"grid25", "mlp", false, 0},
+    {"fashion-mnist", "dcgan", false, 0},
+    {"fashion-mnist", "dcgan", true, 1},
+    {"shapes", "dcgan", false, 0},
+    {"shapes", "biggan", false, 0},
 };
 
-const char* const kDataSets[] = {"ring8", "grid25", "shapes", "folder"};
+const char* const kDataSets[] = {"ring8", "grid25", "fashion-mnist", "shapes", "folder"};
 const char* const kGanModels[] = {"", "mlp", "dcgan", "biggan"};
 
 QWidget* withButton(QLineEdit* edit, QPushButton* button)
@@ -175,8 +178,9 @@ void LaunchForm::applyPreset(int index)
     ganModel_->setCurrentIndex(ganModel_->findData(QString::fromLatin1(p.model)));
     async_->setChecked(p.async);
     if (p.async) staleness_->setValue(p.staleness);
-    steps_->setValue(p.steps);
-    checkpoint_->setValue(std::max(1, p.steps / 5));
+    const int steps = protocol::ganDefaultSteps(p.data);
+    steps_->setValue(steps);
+    checkpoint_->setValue(std::max(1, steps / 5));
     updateEnabled();
 }
 
@@ -263,14 +267,17 @@ void LaunchForm::retranslateUi()
     folderBrowse_->setText(tr("…"));
     preset_->setItemText(0, tr("Custom"));
     preset_->setItemText(1, tr("Ring of 8 Gaussians, MLP, synchronous"));
-    preset_->setItemText(2, tr("Ring of 8 Gaussians, MLP, asynchronous (k = 2)"));
+    preset_->setItemText(2, tr("Ring of 8 Gaussians, MLP, asynchronous (k = 1)"));
     preset_->setItemText(3, tr("Grid of 25 Gaussians, MLP"));
-    preset_->setItemText(4, tr("Procedural shapes, DCGAN"));
-    preset_->setItemText(5, tr("Procedural shapes, BigGAN"));
+    preset_->setItemText(4, tr("Fashion-MNIST, DCGAN, synchronous"));
+    preset_->setItemText(5, tr("Fashion-MNIST, DCGAN, asynchronous (k = 1)"));
+    preset_->setItemText(6, tr("Procedural shapes, DCGAN"));
+    preset_->setItemText(7, tr("Procedural shapes, BigGAN"));
     data_->setItemText(0, tr("Ring of 8 Gaussians"));
     data_->setItemText(1, tr("Grid of 25 Gaussians"));
-    data_->setItemText(2, tr("Procedural shapes"));
-    data_->setItemText(3, tr("Image folder"));
+    data_->setItemText(2, tr("Fashion-MNIST (Debian's dataset-fashion-mnist)"));
+    data_->setItemText(3, tr("Procedural shapes"));
+    data_->setItemText(4, tr("Image folder"));
     folder_->setPlaceholderText(tr("folder of PNG/JPEG images"));
     ganModel_->setItemText(0, tr("Data set's preset"));
     ganModel_->setItemText(1, tr("MLP"));
