@@ -1,7 +1,9 @@
 #include "views/graph/graph_view.h"
 
+#include "core/layout/part_layout_cache.h"
 #include "views/background_job.h"
 #include "views/graph/block_item.h"
+#include "views/graph/graph_minimap.h"
 #include "views/graph/graph_scene.h"
 #include "views/graph/graph_search.h"
 #include "views/number_text.h"
@@ -30,7 +32,8 @@ constexpr double kMaxExportPixels = 120e6;
 } // namespace
 
 GraphView::GraphView(QWidget* parent)
-    : QGraphicsView(parent), scene_(new GraphScene(this)), job_(new BackgroundJob(BackgroundJob::OnRestart::Supersede, this)), search_(new GraphSearch(this))
+    : QGraphicsView(parent), scene_(new GraphScene(this)), job_(new BackgroundJob(BackgroundJob::OnRestart::Supersede, this)), search_(new GraphSearch(this)),
+      minimap_(new GraphMinimap(this)), partCache_(std::make_shared<PartLayoutCache>())
 {
     setScene(scene_);
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
@@ -76,7 +79,10 @@ void GraphView::clearModel()
     folded_.reset();
     presentation_ = GraphPresentation();
     layout_ = GraphLayout();
+    foldedLayout_ = GraphLayout();
+    partCache_ = std::make_shared<PartLayoutCache>(); // a run still going keeps the old one
     scene_->clearContent();
+    minimap_->refresh();
     search_->setGraph(nullptr);
     updateBusy();
 }
@@ -92,17 +98,24 @@ void GraphView::setModel(std::shared_ptr<const Graph> graph, std::shared_ptr<con
     const int repeated = folded_ ? int(std::count_if(folded_->classes.begin(), folded_->classes.end(),
                                                      [](const BlockClass& c) { return c.repeated(); }))
                                  : 0;
+    // The banner counts nodes as the Summary does (every node of the file); the limit compares
+    // what would be drawn (Constants are not).
+    const int64_t nodes = int64_t(graph_->nodes.size());
     const int full = GraphPresentation::expandedItemCount(*graph_);
     GraphPresentation p(*graph_, folded_.get(), {}, font());
-    if (repeated > 0 && full > itemLimit_) {
+    const int64_t boxes = int64_t(p.items().size());
+    if ((repeated > 0 || p.boxesUniqueParts()) && full > itemLimit_) {
         Q_EMIT notice(tr("This model has %1 nodes, too many to draw expanded. It opens folded into %2 boxes; "
                          "expand blocks one at a time.")
-                          .arg(groupedCount(full))
-                          .arg(groupedCount(int64_t(p.items().size()))));
+                          .arg(groupedCount(nodes))
+                          .arg(groupedCount(boxes)));
+    } else if (repeated == 0 && p.boxesUniqueParts()) {
+        Q_EMIT notice(tr("No repeated blocks were found. The %1 nodes open as %2 parts; expand the ones you want to read.")
+                          .arg(groupedCount(nodes))
+                          .arg(groupedCount(boxes)));
     } else if (repeated == 0 && full > itemLimit_) {
-        Q_EMIT notice(tr("This model has %1 nodes and no repeated blocks: every node is drawn, and the "
-                         "layout may take a while.")
-                          .arg(groupedCount(full)));
+        Q_EMIT notice(tr("This model has %1 nodes and no repeated blocks: every node is drawn.")
+                          .arg(groupedCount(nodes)));
     } else if (repeated == 0) {
         Q_EMIT notice(tr("No repeated blocks were found: every node is drawn as unique."));
     }
@@ -164,8 +177,9 @@ void GraphView::startExpand(InstanceKey key)
     const GraphLayout previous = layout_;
     const LayoutOptions options = layoutOptions();
     job_->start(
-        [previous, delta, options](const Progress& progress) {
-            return layoutExpansion(previous, delta.boxId, delta.part, delta.boundary, options, progress, delta.cluster);
+        [previous, delta, options, cache = partCache_, classKey = key.classId](const Progress& progress) {
+            return layoutExpansion(previous, delta.boxId, delta.part, delta.boundary, options, progress, delta.cluster,
+                                   cache.get(), classKey, delta.positions);
         },
         tr("Expanding a block (%1 boxes)").arg(delta.part.nodes.size()));
 }
@@ -199,9 +213,11 @@ void GraphView::applyLayout(const GraphLayout& layout)
     presentation_ = std::move(*pending_);
     pending_.reset();
     layout_ = layout;
+    if (first) foldedLayout_ = layout;
     scene_->setContent(presentation_, layout_);
     if (first) fitToWindow();
     else centerOn(centre);
+    minimap_->refresh();
     Q_EMIT layoutApplied();
     if (focusAfterLayout_ != kNoNode) {
         const NodeId n = focusAfterLayout_;
@@ -209,6 +225,44 @@ void GraphView::applyLayout(const GraphLayout& layout)
         focusNode(n);
     }
     pump();
+}
+
+void GraphView::expandAll()
+{
+    if (!graph_ || !folded_) return;
+    int total = int(presentation_.items().size());
+    int queued = 0, left = 0;
+    for (const VisualItem& v : presentation_.items()) {
+        if (v.kind != VisualItem::Kind::Block) continue;
+        const BlockInstance& inst = folded_->classes[size_t(v.classId)].instances[size_t(v.instance)];
+        const int drawn = int(std::count_if(inst.nodes.begin(), inst.nodes.end(),
+                                            [&](NodeId n) { return GraphPresentation::isDrawn(graph_->node(n)); }));
+        if (total + drawn - 1 > itemLimit_) {
+            ++left;
+            continue;
+        }
+        total += drawn - 1;
+        queue_.push_back({true, {v.classId, v.instance}});
+        ++queued;
+    }
+    if (left > 0)
+        Q_EMIT notice(tr("Expanded %1 blocks; %2 stay folded, as expanding them would draw more than %3 boxes.")
+                          .arg(queued)
+                          .arg(left)
+                          .arg(groupedCount(itemLimit_)));
+    pump();
+}
+
+void GraphView::collapseAll()
+{
+    if (!graph_ || foldedLayout_.nodes.empty()) return; // the first layout is still running
+    queue_.clear();
+    job_->cancel();
+    if (presentation_.expanded().empty() && !pending_) return;
+    // The folded picture was laid out once, when the model opened: show it again as it was.
+    pending_ = GraphPresentation(*graph_, folded_.get(), {}, font());
+    pendingIsFull_ = false;
+    applyLayout(foldedLayout_);
 }
 
 void GraphView::onLayoutFailed(const QString& error)
@@ -306,6 +360,7 @@ void GraphView::scaleBy(double factor)
     const double target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
     if (zoom() > 0) factor = target / zoom();
     scale(factor, factor);
+    minimap_->refresh();
 }
 
 void GraphView::zoomIn()
@@ -325,14 +380,37 @@ void GraphView::resetZoom()
 
 void GraphView::fitToWindow()
 {
-    const QRectF r = scene_->itemsBoundingRect();
+    const QRectF r = scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20);
     if (r.isEmpty()) return;
-    fitInView(r.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
-    // A tall model fits as a sliver of unreadable boxes; never shrink below the minimum zoom,
-    // and never blow a three-box model up past 1:1.
-    if (zoom() > 1.0) resetZoom();
-    if (zoom() < kMinZoom) setTransform(QTransform::fromScale(kMinZoom, kMinZoom));
-    centerOn(r.center());
+    const QRectF port = viewport()->rect();
+    const double whole = std::min(port.width() / r.width(), port.height() / r.height());
+    // Never blow a three-box model up past 1:1.
+    if (whole >= kReadableZoom) {
+        const double z = std::min(1.0, whole);
+        setTransform(QTransform::fromScale(z, z));
+        centerOn(r.center());
+        minimap_->refresh();
+        return;
+    }
+    // A tall model fitted whole is a sliver of unreadable boxes: fit its width instead, never
+    // below a readable zoom, and start at its top (the minimap shows the rest).
+    const double z = std::clamp(port.width() / r.width(), kReadableZoom, 1.0);
+    setTransform(QTransform::fromScale(z, z));
+    const double visibleHeight = port.height() / z;
+    centerOn(QPointF(r.center().x(), r.top() + visibleHeight / 2));
+    minimap_->refresh();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy)
+{
+    QGraphicsView::scrollContentsBy(dx, dy);
+    minimap_->refresh();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    minimap_->refresh();
 }
 
 void GraphView::wheelEvent(QWheelEvent* event)
