@@ -11,7 +11,9 @@
 #include "views/graph/graph_view.h"
 #include "views/number_text.h"
 
+#include <QGraphicsItem>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QVBoxLayout>
 #include <QtTest>

@@ -60,15 +60,17 @@ QString keyShape(const Graph& g, const Node& n)
     return {};
 }
 
-double textWidth(const QFont& font, const QString& s)
+double textWidth(const QFontMetricsF& metrics, const QString& s)
 {
-    return QFontMetricsF(font).horizontalAdvance(s);
+    return metrics.horizontalAdvance(s);
 }
 
-QString elided(const QFont& font, const QString& s, double width)
+QString elided(const QFontMetricsF& metrics, const QString& s, double width)
 {
-    return QFontMetricsF(font).elidedText(s, Qt::ElideMiddle, width);
+    return metrics.elidedText(s, Qt::ElideMiddle, width);
 }
+
+constexpr NodeId kCancelStride = 2048;
 
 } // namespace
 
@@ -100,7 +102,7 @@ int GraphPresentation::expandedItemCount(const Graph& graph)
 }
 
 GraphPresentation::GraphPresentation(const Graph& graph, const FoldedGraph* folded, const ExpandedSet& expanded,
-                                     const QFont& font, int levelBoxLimit)
+                                     const QFont& font, int levelBoxLimit, const Progress& progress)
     : nodeCount_(int(graph.nodes.size())), expanded_(expanded)
 {
     // A fold that does not match the graph (stale, or from another model) is ignored rather
@@ -115,10 +117,11 @@ GraphPresentation::GraphPresentation(const Graph& graph, const FoldedGraph* fold
         decideUniqueBoxes(graph, *folded, levelBoxLimit);
     }
     nodeItem_.assign(graph.nodes.size(), -1);
-    buildOps(graph, folded, font);
+    // A cancelled build stops early and leaves a partial presentation: its caller drops it.
+    if (!buildOps(graph, folded, font, progress)) return;
     if (folded) buildBlocks(graph, *folded, font);
     buildTerminals(graph, font);
-    buildEdges(graph);
+    buildEdges(graph, progress);
 }
 
 void GraphPresentation::decideUniqueBoxes(const Graph& g, const FoldedGraph& folded, int levelBoxLimit)
@@ -173,10 +176,11 @@ int GraphPresentation::blockItemId(InstanceKey k) const
     return i < 0 ? -1 : nodeCount_ + i;
 }
 
-void GraphPresentation::buildOps(const Graph& g, const FoldedGraph* folded, const QFont& font)
+bool GraphPresentation::buildOps(const Graph& g, const FoldedGraph* folded, const QFont& font, const Progress& progress)
 {
-    const QFont tf = titleFont(font), df = detailFont(font);
+    const QFontMetricsF tf(titleFont(font)), df(detailFont(font));
     for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
+        if (id % kCancelStride == 0 && progress.cancelled()) return false;
         const Node& n = g.node(id);
         if (!isDrawn(n)) continue;
         VisualItem it;
@@ -211,11 +215,12 @@ void GraphPresentation::buildOps(const Graph& g, const FoldedGraph* folded, cons
         nodeItem_[size_t(id)] = it.id;
         addItem(std::move(it));
     }
+    return true;
 }
 
 void GraphPresentation::buildBlocks(const Graph& g, const FoldedGraph& folded, const QFont& font)
 {
-    const QFont tf = titleFont(font), df = detailFont(font);
+    const QFontMetricsF tf(titleFont(font)), df(detailFont(font));
     for (const BlockClass& c : folded.classes) {
         if (!boxed(c.id)) continue;
         const bool unique = !c.repeated();
@@ -261,7 +266,7 @@ void GraphPresentation::buildBlocks(const Graph& g, const FoldedGraph& folded, c
 
 void GraphPresentation::buildTerminals(const Graph& g, const QFont& font)
 {
-    const QFont tf = titleFont(font), df = detailFont(font);
+    const QFontMetricsF tf(titleFont(font)), df(detailFont(font));
     int next = nodeCount_ + instanceCount_;
     auto add = [&](TensorId t, VisualItem::Kind kind) {
         VisualItem it;
@@ -285,7 +290,7 @@ void GraphPresentation::buildTerminals(const Graph& g, const QFont& font)
     for (TensorId t : g.outputs) add(t, VisualItem::Kind::Output);
 }
 
-void GraphPresentation::buildEdges(const Graph& g)
+void GraphPresentation::buildEdges(const Graph& g, const Progress& progress)
 {
     std::unordered_map<TensorId, int> inputItem;
     std::unordered_map<TensorId, std::vector<int>> outputItems;
@@ -306,6 +311,7 @@ void GraphPresentation::buildEdges(const Graph& g)
         if (std::find(ts.begin(), ts.end(), t) == ts.end()) ts.push_back(t);
     };
     for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
+        if (id % kCancelStride == 0 && progress.cancelled()) return;
         const int dst = itemOfNode(id);
         for (TensorId t : g.node(id).inputs)
             if (t != kNoTensor) addFlow(sourceOf(t), dst, t);

@@ -23,6 +23,7 @@
 #include "core/fold/folded_graph.h"
 #include "core/ir/graph.h"
 #include "core/layout/graph_layout.h"
+#include "core/util/progress.h"
 #include "views/graph/block_style.h"
 
 #include <QColor>
@@ -89,7 +90,8 @@ public:
     GraphPresentation() = default;
     // `folded` may be null (everything unique). `font` is the base font the scene draws with.
     GraphPresentation(const Graph& graph, const FoldedGraph* folded, const ExpandedSet& expanded,
-                      const QFont& font = QFont(), int levelBoxLimit = kDefaultLevelBoxLimit);
+                      const QFont& font = QFont(), int levelBoxLimit = kDefaultLevelBoxLimit,
+                      const Progress& progress = {});
 
     const std::vector<VisualItem>& items() const { return items_; }
     const std::vector<VisualEdge>& edges() const { return edges_; }
@@ -123,10 +125,10 @@ public:
 
 private:
     void addItem(VisualItem item);
-    void buildOps(const Graph& g, const FoldedGraph* folded, const QFont& font);
+    bool buildOps(const Graph& g, const FoldedGraph* folded, const QFont& font, const Progress& progress);
     void buildBlocks(const Graph& g, const FoldedGraph& folded, const QFont& font);
     void buildTerminals(const Graph& g, const QFont& font);
-    void buildEdges(const Graph& g);
+    void buildEdges(const Graph& g, const Progress& progress);
     int instanceIndex(InstanceKey k) const;
     void decideUniqueBoxes(const Graph& g, const FoldedGraph& folded, int levelBoxLimit);
 

@@ -47,11 +47,7 @@ GraphView::GraphView(QWidget* parent)
     connect(scene_, &GraphScene::expandRequested, this, [this](int c, int i) { expand({c, i}); });
     connect(scene_, &GraphScene::collapseRequested, this, [this](int c, int i) { collapse({c, i}); });
     connect(scene_, &GraphScene::graphSelectionChanged, this, &GraphView::selectionChanged);
-    connect(job_, &BackgroundJob::finished, this, [this] {
-        const Result<GraphLayout> layout = job_->takeResult<Result<GraphLayout>>();
-        if (layout) applyLayout(*layout);
-        else onLayoutFailed(QString::fromStdString(layout.error()));
-    });
+    connect(job_, &BackgroundJob::finished, this, [this] { onLayoutFinished(job_->takeResult<LayoutOutcome>()); });
     connect(job_, &BackgroundJob::failed, this, [this](const QString&, const QString& error) { onLayoutFailed(error); });
     connect(job_, &BackgroundJob::cancelled, this, &GraphView::onLayoutCancelled);
     connect(search_, &GraphSearch::currentChanged, this, [this](NodeId n, int, int) { focusNode(n); });
@@ -80,6 +76,7 @@ void GraphView::clearModel()
     presentation_ = GraphPresentation();
     layout_ = GraphLayout();
     foldedLayout_ = GraphLayout();
+    foldedPresentation_ = GraphPresentation();
     partCache_ = std::make_shared<PartLayoutCache>(); // a run still going keeps the old one
     scene_->clearContent();
     minimap_->refresh();
@@ -94,15 +91,29 @@ void GraphView::setModel(std::shared_ptr<const Graph> graph, std::shared_ptr<con
     graph_ = std::move(graph);
     folded_ = std::move(folded);
     search_->setGraph(graph_);
+    // What to draw is worked out on the worker too: it walks every node (0.1 s at 100k).
+    job_->start(
+        [graph = graph_, folded = folded_, font = font(), options = layoutOptions()](const Progress& progress) {
+            LayoutOutcome out;
+            out.first = true;
+            out.presentation.emplace(*graph, folded.get(), ExpandedSet{}, font,
+                                     GraphPresentation::kDefaultLevelBoxLimit, progress);
+            out.layout = layoutGraph(out.presentation->layoutGraph(), options, progress);
+            return out;
+        },
+        tr("Laying out the graph"));
+    updateBusy();
+}
 
+void GraphView::noticeOnOpen(const GraphPresentation& p)
+{
     const int repeated = folded_ ? int(std::count_if(folded_->classes.begin(), folded_->classes.end(),
                                                      [](const BlockClass& c) { return c.repeated(); }))
                                  : 0;
-    // The banner counts nodes as the Summary does (every node of the file); the limit compares
+    // The notice counts nodes as the Summary does (every node of the file); the limit compares
     // what would be drawn (Constants are not).
     const int64_t nodes = int64_t(graph_->nodes.size());
     const int full = GraphPresentation::expandedItemCount(*graph_);
-    GraphPresentation p(*graph_, folded_.get(), {}, font());
     const int64_t boxes = int64_t(p.items().size());
     if ((repeated > 0 || p.boxesUniqueParts()) && full > itemLimit_) {
         Q_EMIT notice(tr("This model has %1 nodes, too many to draw expanded. It opens folded into %2 boxes; "
@@ -119,13 +130,24 @@ void GraphView::setModel(std::shared_ptr<const Graph> graph, std::shared_ptr<con
     } else if (repeated == 0) {
         Q_EMIT notice(tr("No repeated blocks were found: every node is drawn as unique."));
     }
-    pending_ = std::move(p);
-    pendingIsFull_ = true;
-    const LayoutGraph lg = pending_->layoutGraph();
-    const LayoutOptions options = layoutOptions();
-    job_->start([lg, options](const Progress& progress) { return layoutGraph(lg, options, progress); },
-                tr("Laying out %1 boxes").arg(groupedCount(int64_t(lg.nodes.size()))));
-    updateBusy();
+}
+
+void GraphView::onLayoutFinished(LayoutOutcome out)
+{
+    if (!out.refusal.isEmpty()) {
+        Q_EMIT notice(out.refusal);
+        focusAfterLayout_ = kNoNode;
+        pump();
+        return;
+    }
+    if (!out.layout) {
+        onLayoutFailed(QString::fromStdString(out.layout.error()));
+        return;
+    }
+    if (out.first) noticeOnOpen(*out.presentation);
+    pending_ = std::move(out.presentation);
+    pendingIsFull_ = out.first;
+    applyLayout(*out.layout);
 }
 
 void GraphView::expand(InstanceKey key)
@@ -151,7 +173,7 @@ void GraphView::pump()
         const Operation op = queue_.front();
         queue_.pop_front();
         if (op.expand) startExpand(op.key);
-        else runCollapse(op.key);
+        else startCollapse(op.key);
     }
     updateBusy();
 }
@@ -159,50 +181,58 @@ void GraphView::pump()
 void GraphView::startExpand(InstanceKey key)
 {
     if (!folded_ || presentation_.isExpanded(key) || presentation_.blockItemId(key) < 0) return;
-    if (!presentation_.item(presentation_.blockItemId(key))) return; // not a drawn block box
+    const VisualItem* box = presentation_.item(presentation_.blockItemId(key));
+    if (!box) return; // not a drawn block box
     ExpandedSet expanded = presentation_.expanded();
     expanded.insert(key);
-    GraphPresentation next(*graph_, folded_.get(), expanded, font());
-    if (int(next.items().size()) > itemLimit_) {
-        Q_EMIT notice(tr("Expanding %1 would draw %2 boxes, more than the limit of %3. Collapse other blocks first.")
-                          .arg(presentation_.item(presentation_.blockItemId(key))->title)
-                          .arg(groupedCount(int64_t(next.items().size())))
-                          .arg(groupedCount(itemLimit_)));
-        if (focusAfterLayout_ != kNoNode) focusAfterLayout_ = kNoNode;
-        return;
-    }
-    const LayoutDelta delta = GraphPresentation::delta(presentation_, next, key);
-    pending_ = std::move(next);
-    pendingIsFull_ = false;
-    const GraphLayout previous = layout_;
-    const LayoutOptions options = layoutOptions();
+    // The new presentation, the part and its layout all on the worker: only the scene is
+    // rebuilt on the GUI thread.
     job_->start(
-        [previous, delta, options, cache = partCache_, classKey = key.classId](const Progress& progress) {
-            return layoutExpansion(previous, delta.boxId, delta.part, delta.boundary, options, progress, delta.cluster,
-                                   cache.get(), classKey, delta.positions);
+        [graph = graph_, folded = folded_, current = presentation_, expanded, key, font = font(),
+         limit = itemLimit_, title = box->title, previous = layout_, options = layoutOptions(),
+         cache = partCache_](const Progress& progress) {
+            LayoutOutcome out;
+            GraphPresentation next(*graph, folded.get(), expanded, font, GraphPresentation::kDefaultLevelBoxLimit,
+                                   progress);
+            if (int(next.items().size()) > limit) {
+                out.refusal = tr("Expanding %1 would draw %2 boxes, more than the limit of %3. Collapse other blocks first.")
+                                  .arg(title)
+                                  .arg(groupedCount(int64_t(next.items().size())))
+                                  .arg(groupedCount(limit));
+                return out;
+            }
+            const LayoutDelta delta = GraphPresentation::delta(current, next, key);
+            out.layout = layoutExpansion(previous, delta.boxId, delta.part, delta.boundary, options, progress,
+                                         delta.cluster, cache.get(), key.classId, delta.positions);
+            out.presentation = std::move(next);
+            return out;
         },
-        tr("Expanding a block (%1 boxes)").arg(delta.part.nodes.size()));
+        tr("Expanding %1").arg(box->title));
 }
 
-void GraphView::runCollapse(InstanceKey key)
+void GraphView::startCollapse(InstanceKey key)
 {
     if (!presentation_.isExpanded(key)) return;
     ExpandedSet expanded = presentation_.expanded();
     expanded.erase(key);
-    GraphPresentation next(*graph_, folded_.get(), expanded, font());
-    const LayoutDelta delta = GraphPresentation::delta(next, presentation_, key);
-    const VisualItem* box = next.item(delta.boxId);
-    if (!box) return;
-    // Pure geometry on the current picture: fast enough for the GUI thread, no dot run.
-    auto collapsed = layoutCollapse(layout_, delta.memberIds, PlacedNode{box->id, 0, 0, box->width, box->height, -1},
-                                    delta.boxBoundary, layoutOptions());
-    if (!collapsed) {
-        Q_EMIT notice(tr("Could not collapse the block: %1").arg(QString::fromStdString(collapsed.error())));
-        return;
-    }
-    pending_ = std::move(next);
-    pendingIsFull_ = false;
-    applyLayout(*collapsed);
+    job_->start(
+        [graph = graph_, folded = folded_, current = presentation_, expanded, key, font = font(), previous = layout_,
+         options = layoutOptions()](const Progress&) {
+            LayoutOutcome out;
+            GraphPresentation next(*graph, folded.get(), expanded, font);
+            const LayoutDelta delta = GraphPresentation::delta(next, current, key);
+            const VisualItem* box = next.item(delta.boxId);
+            if (!box) {
+                out.layout = Result<GraphLayout>::failure("the collapsed block has no box");
+                return out;
+            }
+            // Pure geometry on the current picture, no layout engine.
+            out.layout = layoutCollapse(previous, delta.memberIds, PlacedNode{box->id, 0, 0, box->width, box->height, -1},
+                                        delta.boxBoundary, options);
+            out.presentation = std::move(next);
+            return out;
+        },
+        tr("Collapsing a block"));
 }
 
 void GraphView::applyLayout(const GraphLayout& layout)
@@ -213,7 +243,10 @@ void GraphView::applyLayout(const GraphLayout& layout)
     presentation_ = std::move(*pending_);
     pending_.reset();
     layout_ = layout;
-    if (first) foldedLayout_ = layout;
+    if (first) {
+        foldedLayout_ = layout;
+        foldedPresentation_ = presentation_;
+    }
     scene_->setContent(presentation_, layout_);
     if (first) fitToWindow();
     else centerOn(centre);
@@ -260,7 +293,7 @@ void GraphView::collapseAll()
     job_->cancel();
     if (presentation_.expanded().empty() && !pending_) return;
     // The folded picture was laid out once, when the model opened: show it again as it was.
-    pending_ = GraphPresentation(*graph_, folded_.get(), {}, font());
+    pending_ = foldedPresentation_;
     pendingIsFull_ = false;
     applyLayout(foldedLayout_);
 }

@@ -105,10 +105,20 @@ private:
         bool expand = true;
         InstanceKey key;
     };
+    // What a layout run hands back: the presentation it laid out and its picture, or a refusal
+    // (an expansion past the item limit) that changes nothing.
+    struct LayoutOutcome {
+        bool first = false;
+        std::optional<GraphPresentation> presentation;
+        Result<GraphLayout> layout = Result<GraphLayout>::failure("not laid out");
+        QString refusal;
+    };
+    void onLayoutFinished(LayoutOutcome out);
+    void noticeOnOpen(const GraphPresentation& p);
     void enqueue(Operation op);
     void pump();
     void startExpand(InstanceKey key);
-    void runCollapse(InstanceKey key);
+    void startCollapse(InstanceKey key);
     void applyLayout(const GraphLayout& layout);
     void onLayoutFailed(const QString& error);
     void onLayoutCancelled();
@@ -126,6 +136,7 @@ private:
     GraphLayout layout_;
     std::shared_ptr<PartLayoutCache> partCache_; // an expanded class's inside, laid out once
     GraphLayout foldedLayout_;                   // the picture with nothing expanded, for Collapse all
+    GraphPresentation foldedPresentation_;
     std::optional<GraphPresentation> pending_; // what the running job's result will show
     bool pendingIsFull_ = false;
     std::deque<Operation> queue_;
