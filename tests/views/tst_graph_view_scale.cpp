@@ -96,7 +96,7 @@ private Q_SLOTS:
         QVERIFY(int(view.presentation().items().size()) <= GraphPresentation::kDefaultLevelBoxLimit);
         QCOMPARE(notices.count(), 1);
         QVERIFY2(notices.at(0).at(0).toString().contains(QStringLiteral("902")), qPrintable(notices.at(0).at(0).toString()));
-        QCOMPARE(view.presentation().instanceTitle({2, 0}), QStringLiteral("Part 3"));
+        QCOMPARE(view.presentation().instanceTitle({2, 0}), QStringLiteral("Section 3"));
 
         view.expand({2, 0});
         QVERIFY(waitIdle(view));

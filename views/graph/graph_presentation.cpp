@@ -154,7 +154,7 @@ bool GraphPresentation::boxed(int classId) const
 
 QString GraphPresentation::instanceTitle(InstanceKey k) const
 {
-    if (!style_.repeated(k.classId) && boxed(k.classId)) return tr("Part %1").arg(partNumber_[size_t(k.classId)]);
+    if (!style_.repeated(k.classId) && boxed(k.classId)) return tr("Section %1").arg(partNumber_[size_t(k.classId)]);
     return tr("%1 · %2/%3").arg(style_.name(k.classId)).arg(k.instance + 1).arg(style_.instanceCount(k.classId));
 }
 
@@ -245,7 +245,7 @@ void GraphPresentation::buildBlocks(const Graph& g, const FoldedGraph& folded, c
             it.height = kBlockHeight;
             QStringList tip;
             if (unique)
-                tip << tr("%1, a part of the model that does not repeat").arg(it.title)
+                tip << tr("%1, a stretch of the model that does not repeat").arg(it.title)
                     << tr("%1 ops, %2 parameters").arg(c.nodesPerInstance).arg(groupedCount(c.paramsPerInstance));
             else
                 tip << tr("%1, instance %2 of %3 (×%3)").arg(style_.name(c.id)).arg(i + 1).arg(count)

@@ -15,8 +15,8 @@
 // A level never holds more than a few hundred boxes: when the ops of the parts that do not
 // repeat would push the folded picture past levelBoxLimit, each such part (a block of the fold's
 // chain, at most ~200 nodes: the fold cuts long unique stretches) becomes one grey box too,
-// "Part 7", expanded like any block. Swin-T opens with its chain of blocks rather than 1,481
-// boxes, of which dot needed 20 s.
+// "Section 7" (not "part": the Blocks dock's parts are the pieces of one block), expanded like
+// any block. Swin-T opens with its chain of 29 blocks rather than 1,481 boxes (dot: 20 s).
 //
 // Constant nodes are not drawn: exporters emit one per Reshape target or scalar, and drawing
 // them doubles the picture without adding structure. The Inspector lists them as inputs.
@@ -108,7 +108,7 @@ public:
     // the unique parts when they are boxed (see above).
     bool boxed(int classId) const;
     bool boxesUniqueParts() const { return boxUnique_; }
-    // "Block A · 3/12", or "Part 7" for a boxed unique part: the box's title and the frame's caption.
+    // "Block A · 3/12", or "Section 7" for a boxed unique part: the box's title and the frame's caption.
     QString instanceTitle(InstanceKey k) const;
     // Whether a node is drawn at all (Constant nodes are not).
     static bool isDrawn(const Node& n);

@@ -121,7 +121,7 @@ void GraphView::noticeOnOpen(const GraphPresentation& p)
                           .arg(groupedCount(nodes))
                           .arg(groupedCount(boxes)));
     } else if (repeated == 0 && p.boxesUniqueParts()) {
-        Q_EMIT notice(tr("No repeated blocks were found. The %1 nodes open as %2 parts; expand the ones you want to read.")
+        Q_EMIT notice(tr("No repeated blocks were found. The %1 nodes open as %2 sections; expand the ones you want to read.")
                           .arg(groupedCount(nodes))
                           .arg(groupedCount(boxes)));
     } else if (repeated == 0 && full > itemLimit_) {
