@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <malloc.h>
 #include <string>
 
 namespace {
@@ -52,6 +53,7 @@ struct Result {
 // peak is its own and not an earlier model's.
 void resetPeakMemory()
 {
+    malloc_trim(0); // hand what earlier models freed back to the system first
     std::ofstream("/proc/self/clear_refs") << "5";
 }
 
@@ -166,13 +168,12 @@ Result measure(const QString& path)
             r.expandAgainMs = waitForLayout(view, 30000);
         }
         r.expandedBoxes = view->graphScene()->nodeItemCount() + view->graphScene()->blockItemCount();
-        QElapsedTimer c;
-        c.start();
         view->collapse(first);
-        view->viewport()->repaint();
-        r.collapseMs = double(c.nsecsElapsed()) / 1e6;
-        if (second.classId >= 0) view->collapse(second);
-        QCoreApplication::processEvents();
+        r.collapseMs = waitForLayout(view, 30000);
+        if (second.classId >= 0) {
+            view->collapse(second);
+            waitForLayout(view, 30000);
+        }
         ticker.stop();
         r.expandStallMs = maxGap;
     }
@@ -278,7 +279,7 @@ int main(int argc, char** argv)
                 qPrintable(QGuiApplication::platformName()));
     std::printf("first paint: open -> import + fold (worker) -> layout (worker) -> scene drawn; stall: longest gap of\n"
                 "a 10 ms GUI-thread timer meanwhile (worst run); boxes/items: drawn boxes / all scene items; peak: the\n"
-                "process's peak resident memory for that model (VmHWM, reset before it); expand: the largest block\n"
+                "process's peak resident memory for that model (VmHWM, reset before its first run); expand: the largest block\n"
                 "(1st instance / 2nd, whose class layout is cached) to its picture on screen, with the GUI stall over\n"
                 "the expands and collapse; close: closing a window 300 ms after opening the model, until every\n"
                 "background job has ended\n\n");
@@ -292,7 +293,10 @@ int main(int argc, char** argv)
             const Result r = measure(c.path);
             if (!r.ok) { best.ok = false; break; }
             worstStall = std::max(worstStall, r.maxStallMs);
+            // Peak memory of the first run: later runs would also count what malloc kept.
+            const double peak = i == 0 ? r.peakMb : best.peakMb;
             if (!best.ok || r.firstPaintS < best.firstPaintS) best = r;
+            best.peakMb = peak;
         }
         if (!best.ok) {
             std::printf("%-24s failed\n", qPrintable(c.label));
