@@ -32,6 +32,15 @@ bool waitIdle(GraphView& view, int ms = 20000)
     return !view.isBusy();
 }
 
+// Shows `view` at a fixed size, opens `m` in it and waits for its first picture.
+bool openIn(GraphView& view, const graphtest::Model& m)
+{
+    view.resize(900, 700);
+    view.show();
+    view.setModel(m.graph, m.folded);
+    return waitIdle(view);
+}
+
 // layeredModel without repeats, folded the way the real fold cuts a long unique stretch: into
 // blocks of `chunk` nodes, one singleton class each, in chain order.
 graphtest::Model uniqueStretch(int layers, int chunk)
@@ -85,11 +94,8 @@ private Q_SLOTS:
     {
         auto m = uniqueStretch(300, 60); // 902 nodes: 16 parts of at most 60
         GraphView view;
-        view.resize(900, 700);
-        view.show();
         QSignalSpy notices(&view, &GraphView::notice);
-        view.setModel(m.graph, m.folded);
-        QVERIFY(waitIdle(view));
+        QVERIFY(openIn(view, m));
         QVERIFY(view.presentation().boxesUniqueParts());
         QCOMPARE(view.graphScene()->blockItemCount(), 16);
         QCOMPARE(view.graphScene()->nodeItemCount(), 2); // the graph input and output
@@ -156,10 +162,7 @@ private Q_SLOTS:
     {
         auto m = graphtest::layeredModel(6);
         GraphView view;
-        view.resize(900, 700);
-        view.show();
-        view.setModel(m.graph, m.folded);
-        QVERIFY(waitIdle(view));
+        QVERIFY(openIn(view, m));
         const GraphLayout folded = view.currentLayout();
         view.expandAll();
         QVERIFY(waitIdle(view));
@@ -191,10 +194,7 @@ private Q_SLOTS:
     {
         auto m = graphtest::layeredModel(120);
         GraphView view;
-        view.resize(900, 700);
-        view.show();
-        view.setModel(m.graph, m.folded);
-        QVERIFY(waitIdle(view));
+        QVERIFY(openIn(view, m));
         // 120 boxes in a column fitted whole would be a sliver at zoom ~0.08.
         QVERIFY2(view.zoom() >= GraphView::kReadableZoom - 1e-9, qPrintable(QString::number(view.zoom())));
         // It starts at the top: the first layer's box is on screen.
@@ -252,12 +252,9 @@ private Q_SLOTS:
             head.nodes.push_back(n);
         }
         GraphView view;
-        view.resize(900, 700);
-        view.show();
         view.setItemLimit(11);
         QSignalSpy notices(&view, &GraphView::notice);
-        view.setModel(m.graph, m.folded);
-        QVERIFY(waitIdle(view));
+        QVERIFY(openIn(view, m));
         QCOMPARE(notices.count(), 1);
         const QString expected = groupedCount(int64_t(m.graph->nodes.size())); // 25
         QVERIFY2(notices.at(0).at(0).toString().contains(QStringLiteral("has %1 nodes").arg(expected)),
