@@ -18,7 +18,6 @@
 #include <QVBoxLayout>
 #include <QtTest>
 
-#include <random>
 
 using namespace tapas;
 
@@ -66,25 +65,6 @@ graphtest::Model uniqueStretch(int layers, int chunk)
     return m;
 }
 
-// `n` ops, each adding two earlier results picked at random: a tangle with edges across the
-// whole graph, which no engine lays out in an instant.
-std::shared_ptr<Graph> tangle(int n)
-{
-    auto g = std::make_shared<Graph>();
-    std::mt19937 rng(3);
-    std::vector<TensorId> values{graphtest::activation(*g, "x", 8)};
-    g->tensor(values[0]).kind = TensorKind::Input;
-    g->inputs.push_back(values[0]);
-    for (int i = 0; i < n; ++i) {
-        const TensorId out = graphtest::activation(*g, "t" + std::to_string(i), 8);
-        const TensorId a = values[rng() % values.size()], b = values[values.size() - 1 - rng() % std::min<size_t>(values.size(), 4)];
-        graphtest::op(*g, "Add", "add" + std::to_string(i), {a, b}, out, "");
-        values.push_back(out);
-    }
-    g->outputs.push_back(values.back());
-    return g;
-}
-
 } // namespace
 
 class TstGraphViewScale : public QObject {
@@ -125,7 +105,7 @@ private Q_SLOTS:
 
     void cancel_ends_a_slow_layout_within_a_second()
     {
-        const auto g = tangle(150000);
+        const auto g = graphtest::tangle(150000);
         GraphView view;
         view.resize(900, 700);
         view.show();
@@ -144,7 +124,7 @@ private Q_SLOTS:
 
     void closing_a_view_ends_its_layout_within_a_second()
     {
-        const auto g = tangle(150000);
+        const auto g = graphtest::tangle(150000);
         auto* view = new GraphView;
         view->resize(900, 700);
         view->show();

@@ -129,8 +129,10 @@ void GraphPresentation::decideUniqueBoxes(const Graph& g, const FoldedGraph& fol
     // Boxes of the folded picture with every unique op drawn: repeated instances, unique ops,
     // graph inputs and outputs.
     std::vector<int> drawnOfClass(folded.classes.size(), 0);
-    for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id)
-        if (isDrawn(g.node(id))) ++drawnOfClass[size_t(folded.nodeRef[size_t(id)].classId)];
+    for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
+        const int c = folded.nodeRef[size_t(id)].classId;
+        if (c >= 0 && size_t(c) < drawnOfClass.size() && isDrawn(g.node(id))) ++drawnOfClass[size_t(c)];
+    }
     int boxes = int(g.inputs.size() + g.outputs.size());
     for (const BlockClass& c : folded.classes)
         boxes += c.repeated() ? int(c.instances.size()) : drawnOfClass[size_t(c.id)];
