@@ -378,6 +378,34 @@ private Q_SLOTS:
         qInfo("120-box residual chain, dot (bounded): %lld ms", t.elapsed());
     }
 
+    // The figures behind the engine choice in the README. TAPAS_LAYOUT_BENCH=1 adds 1,500 boxes
+    // (dot takes seconds there).
+    void engines_compared_on_residual_chains()
+    {
+        std::vector<int> sizes{60, 150, 300, 600};
+        if (qEnvironmentVariableIsSet("TAPAS_LAYOUT_BENCH")) sizes.push_back(1500);
+        for (int n : sizes) {
+            LayoutGraph g = residualChain(n);
+            std::mt19937 rng(1);
+            for (int i = 0; i < n / 10; ++i) { // a few short skips besides the residuals
+                const int a = int(rng() % unsigned(n)), b = int(rng() % unsigned(n));
+                if (a < b && b - a < 12) g.edges.push_back({a, b, {}});
+            }
+            double ms[2] = {0, 0};
+            for (int e = 0; e < 2; ++e) {
+                LayoutOptions o;
+                o.engine = e == 0 ? LayoutEngine::Dot : LayoutEngine::Layered;
+                QElapsedTimer t;
+                t.start();
+                auto r = layoutGraph(g, o);
+                ms[e] = double(t.nsecsElapsed()) / 1e6;
+                QVERIFY2(r.ok(), r.error().c_str());
+                QVERIFY(!layoutHasOverlap(*r));
+            }
+            qInfo("%5d boxes: dot (bounded) %8.1f ms, layered %6.1f ms", n, ms[0], ms[1]);
+        }
+    }
+
     void layered_layout_stops_within_a_second_of_cancel()
     {
         const LayoutGraph g = randomGraph(400000, 11);
