@@ -131,7 +131,7 @@ void MainWindow::createActions()
     cancelLoadAction_ = new QAction(style()->standardIcon(QStyle::SP_BrowserStop), QString(), this);
     cancelLoadAction_->setShortcut(Qt::Key_Escape);
     cancelLoadAction_->setEnabled(false);
-    connect(cancelLoadAction_, &QAction::triggered, loader_, &ModelLoader::cancel);
+    connect(cancelLoadAction_, &QAction::triggered, this, &MainWindow::cancelLoading);
 
     quitAction_ = new QAction(this);
     quitAction_->setShortcut(QKeySequence::Quit);
@@ -200,7 +200,7 @@ void MainWindow::createStatusBar()
     progress_->setTextVisible(false);
     cancelButton_ = new QPushButton(this);
     cancelButton_->setFlat(true);
-    connect(cancelButton_, &QPushButton::clicked, loader_, &ModelLoader::cancel);
+    connect(cancelButton_, &QPushButton::clicked, this, &MainWindow::cancelLoading);
     statusBar()->addPermanentWidget(stageLabel_);
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancelButton_);
@@ -227,6 +227,8 @@ void MainWindow::createDocks()
     viewMenu_->insertAction(viewMenu_->actions().value(2), panel->zoomOutAction());
     viewMenu_->insertSeparator(viewMenu_->actions().value(3));
     connect(panel->view(), &GraphView::notice, this, &MainWindow::onGraphNotice);
+    // Laying out the graph is part of loading: File > Cancel Loading (Esc) stops it too.
+    connect(panel->view(), &GraphView::busyChanged, this, [this] { setLoadingUi(loader_->isBusy()); });
     logDock_ = new QDockWidget(this);
     logDock_->setObjectName(QStringLiteral("logDock")); // saveState/restoreState key
     logDock_->setWidget(log_);
@@ -299,7 +301,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     QSettings settings;
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState(kStateVersion));
-    loader_->cancel();
+    cancelLoading();
     QMainWindow::closeEvent(event);
 }
 
@@ -475,12 +477,18 @@ void MainWindow::onDocumentChanged()
     updateTitle();
 }
 
+void MainWindow::cancelLoading()
+{
+    loader_->cancel();
+    graphPanel()->view()->cancelLayout();
+}
+
 void MainWindow::setLoadingUi(bool loading)
 {
     stageLabel_->setVisible(loading);
     progress_->setVisible(loading);
     cancelButton_->setVisible(loading);
-    cancelLoadAction_->setEnabled(loading);
+    cancelLoadAction_->setEnabled(loading || (docks_ && graphPanel()->view()->isBusy()));
     if (!loading) {
         progress_->setValue(0);
         stageLabel_->clear();

@@ -108,6 +108,8 @@ private:
     void retranslateUi();
     void updateTitle();
     void setLoadingUi(bool loading);
+    // Stops whatever is loading: the import and fold, and the graph's layout.
+    void cancelLoading();
     void restoreWindowState();
     QString stageText(const QString& stage) const;
 

@@ -2,6 +2,7 @@
 // handler), so every call into it holds one process-wide mutex, and one GVC_t is shared for the
 // life of the process (creating one loads the plugin configuration each time).
 #include "core/layout/graph_layout.h"
+#include "core/layout/layered_layout.h"
 #include "core/layout/layout_geometry.h"
 
 #include <graphviz/cgraph.h>
@@ -65,7 +66,9 @@ private:
     bool laidOut_ = false;
 };
 
-Status validate(const LayoutGraph& graph, std::unordered_map<int, size_t>& index)
+} // namespace
+
+Status validateLayoutGraph(const LayoutGraph& graph, std::unordered_map<int, size_t>& index)
 {
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const LayoutNode& n = graph.nodes[i];
@@ -82,12 +85,12 @@ Status validate(const LayoutGraph& graph, std::unordered_map<int, size_t>& index
     return Status::success();
 }
 
-} // namespace
+namespace {
 
-Result<GraphLayout> layoutGraph(const LayoutGraph& graph, const LayoutOptions& options, const Progress& progress)
+Result<GraphLayout> layoutDot(const LayoutGraph& graph, const LayoutOptions& options, const Progress& progress)
 {
     std::unordered_map<int, size_t> index;
-    if (Status s = validate(graph, index); !s) return Result<GraphLayout>::failure(s.error);
+    if (Status s = validateLayoutGraph(graph, index); !s) return Result<GraphLayout>::failure(s.error);
     GraphLayout out;
     if (graph.nodes.empty()) return out;
     if (progress.cancelled()) return Result<GraphLayout>::failure("graph layout cancelled");
@@ -104,6 +107,12 @@ Result<GraphLayout> layoutGraph(const LayoutGraph& graph, const LayoutOptions& o
     agattr(g, AGRAPH, cstr("nodesep"), cstr(inches(options.nodeSep).c_str()));
     agattr(g, AGRAPH, cstr("ranksep"), cstr(inches(options.rankSep).c_str()));
     agattr(g, AGRAPH, cstr("splines"), cstr("spline"));
+    // Bounded work: network simplex (ranking, then x placement) stops after this many times the
+    // node count in iterations, crossing minimisation after a fraction of its default passes.
+    agattr(g, AGRAPH, cstr("nslimit"), cstr("2"));
+    agattr(g, AGRAPH, cstr("nslimit1"), cstr("2"));
+    agattr(g, AGRAPH, cstr("mclimit"), cstr("0.3"));
+    agattr(g, AGRAPH, cstr("searchsize"), cstr("20"));
     // The view draws the labels itself; empty labels keep dot from measuring text with fonts.
     agattr(g, AGNODE, cstr("label"), cstr(""));
     agattr(g, AGNODE, cstr("shape"), cstr("box"));
@@ -190,6 +199,15 @@ Result<GraphLayout> layoutGraph(const LayoutGraph& graph, const LayoutOptions& o
     out.bounds = computeBounds(out);
     progress(1.0, "layout done");
     return out;
+}
+
+} // namespace
+
+Result<GraphLayout> layoutGraph(const LayoutGraph& graph, const LayoutOptions& options, const Progress& progress)
+{
+    const bool dot = options.engine == LayoutEngine::Dot ||
+                     (options.engine == LayoutEngine::Auto && int(graph.nodes.size()) <= options.dotNodeLimit);
+    return dot ? layoutDot(graph, options, progress) : layoutLayered(graph, options, progress);
 }
 
 const PlacedNode* GraphLayout::find(int id) const

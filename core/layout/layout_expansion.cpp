@@ -2,6 +2,7 @@
 // stretched (never re-laid out), so a user's mental map of the graph survives every click.
 #include "core/layout/graph_layout.h"
 #include "core/layout/layout_geometry.h"
+#include "core/layout/part_layout_cache.h"
 
 #include <algorithm>
 #include <cmath>
@@ -77,6 +78,36 @@ GraphLayout stretched(const GraphLayout& layout, const Stretch& stretch, const s
         moveEdge(moved, stretch, s->second, d->second);
         out.edges.push_back(std::move(moved));
     }
+    return out;
+}
+
+// Canonical ids for the nodes of `sub` (the part, then its ports): a member is its position in
+// the instance, a port -(1 + its rank among the ports ordered by direction and the positions it
+// joins). Empty when two ports cannot be told apart that way.
+std::vector<int> canonicalIds(const LayoutGraph& part, const std::vector<int>& positions, const LayoutGraph& sub)
+{
+    std::unordered_map<int, int> positionOf;
+    for (size_t i = 0; i < part.nodes.size(); ++i) positionOf[part.nodes[i].id] = positions[i];
+    // A port's key: its direction and the positions of the members its edges reach.
+    using Key = std::pair<bool, std::vector<int>>;
+    std::vector<Key> keyOfPort;
+    std::unordered_map<int, size_t> portIndex;
+    for (size_t i = part.nodes.size(); i < sub.nodes.size(); ++i) {
+        portIndex[sub.nodes[i].id] = keyOfPort.size();
+        keyOfPort.push_back({sub.nodes[i].rank == RankHint::Top, {}});
+    }
+    for (const LayoutEdge& e : sub.edges) {
+        auto s = portIndex.find(e.src), d = portIndex.find(e.dst);
+        if (s != portIndex.end()) keyOfPort[s->second].second.push_back(positionOf[e.dst]);
+        if (d != portIndex.end()) keyOfPort[d->second].second.push_back(positionOf[e.src]);
+    }
+    for (Key& k : keyOfPort) std::sort(k.second.begin(), k.second.end());
+    std::vector<Key> sorted = keyOfPort;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return {};
+    std::vector<int> out(positions);
+    for (const Key& k : keyOfPort)
+        out.push_back(-1 - int(std::lower_bound(sorted.begin(), sorted.end(), k) - sorted.begin()));
     return out;
 }
 
@@ -157,7 +188,8 @@ bool layoutHasOverlap(const GraphLayout& layout)
 
 Result<GraphLayout> layoutExpansion(const GraphLayout& previous, int collapsedId, const LayoutGraph& part,
                                     const std::vector<LayoutEdge>& boundary, const LayoutOptions& options,
-                                    const Progress& progress, int cluster)
+                                    const Progress& progress, int cluster, PartLayoutCache* cache, int classKey,
+                                    const std::vector<int>& positions)
 {
     const PlacedNode* box = previous.find(collapsedId);
     if (!box)
@@ -209,7 +241,10 @@ Result<GraphLayout> layoutExpansion(const GraphLayout& previous, int collapsedId
         subEdgeOf[i] = sub.edges.size();
         sub.edges.push_back(feeds ? LayoutEdge{it->second, e.dst, e.label} : LayoutEdge{e.src, it->second, e.label});
     }
-    Result<GraphLayout> inner = layoutGraph(sub, options, progress);
+    Result<GraphLayout> inner = cache && positions.size() == part.nodes.size()
+                                    ? cache->layout(classKey, sub, canonicalIds(part, positions, sub),
+                                                    options, progress)
+                                    : layoutGraph(sub, options, progress);
     if (!inner) return inner;
 
     std::vector<PlacedNode> partNodes;

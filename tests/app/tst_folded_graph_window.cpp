@@ -3,6 +3,7 @@
 // describes, the view exports PNG and SVG, the docks switch language, and the event loop stays
 // responsive while a large model imports, folds and lays out.
 #include "tests/common/image_checks.h"
+#include "tests/views/graph_test_models.h"
 #include "app/studio/docks.h"
 #include "app/studio/language_manager.h"
 #include "app/studio/main_window.h"
@@ -237,6 +238,29 @@ private Q_SLOTS:
         QVERIFY(lm->setLanguage(QStringLiteral("en")));
         QTRY_COMPARE(d->blocksDock()->windowTitle(), QStringLiteral("Blocks"));
         QCOMPARE(d->inspectorDock()->windowTitle(), QStringLiteral("Inspector"));
+    }
+
+    // Laying out the graph is part of loading: File > Cancel Loading is enabled while a layout
+    // runs and stops it (it was greyed out while dot ran for minutes).
+    void cancel_loading_stops_a_slow_layout()
+    {
+        QAction* cancel = nullptr;
+        for (QAction* a : window_->fileMenu()->actions())
+            if (a->text() == QStringLiteral("&Cancel Loading")) cancel = a;
+        QVERIFY(cancel);
+        QVERIFY(!cancel->isEnabled());
+        const auto slow = graphtest::tangle(150000);
+        view()->setModel(slow, nullptr);
+        QTest::qWait(50);
+        QVERIFY2(view()->isBusy(), "the layout finished before the cancel: the test proves nothing");
+        QVERIFY(cancel->isEnabled());
+        QElapsedTimer t;
+        t.start();
+        cancel->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!view()->isBusy(), 1000);
+        qInfo("Cancel Loading during a 150,000-box layout: idle after %lld ms", t.elapsed());
+        QVERIFY(!cancel->isEnabled());
+        QVERIFY(open(gpt_)); // later cases read the GPT again
     }
 
     // Import, fold and layout of ~6000 nodes all run off the GUI thread: a 10 ms timer must never

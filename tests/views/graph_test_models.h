@@ -4,7 +4,9 @@
 #include "core/fold/folded_graph.h"
 #include "core/ir/graph.h"
 
+#include <algorithm>
 #include <memory>
+#include <random>
 #include <string>
 
 namespace graphtest {
@@ -116,6 +118,26 @@ inline Model layeredModel(int layers, bool foldLayers = true, int64_t width = 64
         for (size_t i = 0; i < c.instances.size(); ++i) folded->chain.push_back({c.id, int(i)});
     folded->coverage = foldLayers ? double(3 * layers) / double(g->nodes.size()) : 0.0;
     return {g, folded};
+}
+
+// `n` ops, each adding two earlier results picked at random: a tangle with edges across the
+// whole graph, which no engine lays out in an instant (for tests of cancel).
+inline std::shared_ptr<tapas::Graph> tangle(int n)
+{
+    auto g = std::make_shared<tapas::Graph>();
+    std::mt19937 rng(3);
+    std::vector<tapas::TensorId> values{activation(*g, "x", 8)};
+    g->tensor(values[0]).kind = tapas::TensorKind::Input;
+    g->inputs.push_back(values[0]);
+    for (int i = 0; i < n; ++i) {
+        const tapas::TensorId out = activation(*g, "t" + std::to_string(i), 8);
+        const tapas::TensorId a = values[rng() % values.size()];
+        const tapas::TensorId b = values[values.size() - 1 - rng() % std::min<size_t>(values.size(), 4)];
+        op(*g, "Add", "add" + std::to_string(i), {a, b}, out, "");
+        values.push_back(out);
+    }
+    g->outputs.push_back(values.back());
+    return g;
 }
 
 } // namespace graphtest

@@ -1,12 +1,14 @@
 // core/layout: dot gives real coordinates, and expanding/collapsing one box re-lays out only
 // that box while the rest keeps its place and order, with no two boxes overlapping.
 #include "core/layout/graph_layout.h"
+#include "core/layout/part_layout_cache.h"
 
 #include <QElapsedTimer>
 #include <QtTest>
 
 #include <atomic>
 #include <map>
+#include <random>
 #include <thread>
 
 using namespace tapas;
@@ -67,6 +69,33 @@ bool crossesABox(const GraphLayout& l, const RoutedEdge& e)
             if (p.x > r.left() + 1 && p.x < r.right() - 1 && p.y > r.top() + 1 && p.y < r.bottom() - 1) return true;
         }
     return false;
+}
+
+// A chain of `n` boxes with residual edges (i -> i+3) like a transformer's or a ResNet's.
+LayoutGraph residualChain(int n)
+{
+    LayoutGraph g = chain(n, 0, 120, 40);
+    for (int i = 0; i + 3 < n; i += 3) g.edges.push_back({i, i + 3, {}});
+    return g;
+}
+
+// A random graph of `n` boxes, mostly forward edges, some spanning many ranks, a few backward
+// (cycles are legal input: ONNX Loop bodies aside, our own pictures never have them, but an
+// engine must not hang on one).
+LayoutGraph randomGraph(int n, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    LayoutGraph g;
+    for (int i = 0; i < n; ++i) g.nodes.push_back({i, 60.0 + double(rng() % 100), 30, -1});
+    for (int i = 1; i < n; ++i) {
+        g.edges.push_back({int(rng() % unsigned(i)), i, {}});
+        if (rng() % 4 == 0) g.edges.push_back({std::max(0, i - 1 - int(rng() % 8)), i, {}});
+    }
+    for (int k = 0; k < n / 200; ++k) {
+        const int a = int(rng() % unsigned(n)), b = int(rng() % unsigned(n));
+        if (a > b) g.edges.push_back({a, b, {}});
+    }
+    return g;
 }
 
 } // namespace
@@ -298,6 +327,150 @@ private Q_SLOTS:
         QVERIFY(a.ok() && b.ok());
         QCOMPARE(a->nodes.size(), size_t(60));
         QVERIFY(!layoutHasOverlap(*a) && !layoutHasOverlap(*b));
+    }
+
+    void layered_layout_places_a_large_graph_cleanly()
+    {
+        LayoutGraph g = randomGraph(3000, 7);
+        LayoutOptions o;
+        o.engine = LayoutEngine::Layered;
+        auto r = layoutGraph(g, o);
+        QVERIFY2(r.ok(), r.error().c_str());
+        QCOMPARE(r->nodes.size(), g.nodes.size());
+        QCOMPARE(r->edges.size(), g.edges.size());
+        QVERIFY(!layoutHasOverlap(*r));
+        auto n = byId(*r);
+        int downward = 0;
+        for (size_t i = 0; i < r->edges.size(); ++i) {
+            const RoutedEdge& e = r->edges[i];
+            QCOMPARE(e.src, g.edges[i].src);
+            QCOMPARE(e.dst, g.edges[i].dst);
+            QVERIFY(e.points.size() >= 4);
+            QCOMPARE(e.points.size() % 3, size_t(1));
+            QVERIFY(e.hasArrow);
+            // The arrow ends on the target's top or bottom edge.
+            const LayoutRect d = n[e.dst].rect();
+            QVERIFY(qAbs(e.arrowTip.y - d.top()) < 2 || qAbs(e.arrowTip.y - d.bottom()) < 2);
+            if (e.src < e.dst && n[e.src].y < n[e.dst].y) ++downward;
+        }
+        // Forward edges run down the screen (only the few backward ones may not).
+        QVERIFY(downward >= int(r->edges.size()) - 3000 / 200);
+        QVERIFY(r->bounds.width > 0 && r->bounds.height > 0);
+    }
+
+    void auto_engine_lays_out_a_1500_box_level_in_well_under_a_second()
+    {
+        // Swin-T opened as 1,481 boxes took dot 20-24 s; Auto hands a level this big to the
+        // layered layout.
+        QElapsedTimer t;
+        t.start();
+        auto r = layoutGraph(residualChain(1500));
+        const qint64 ms = t.elapsed();
+        QVERIFY2(r.ok(), r.error().c_str());
+        QVERIFY(!layoutHasOverlap(*r));
+        qInfo("1,500-box residual chain, auto engine: %lld ms", ms);
+        QVERIFY2(ms < 1000, qPrintable(QString::number(ms)));
+        // Small levels still go to dot, whose pictures are tidier.
+        LayoutOptions dot;
+        dot.engine = LayoutEngine::Dot;
+        t.restart();
+        QVERIFY(layoutGraph(residualChain(120), dot).ok());
+        qInfo("120-box residual chain, dot (bounded): %lld ms", t.elapsed());
+    }
+
+    // The figures behind the engine choice in the README. TAPAS_LAYOUT_BENCH=1 adds 1,500 boxes
+    // (dot takes seconds there).
+    void engines_compared_on_residual_chains()
+    {
+        std::vector<int> sizes{60, 150, 300, 600};
+        if (qEnvironmentVariableIsSet("TAPAS_LAYOUT_BENCH")) sizes.push_back(1500);
+        for (int n : sizes) {
+            LayoutGraph g = residualChain(n);
+            std::mt19937 rng(1);
+            for (int i = 0; i < n / 10; ++i) { // a few short skips besides the residuals
+                const int a = int(rng() % unsigned(n)), b = int(rng() % unsigned(n));
+                if (a < b && b - a < 12) g.edges.push_back({a, b, {}});
+            }
+            double ms[2] = {0, 0};
+            for (int e = 0; e < 2; ++e) {
+                LayoutOptions o;
+                o.engine = e == 0 ? LayoutEngine::Dot : LayoutEngine::Layered;
+                QElapsedTimer t;
+                t.start();
+                auto r = layoutGraph(g, o);
+                ms[e] = double(t.nsecsElapsed()) / 1e6;
+                QVERIFY2(r.ok(), r.error().c_str());
+                QVERIFY(!layoutHasOverlap(*r));
+            }
+            qInfo("%5d boxes: dot (bounded) %8.1f ms, layered %6.1f ms", n, ms[0], ms[1]);
+        }
+    }
+
+    void layered_layout_stops_within_a_second_of_cancel()
+    {
+        const LayoutGraph g = randomGraph(400000, 11);
+        LayoutOptions o;
+        o.engine = LayoutEngine::Layered;
+        std::atomic<bool> cancel{false};
+        Progress p;
+        p.cancel = &cancel;
+        Result<GraphLayout> r = Result<GraphLayout>::failure("not run");
+        QElapsedTimer sinceCancel;
+        std::atomic<bool> done{false};
+        std::thread worker([&] {
+            r = layoutGraph(g, o, p);
+            done = true;
+        });
+        QTest::qWait(30);
+        QVERIFY2(!done, "the layout of 400k boxes finished before the cancel: the test proves nothing");
+        cancel = true;
+        sinceCancel.start();
+        worker.join();
+        const qint64 ms = sinceCancel.elapsed();
+        QVERIFY(!r.ok());
+        QVERIFY(r.error().find("cancel") != std::string::npos);
+        qInfo("400k-box layout cancelled after 30 ms: returned %lld ms after the cancel", ms);
+        QVERIFY2(ms < 1000, qPrintable(QString::number(ms)));
+    }
+
+    void an_expanded_class_is_laid_out_once_and_reused_translated()
+    {
+        auto layout = layoutGraph(chain(12, 0, 200, 44));
+        QVERIFY(layout.ok());
+        PartLayoutCache cache;
+        GraphLayout cur = *layout;
+        std::vector<std::vector<PlacedNode>> parts;
+        for (int blk : {2, 6, 9}) {
+            const int base = 1000 + blk * 10;
+            LayoutGraph part = chain(8, base, 90, 30);
+            part.nodes.push_back({base + 8, 90, 30, -1});
+            part.edges.push_back({base, base + 8, {}});
+            part.edges.push_back({base + 8, base + 7, {}});
+            std::vector<int> positions;
+            for (int i = 0; i < 9; ++i) positions.push_back(i);
+            std::vector<LayoutEdge> boundary{{blk - 1, base, {}}, {base + 7, blk + 1, {}}, {blk - 1, base + 8, {}}};
+            auto next = layoutExpansion(cur, blk, part, boundary, {}, {}, -1, &cache, /*classKey*/ 5, positions);
+            QVERIFY2(next.ok(), next.error().c_str());
+            QVERIFY(!layoutHasOverlap(*next));
+            cur = std::move(*next);
+            std::vector<PlacedNode> placed;
+            for (int i = 0; i < 9; ++i) placed.push_back(*cur.find(base + i));
+            parts.push_back(placed);
+        }
+        QCOMPARE(cache.misses(), 1);
+        QCOMPARE(cache.hits(), 2);
+        // Every instance is the first one's picture, moved.
+        for (size_t k = 1; k < parts.size(); ++k)
+            for (size_t i = 0; i < 9; ++i) {
+                QVERIFY(qAbs((parts[k][i].x - parts[k][0].x) - (parts[0][i].x - parts[0][0].x)) < 1e-6);
+                QVERIFY(qAbs((parts[k][i].y - parts[k][0].y) - (parts[0][i].y - parts[0][0].y)) < 1e-6);
+            }
+        // A part wired otherwise is not mistaken for the class's: it is laid out anew.
+        LayoutGraph other = chain(9, 5000, 90, 30);
+        std::vector<int> positions{0, 1, 2, 3, 4, 5, 6, 7, 8};
+        auto next = layoutExpansion(cur, 11, other, {{10, 5000, {}}}, {}, {}, -1, &cache, 5, positions);
+        QVERIFY2(next.ok(), next.error().c_str());
+        QCOMPARE(cache.misses(), 2);
     }
 
     void a_500_node_chain_lays_out_in_seconds()

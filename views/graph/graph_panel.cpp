@@ -28,6 +28,14 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent), view_(new GraphView(t
     fitAction_ = toolbar_->addAction(QString(), view_, &GraphView::fitToWindow);
     zoomInAction_ = toolbar_->addAction(QString(), view_, &GraphView::zoomIn);
     zoomOutAction_ = toolbar_->addAction(QString(), view_, &GraphView::zoomOut);
+    // The keys the tooltips name work wherever the focus is in the window (a text field keeps
+    // its own + and -), not only while the graph has the focus.
+    fitAction_->setShortcut(QKeySequence(Qt::Key_0));
+    zoomInAction_->setShortcuts({QKeySequence(Qt::Key_Plus), QKeySequence(Qt::Key_Equal), QKeySequence::ZoomIn});
+    zoomOutAction_->setShortcuts({QKeySequence(Qt::Key_Minus), QKeySequence::ZoomOut});
+    toolbar_->addSeparator();
+    expandAllAction_ = toolbar_->addAction(QString(), view_, &GraphView::expandAll);
+    collapseAllAction_ = toolbar_->addAction(QString(), view_, &GraphView::collapseAll);
     toolbar_->addSeparator();
     findAction_ = toolbar_->addAction(QString(), this, &GraphPanel::showFindBar);
     findAction_->setShortcut(QKeySequence::Find);
@@ -110,6 +118,10 @@ void GraphPanel::retranslateUi()
     zoomInAction_->setToolTip(tr("Zoom in (+)"));
     zoomOutAction_->setText(tr("Zoom out"));
     zoomOutAction_->setToolTip(tr("Zoom out (-)"));
+    expandAllAction_->setText(tr("Expand all"));
+    expandAllAction_->setToolTip(tr("Expand every folded block of the picture (as many as stay within the drawing limit)"));
+    collapseAllAction_->setText(tr("Collapse all"));
+    collapseAllAction_->setToolTip(tr("Fold every expanded block back into its box"));
     findAction_->setText(tr("Find"));
     findAction_->setToolTip(tr("Find a node by name, op type or tensor shape (%1)")
                                 .arg(QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText)));

@@ -33,6 +33,8 @@ public:
     QAction* zoomInAction() const { return zoomInAction_; }
     QAction* zoomOutAction() const { return zoomOutAction_; }
     QAction* findAction() const { return findAction_; }
+    QAction* expandAllAction() const { return expandAllAction_; }
+    QAction* collapseAllAction() const { return collapseAllAction_; }
     // Shown instead of the graph (and its toolbar) while no model is open, e.g. a welcome page.
     void setPlaceholder(QWidget* placeholder);
     QWidget* placeholder() const { return placeholder_; }
@@ -65,6 +67,8 @@ private:
     QAction* fitAction_;
     QAction* zoomInAction_;
     QAction* zoomOutAction_;
+    QAction* expandAllAction_;
+    QAction* collapseAllAction_;
     QAction* findAction_;
     QAction* exportAction_;
     QWidget* findBar_;

@@ -60,15 +60,17 @@ QString keyShape(const Graph& g, const Node& n)
     return {};
 }
 
-double textWidth(const QFont& font, const QString& s)
+double textWidth(const QFontMetricsF& metrics, const QString& s)
 {
-    return QFontMetricsF(font).horizontalAdvance(s);
+    return metrics.horizontalAdvance(s);
 }
 
-QString elided(const QFont& font, const QString& s, double width)
+QString elided(const QFontMetricsF& metrics, const QString& s, double width)
 {
-    return QFontMetricsF(font).elidedText(s, Qt::ElideMiddle, width);
+    return metrics.elidedText(s, Qt::ElideMiddle, width);
 }
+
+constexpr NodeId kCancelStride = 2048;
 
 } // namespace
 
@@ -100,7 +102,7 @@ int GraphPresentation::expandedItemCount(const Graph& graph)
 }
 
 GraphPresentation::GraphPresentation(const Graph& graph, const FoldedGraph* folded, const ExpandedSet& expanded,
-                                     const QFont& font)
+                                     const QFont& font, int levelBoxLimit, const Progress& progress)
     : nodeCount_(int(graph.nodes.size())), expanded_(expanded)
 {
     // A fold that does not match the graph (stale, or from another model) is ignored rather
@@ -112,12 +114,50 @@ GraphPresentation::GraphPresentation(const Graph& graph, const FoldedGraph* fold
             instanceBase_.push_back(instanceCount_);
             instanceCount_ += int(c.instances.size());
         }
+        decideUniqueBoxes(graph, *folded, levelBoxLimit);
     }
     nodeItem_.assign(graph.nodes.size(), -1);
-    buildOps(graph, folded, font);
+    // A cancelled build stops early and leaves a partial presentation: its caller drops it.
+    if (!buildOps(graph, folded, font, progress)) return;
     if (folded) buildBlocks(graph, *folded, font);
     buildTerminals(graph, font);
-    buildEdges(graph);
+    buildEdges(graph, progress);
+}
+
+void GraphPresentation::decideUniqueBoxes(const Graph& g, const FoldedGraph& folded, int levelBoxLimit)
+{
+    // Boxes of the folded picture with every unique op drawn: repeated instances, unique ops,
+    // graph inputs and outputs.
+    std::vector<int> drawnOfClass(folded.classes.size(), 0);
+    for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
+        const int c = folded.nodeRef[size_t(id)].classId;
+        if (c >= 0 && size_t(c) < drawnOfClass.size() && isDrawn(g.node(id))) ++drawnOfClass[size_t(c)];
+    }
+    int boxes = int(g.inputs.size() + g.outputs.size());
+    for (const BlockClass& c : folded.classes)
+        boxes += c.repeated() ? int(c.instances.size()) : drawnOfClass[size_t(c.id)];
+    partNumber_.assign(folded.classes.size(), 0);
+    boxUnique_ = boxes > levelBoxLimit;
+    if (!boxUnique_) return;
+    // Numbered in chain order, the order a reader meets them.
+    int next = 0;
+    for (const BlockRef& b : folded.chain) {
+        const BlockClass& c = folded.classes[size_t(b.classId)];
+        if (!c.repeated() && drawnOfClass[size_t(c.id)] >= 2 && partNumber_[size_t(c.id)] == 0)
+            partNumber_[size_t(c.id)] = ++next;
+    }
+}
+
+bool GraphPresentation::boxed(int classId) const
+{
+    if (style_.repeated(classId)) return true;
+    return classId >= 0 && size_t(classId) < partNumber_.size() && partNumber_[size_t(classId)] > 0;
+}
+
+QString GraphPresentation::instanceTitle(InstanceKey k) const
+{
+    if (!style_.repeated(k.classId) && boxed(k.classId)) return tr("Section %1").arg(partNumber_[size_t(k.classId)]);
+    return tr("%1 · %2/%3").arg(style_.name(k.classId)).arg(k.instance + 1).arg(style_.instanceCount(k.classId));
 }
 
 void GraphPresentation::addItem(VisualItem item)
@@ -138,10 +178,11 @@ int GraphPresentation::blockItemId(InstanceKey k) const
     return i < 0 ? -1 : nodeCount_ + i;
 }
 
-void GraphPresentation::buildOps(const Graph& g, const FoldedGraph* folded, const QFont& font)
+bool GraphPresentation::buildOps(const Graph& g, const FoldedGraph* folded, const QFont& font, const Progress& progress)
 {
-    const QFont tf = titleFont(font), df = detailFont(font);
+    const QFontMetricsF tf(titleFont(font)), df(detailFont(font));
     for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
+        if (id % kCancelStride == 0 && progress.cancelled()) return false;
         const Node& n = g.node(id);
         if (!isDrawn(n)) continue;
         VisualItem it;
@@ -154,7 +195,8 @@ void GraphPresentation::buildOps(const Graph& g, const FoldedGraph* folded, cons
             const NodeBlockRef& ref = folded->nodeRef[size_t(id)];
             it.classId = ref.classId;
             it.instance = ref.instance;
-            if (style_.repeated(ref.classId)) {
+            it.position = ref.position;
+            if (boxed(ref.classId)) {
                 if (!isExpanded({ref.classId, ref.instance})) continue; // drawn inside its block's box
                 it.inExpandedInstance = true;
                 it.border = style_.color(ref.classId);
@@ -175,13 +217,15 @@ void GraphPresentation::buildOps(const Graph& g, const FoldedGraph* folded, cons
         nodeItem_[size_t(id)] = it.id;
         addItem(std::move(it));
     }
+    return true;
 }
 
 void GraphPresentation::buildBlocks(const Graph& g, const FoldedGraph& folded, const QFont& font)
 {
-    const QFont tf = titleFont(font), df = detailFont(font);
+    const QFontMetricsF tf(titleFont(font)), df(detailFont(font));
     for (const BlockClass& c : folded.classes) {
-        if (!c.repeated()) continue;
+        if (!boxed(c.id)) continue;
+        const bool unique = !c.repeated();
         const int count = int(c.instances.size());
         for (int i = 0; i < count; ++i) {
             const InstanceKey key{c.id, i};
@@ -193,7 +237,7 @@ void GraphPresentation::buildBlocks(const Graph& g, const FoldedGraph& folded, c
             it.instance = i;
             it.border = style_.color(c.id);
             it.fill = style_.fill(c.id);
-            it.title = tr("%1 · %2/%3").arg(style_.name(c.id)).arg(i + 1).arg(count);
+            it.title = instanceTitle(key);
             it.detail = tr("%1 ops · %2 params")
                             .arg(c.nodesPerInstance)
                             .arg(shortCount(double(c.paramsPerInstance)));
@@ -201,10 +245,15 @@ void GraphPresentation::buildBlocks(const Graph& g, const FoldedGraph& folded, c
             const double w = std::max(textWidth(tf, it.title), textWidth(df, it.detail)) + 48;
             it.width = std::clamp(w, 170.0, kMaxWidth);
             it.height = kBlockHeight;
-            QStringList tip{tr("%1, instance %2 of %3 (×%3)").arg(style_.name(c.id)).arg(i + 1).arg(count),
-                            tr("%1 ops, %2 parameters per instance")
-                                .arg(c.nodesPerInstance)
-                                .arg(groupedCount(c.paramsPerInstance))};
+            QStringList tip;
+            if (unique)
+                tip << tr("%1, a stretch of the model that does not repeat").arg(it.title)
+                    << tr("%1 ops, %2 parameters").arg(c.nodesPerInstance).arg(groupedCount(c.paramsPerInstance));
+            else
+                tip << tr("%1, instance %2 of %3 (×%3)").arg(style_.name(c.id)).arg(i + 1).arg(count)
+                    << tr("%1 ops, %2 parameters per instance")
+                           .arg(c.nodesPerInstance)
+                           .arg(groupedCount(c.paramsPerInstance));
             // The instance's own scope: the class's is its first instance's.
             if (const std::string scope = instanceScope(g, c, c.instances[size_t(i)]); !scope.empty())
                 tip << tr("scope %1").arg(QString::fromStdString(scope));
@@ -219,7 +268,7 @@ void GraphPresentation::buildBlocks(const Graph& g, const FoldedGraph& folded, c
 
 void GraphPresentation::buildTerminals(const Graph& g, const QFont& font)
 {
-    const QFont tf = titleFont(font), df = detailFont(font);
+    const QFontMetricsF tf(titleFont(font)), df(detailFont(font));
     int next = nodeCount_ + instanceCount_;
     auto add = [&](TensorId t, VisualItem::Kind kind) {
         VisualItem it;
@@ -243,7 +292,7 @@ void GraphPresentation::buildTerminals(const Graph& g, const QFont& font)
     for (TensorId t : g.outputs) add(t, VisualItem::Kind::Output);
 }
 
-void GraphPresentation::buildEdges(const Graph& g)
+void GraphPresentation::buildEdges(const Graph& g, const Progress& progress)
 {
     std::unordered_map<TensorId, int> inputItem;
     std::unordered_map<TensorId, std::vector<int>> outputItems;
@@ -264,6 +313,7 @@ void GraphPresentation::buildEdges(const Graph& g)
         if (std::find(ts.begin(), ts.end(), t) == ts.end()) ts.push_back(t);
     };
     for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
+        if (id % kCancelStride == 0 && progress.cancelled()) return;
         const int dst = itemOfNode(id);
         for (TensorId t : g.node(id).inputs)
             if (t != kNoTensor) addFlow(sourceOf(t), dst, t);
@@ -318,6 +368,7 @@ LayoutDelta GraphPresentation::delta(const GraphPresentation& collapsed, const G
         if (!it.inExpandedInstance || it.classId != k.classId || it.instance != k.instance) continue;
         members.insert(it.id);
         d.memberIds.push_back(it.id);
+        d.positions.push_back(it.position);
         d.part.nodes.push_back({it.id, it.width, it.height, d.cluster});
     }
     for (const VisualEdge& e : expanded.edges_) {

@@ -12,11 +12,18 @@
 // Each box carries its position ("3/12"); the ×N count lives in the Blocks dock and the
 // box's tooltip. 96 layers are 96 boxes: far below what dot and the scene handle in seconds.
 //
+// A level never holds more than a few hundred boxes: when the ops of the parts that do not
+// repeat would push the folded picture past levelBoxLimit, each such part (a block of the fold's
+// chain, at most ~200 nodes: the fold cuts long unique stretches) becomes one grey box too,
+// "Section 7" (not "part": the Blocks dock's parts are the pieces of one block), expanded like
+// any block. Swin-T opens with its chain of 29 blocks rather than 1,481 boxes (dot: 20 s).
+//
 // Constant nodes are not drawn: exporters emit one per Reshape target or scalar, and drawing
 // them doubles the picture without adding structure. The Inspector lists them as inputs.
 #include "core/fold/folded_graph.h"
 #include "core/ir/graph.h"
 #include "core/layout/graph_layout.h"
+#include "core/util/progress.h"
 #include "views/graph/block_style.h"
 
 #include <QColor>
@@ -45,6 +52,7 @@ struct VisualItem {
     TensorId tensor = kNoTensor; // Input / Output
     int classId = -1;            // Block, and Op (its class; -1 without a fold)
     int instance = -1;
+    int position = -1;           // Op with a fold: its position in its block instance
     bool inExpandedInstance = false; // an Op drawn because its repeated instance is expanded
     QString title;               // "MatMul", "Block A · 3/12", "input_ids"
     QString detail;              // "[batch,seq,768]", "14 ops · 7.1M params"
@@ -67,6 +75,7 @@ struct VisualEdge {
 struct LayoutDelta {
     int boxId = -1;                    // the collapsed box's item id
     std::vector<int> memberIds;        // the expanded instance's item ids
+    std::vector<int> positions;        // per part node: its position in the block instance
     LayoutGraph part;                  // the members and the edges among them
     std::vector<LayoutEdge> boundary;  // edges between the part and the rest
     std::vector<LayoutEdge> boxBoundary; // edges between the box and the rest
@@ -76,11 +85,13 @@ struct LayoutDelta {
 class GraphPresentation {
 public:
     static constexpr int kDefaultItemLimit = 3000;
+    static constexpr int kDefaultLevelBoxLimit = 250;
 
     GraphPresentation() = default;
     // `folded` may be null (everything unique). `font` is the base font the scene draws with.
     GraphPresentation(const Graph& graph, const FoldedGraph* folded, const ExpandedSet& expanded,
-                      const QFont& font = QFont());
+                      const QFont& font = QFont(), int levelBoxLimit = kDefaultLevelBoxLimit,
+                      const Progress& progress = {});
 
     const std::vector<VisualItem>& items() const { return items_; }
     const std::vector<VisualEdge>& edges() const { return edges_; }
@@ -93,6 +104,12 @@ public:
     bool isExpanded(InstanceKey k) const { return expanded_.count(k) > 0; }
     const ExpandedSet& expanded() const { return expanded_; }
     const BlockStyle& style() const { return style_; }
+    // Whether a class's instances are drawn as boxes while collapsed: every repeated class, and
+    // the unique parts when they are boxed (see above).
+    bool boxed(int classId) const;
+    bool boxesUniqueParts() const { return boxUnique_; }
+    // "Block A · 3/12", or "Section 7" for a boxed unique part: the box's title and the frame's caption.
+    QString instanceTitle(InstanceKey k) const;
     // Whether a node is drawn at all (Constant nodes are not).
     static bool isDrawn(const Node& n);
     // Items the picture would have with every instance expanded.
@@ -108,11 +125,12 @@ public:
 
 private:
     void addItem(VisualItem item);
-    void buildOps(const Graph& g, const FoldedGraph* folded, const QFont& font);
+    bool buildOps(const Graph& g, const FoldedGraph* folded, const QFont& font, const Progress& progress);
     void buildBlocks(const Graph& g, const FoldedGraph& folded, const QFont& font);
     void buildTerminals(const Graph& g, const QFont& font);
-    void buildEdges(const Graph& g);
+    void buildEdges(const Graph& g, const Progress& progress);
     int instanceIndex(InstanceKey k) const;
+    void decideUniqueBoxes(const Graph& g, const FoldedGraph& folded, int levelBoxLimit);
 
     std::vector<VisualItem> items_;
     std::vector<VisualEdge> edges_;
@@ -123,6 +141,8 @@ private:
     int instanceCount_ = 0;
     ExpandedSet expanded_;
     BlockStyle style_;
+    bool boxUnique_ = false;
+    std::vector<int> partNumber_;        // classId -> 1-based number of a boxed unique part, or 0
 };
 
 } // namespace tapas

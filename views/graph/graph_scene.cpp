@@ -56,10 +56,7 @@ void GraphScene::setContent(const GraphPresentation& presentation, const GraphLa
     }
     for (const auto& [key, area] : frameAreas) {
         const QRectF r = area.adjusted(-kFramePadding + 3, -kFramePaddingTop + 3, kFramePadding - 3, kFramePadding - 3);
-        const QString caption = tr("%1 · %2/%3")
-                                    .arg(presentation.style().name(key.classId))
-                                    .arg(key.instance + 1)
-                                    .arg(presentation.style().instanceCount(key.classId));
+        const QString caption = presentation.instanceTitle(key);
         // Wide enough for its caption: the layout reserved at least the collapsed box's width.
         QRectF framed = r;
         const double minWidth = QFontMetricsF(GraphPresentation::titleFont(font())).horizontalAdvance(caption) + 48;

@@ -1,18 +1,17 @@
 #include "views/graph/graph_view.h"
 
+#include "core/layout/part_layout_cache.h"
 #include "views/background_job.h"
 #include "views/graph/block_item.h"
+#include "views/graph/graph_minimap.h"
 #include "views/graph/graph_scene.h"
 #include "views/graph/graph_search.h"
 #include "views/number_text.h"
 
-#include <QFileInfo>
 #include <QGraphicsItem>
-#include <QImage>
 #include <QKeyEvent>
 #include <QPainter>
 #include <QScrollBar>
-#include <QSvgGenerator>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -24,13 +23,11 @@ namespace {
 constexpr double kMinZoom = 0.02;
 constexpr double kMaxZoom = 6.0;
 constexpr double kStep = 1.2;
-// Exported PNGs stay within what image viewers and QImage handle comfortably.
-constexpr double kMaxExportSide = 16000;
-constexpr double kMaxExportPixels = 120e6;
 } // namespace
 
 GraphView::GraphView(QWidget* parent)
-    : QGraphicsView(parent), scene_(new GraphScene(this)), job_(new BackgroundJob(BackgroundJob::OnRestart::Supersede, this)), search_(new GraphSearch(this))
+    : QGraphicsView(parent), scene_(new GraphScene(this)), job_(new BackgroundJob(BackgroundJob::OnRestart::Supersede, this)), search_(new GraphSearch(this)),
+      minimap_(new GraphMinimap(this)), partCache_(std::make_shared<PartLayoutCache>())
 {
     setScene(scene_);
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
@@ -44,11 +41,7 @@ GraphView::GraphView(QWidget* parent)
     connect(scene_, &GraphScene::expandRequested, this, [this](int c, int i) { expand({c, i}); });
     connect(scene_, &GraphScene::collapseRequested, this, [this](int c, int i) { collapse({c, i}); });
     connect(scene_, &GraphScene::graphSelectionChanged, this, &GraphView::selectionChanged);
-    connect(job_, &BackgroundJob::finished, this, [this] {
-        const Result<GraphLayout> layout = job_->takeResult<Result<GraphLayout>>();
-        if (layout) applyLayout(*layout);
-        else onLayoutFailed(QString::fromStdString(layout.error()));
-    });
+    connect(job_, &BackgroundJob::finished, this, [this] { onLayoutFinished(job_->takeResult<LayoutOutcome>()); });
     connect(job_, &BackgroundJob::failed, this, [this](const QString&, const QString& error) { onLayoutFailed(error); });
     connect(job_, &BackgroundJob::cancelled, this, &GraphView::onLayoutCancelled);
     connect(search_, &GraphSearch::currentChanged, this, [this](NodeId n, int, int) { focusNode(n); });
@@ -76,7 +69,11 @@ void GraphView::clearModel()
     folded_.reset();
     presentation_ = GraphPresentation();
     layout_ = GraphLayout();
+    foldedLayout_ = GraphLayout();
+    foldedPresentation_ = GraphPresentation();
+    partCache_ = std::make_shared<PartLayoutCache>(); // a run still going keeps the old one
     scene_->clearContent();
+    minimap_->refresh();
     search_->setGraph(nullptr);
     updateBusy();
 }
@@ -88,31 +85,63 @@ void GraphView::setModel(std::shared_ptr<const Graph> graph, std::shared_ptr<con
     graph_ = std::move(graph);
     folded_ = std::move(folded);
     search_->setGraph(graph_);
+    // What to draw is worked out on the worker too: it walks every node (0.1 s at 100k).
+    job_->start(
+        [graph = graph_, folded = folded_, font = font(), options = layoutOptions()](const Progress& progress) {
+            LayoutOutcome out;
+            out.first = true;
+            out.presentation.emplace(*graph, folded.get(), ExpandedSet{}, font,
+                                     GraphPresentation::kDefaultLevelBoxLimit, progress);
+            out.layout = layoutGraph(out.presentation->layoutGraph(), options, progress);
+            return out;
+        },
+        tr("Laying out the graph"));
+    updateBusy();
+}
 
+void GraphView::noticeOnOpen(const GraphPresentation& p)
+{
     const int repeated = folded_ ? int(std::count_if(folded_->classes.begin(), folded_->classes.end(),
                                                      [](const BlockClass& c) { return c.repeated(); }))
                                  : 0;
+    // The notice counts nodes as the Summary does (every node of the file); the limit compares
+    // what would be drawn (Constants are not).
+    const int64_t nodes = int64_t(graph_->nodes.size());
     const int full = GraphPresentation::expandedItemCount(*graph_);
-    GraphPresentation p(*graph_, folded_.get(), {}, font());
-    if (repeated > 0 && full > itemLimit_) {
+    const int64_t boxes = int64_t(p.items().size());
+    if ((repeated > 0 || p.boxesUniqueParts()) && full > itemLimit_) {
         Q_EMIT notice(tr("This model has %1 nodes, too many to draw expanded. It opens folded into %2 boxes; "
                          "expand blocks one at a time.")
-                          .arg(groupedCount(full))
-                          .arg(groupedCount(int64_t(p.items().size()))));
+                          .arg(groupedCount(nodes))
+                          .arg(groupedCount(boxes)));
+    } else if (repeated == 0 && p.boxesUniqueParts()) {
+        Q_EMIT notice(tr("No repeated blocks were found. The %1 nodes open as %2 sections; expand the ones you want to read.")
+                          .arg(groupedCount(nodes))
+                          .arg(groupedCount(boxes)));
     } else if (repeated == 0 && full > itemLimit_) {
-        Q_EMIT notice(tr("This model has %1 nodes and no repeated blocks: every node is drawn, and the "
-                         "layout may take a while.")
-                          .arg(groupedCount(full)));
+        Q_EMIT notice(tr("This model has %1 nodes and no repeated blocks: every node is drawn.")
+                          .arg(groupedCount(nodes)));
     } else if (repeated == 0) {
         Q_EMIT notice(tr("No repeated blocks were found: every node is drawn as unique."));
     }
-    pending_ = std::move(p);
-    pendingIsFull_ = true;
-    const LayoutGraph lg = pending_->layoutGraph();
-    const LayoutOptions options = layoutOptions();
-    job_->start([lg, options](const Progress& progress) { return layoutGraph(lg, options, progress); },
-                tr("Laying out %1 boxes").arg(groupedCount(int64_t(lg.nodes.size()))));
-    updateBusy();
+}
+
+void GraphView::onLayoutFinished(LayoutOutcome out)
+{
+    if (!out.refusal.isEmpty()) {
+        Q_EMIT notice(out.refusal);
+        focusAfterLayout_ = kNoNode;
+        pump();
+        return;
+    }
+    if (!out.layout) {
+        onLayoutFailed(QString::fromStdString(out.layout.error()));
+        return;
+    }
+    if (out.first) noticeOnOpen(*out.presentation);
+    pending_ = std::move(out.presentation);
+    pendingIsFull_ = out.first;
+    applyLayout(*out.layout);
 }
 
 void GraphView::expand(InstanceKey key)
@@ -138,7 +167,7 @@ void GraphView::pump()
         const Operation op = queue_.front();
         queue_.pop_front();
         if (op.expand) startExpand(op.key);
-        else runCollapse(op.key);
+        else startCollapse(op.key);
     }
     updateBusy();
 }
@@ -146,49 +175,58 @@ void GraphView::pump()
 void GraphView::startExpand(InstanceKey key)
 {
     if (!folded_ || presentation_.isExpanded(key) || presentation_.blockItemId(key) < 0) return;
-    if (!presentation_.item(presentation_.blockItemId(key))) return; // not a drawn block box
+    const VisualItem* box = presentation_.item(presentation_.blockItemId(key));
+    if (!box) return; // not a drawn block box
     ExpandedSet expanded = presentation_.expanded();
     expanded.insert(key);
-    GraphPresentation next(*graph_, folded_.get(), expanded, font());
-    if (int(next.items().size()) > itemLimit_) {
-        Q_EMIT notice(tr("Expanding %1 would draw %2 boxes, more than the limit of %3. Collapse other blocks first.")
-                          .arg(presentation_.item(presentation_.blockItemId(key))->title)
-                          .arg(groupedCount(int64_t(next.items().size())))
-                          .arg(groupedCount(itemLimit_)));
-        if (focusAfterLayout_ != kNoNode) focusAfterLayout_ = kNoNode;
-        return;
-    }
-    const LayoutDelta delta = GraphPresentation::delta(presentation_, next, key);
-    pending_ = std::move(next);
-    pendingIsFull_ = false;
-    const GraphLayout previous = layout_;
-    const LayoutOptions options = layoutOptions();
+    // The new presentation, the part and its layout all on the worker: only the scene is
+    // rebuilt on the GUI thread.
     job_->start(
-        [previous, delta, options](const Progress& progress) {
-            return layoutExpansion(previous, delta.boxId, delta.part, delta.boundary, options, progress, delta.cluster);
+        [graph = graph_, folded = folded_, current = presentation_, expanded, key, font = font(),
+         limit = itemLimit_, title = box->title, previous = layout_, options = layoutOptions(),
+         cache = partCache_](const Progress& progress) {
+            LayoutOutcome out;
+            GraphPresentation next(*graph, folded.get(), expanded, font, GraphPresentation::kDefaultLevelBoxLimit,
+                                   progress);
+            if (int(next.items().size()) > limit) {
+                out.refusal = tr("Expanding %1 would draw %2 boxes, more than the limit of %3. Collapse other blocks first.")
+                                  .arg(title)
+                                  .arg(groupedCount(int64_t(next.items().size())))
+                                  .arg(groupedCount(limit));
+                return out;
+            }
+            const LayoutDelta delta = GraphPresentation::delta(current, next, key);
+            out.layout = layoutExpansion(previous, delta.boxId, delta.part, delta.boundary, options, progress,
+                                         delta.cluster, cache.get(), key.classId, delta.positions);
+            out.presentation = std::move(next);
+            return out;
         },
-        tr("Expanding a block (%1 boxes)").arg(delta.part.nodes.size()));
+        tr("Expanding %1").arg(box->title));
 }
 
-void GraphView::runCollapse(InstanceKey key)
+void GraphView::startCollapse(InstanceKey key)
 {
     if (!presentation_.isExpanded(key)) return;
     ExpandedSet expanded = presentation_.expanded();
     expanded.erase(key);
-    GraphPresentation next(*graph_, folded_.get(), expanded, font());
-    const LayoutDelta delta = GraphPresentation::delta(next, presentation_, key);
-    const VisualItem* box = next.item(delta.boxId);
-    if (!box) return;
-    // Pure geometry on the current picture: fast enough for the GUI thread, no dot run.
-    auto collapsed = layoutCollapse(layout_, delta.memberIds, PlacedNode{box->id, 0, 0, box->width, box->height, -1},
-                                    delta.boxBoundary, layoutOptions());
-    if (!collapsed) {
-        Q_EMIT notice(tr("Could not collapse the block: %1").arg(QString::fromStdString(collapsed.error())));
-        return;
-    }
-    pending_ = std::move(next);
-    pendingIsFull_ = false;
-    applyLayout(*collapsed);
+    job_->start(
+        [graph = graph_, folded = folded_, current = presentation_, expanded, key, font = font(), previous = layout_,
+         options = layoutOptions()](const Progress&) {
+            LayoutOutcome out;
+            GraphPresentation next(*graph, folded.get(), expanded, font);
+            const LayoutDelta delta = GraphPresentation::delta(next, current, key);
+            const VisualItem* box = next.item(delta.boxId);
+            if (!box) {
+                out.layout = Result<GraphLayout>::failure("the collapsed block has no box");
+                return out;
+            }
+            // Pure geometry on the current picture, no layout engine.
+            out.layout = layoutCollapse(previous, delta.memberIds, PlacedNode{box->id, 0, 0, box->width, box->height, -1},
+                                        delta.boxBoundary, options);
+            out.presentation = std::move(next);
+            return out;
+        },
+        tr("Collapsing a block"));
 }
 
 void GraphView::applyLayout(const GraphLayout& layout)
@@ -199,9 +237,14 @@ void GraphView::applyLayout(const GraphLayout& layout)
     presentation_ = std::move(*pending_);
     pending_.reset();
     layout_ = layout;
+    if (first) {
+        foldedLayout_ = layout;
+        foldedPresentation_ = presentation_;
+    }
     scene_->setContent(presentation_, layout_);
     if (first) fitToWindow();
     else centerOn(centre);
+    minimap_->refresh();
     Q_EMIT layoutApplied();
     if (focusAfterLayout_ != kNoNode) {
         const NodeId n = focusAfterLayout_;
@@ -209,6 +252,44 @@ void GraphView::applyLayout(const GraphLayout& layout)
         focusNode(n);
     }
     pump();
+}
+
+void GraphView::expandAll()
+{
+    if (!graph_ || !folded_) return;
+    int total = int(presentation_.items().size());
+    int queued = 0, left = 0;
+    for (const VisualItem& v : presentation_.items()) {
+        if (v.kind != VisualItem::Kind::Block) continue;
+        const BlockInstance& inst = folded_->classes[size_t(v.classId)].instances[size_t(v.instance)];
+        const int drawn = int(std::count_if(inst.nodes.begin(), inst.nodes.end(),
+                                            [&](NodeId n) { return GraphPresentation::isDrawn(graph_->node(n)); }));
+        if (total + drawn - 1 > itemLimit_) {
+            ++left;
+            continue;
+        }
+        total += drawn - 1;
+        queue_.push_back({true, {v.classId, v.instance}});
+        ++queued;
+    }
+    if (left > 0)
+        Q_EMIT notice(tr("Expanded %1 blocks; %2 stay folded, as expanding them would draw more than %3 boxes.")
+                          .arg(queued)
+                          .arg(left)
+                          .arg(groupedCount(itemLimit_)));
+    pump();
+}
+
+void GraphView::collapseAll()
+{
+    if (!graph_ || foldedLayout_.nodes.empty()) return; // the first layout is still running
+    queue_.clear();
+    job_->cancel();
+    if (presentation_.expanded().empty() && !pending_) return;
+    // The folded picture was laid out once, when the model opened: show it again as it was.
+    pending_ = foldedPresentation_;
+    pendingIsFull_ = false;
+    applyLayout(foldedLayout_);
 }
 
 void GraphView::onLayoutFailed(const QString& error)
@@ -306,6 +387,7 @@ void GraphView::scaleBy(double factor)
     const double target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
     if (zoom() > 0) factor = target / zoom();
     scale(factor, factor);
+    minimap_->refresh();
 }
 
 void GraphView::zoomIn()
@@ -325,14 +407,37 @@ void GraphView::resetZoom()
 
 void GraphView::fitToWindow()
 {
-    const QRectF r = scene_->itemsBoundingRect();
+    const QRectF r = scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20);
     if (r.isEmpty()) return;
-    fitInView(r.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
-    // A tall model fits as a sliver of unreadable boxes; never shrink below the minimum zoom,
-    // and never blow a three-box model up past 1:1.
-    if (zoom() > 1.0) resetZoom();
-    if (zoom() < kMinZoom) setTransform(QTransform::fromScale(kMinZoom, kMinZoom));
-    centerOn(r.center());
+    const QRectF port = viewport()->rect();
+    const double whole = std::min(port.width() / r.width(), port.height() / r.height());
+    // Never blow a three-box model up past 1:1.
+    if (whole >= kReadableZoom) {
+        const double z = std::min(1.0, whole);
+        setTransform(QTransform::fromScale(z, z));
+        centerOn(r.center());
+        minimap_->refresh();
+        return;
+    }
+    // A tall model fitted whole is a sliver of unreadable boxes: fit its width instead, never
+    // below a readable zoom, and start at its top (the minimap shows the rest).
+    const double z = std::clamp(port.width() / r.width(), kReadableZoom, 1.0);
+    setTransform(QTransform::fromScale(z, z));
+    const double visibleHeight = port.height() / z;
+    centerOn(QPointF(r.center().x(), r.top() + visibleHeight / 2));
+    minimap_->refresh();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy)
+{
+    QGraphicsView::scrollContentsBy(dx, dy);
+    minimap_->refresh();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    minimap_->refresh();
 }
 
 void GraphView::wheelEvent(QWheelEvent* event)
@@ -375,62 +480,6 @@ void GraphView::keyPressEvent(QKeyEvent* event)
     default:
         QGraphicsView::keyPressEvent(event);
     }
-}
-
-bool GraphView::exportPng(const QString& path, QString* error, double scale) const
-{
-    const QRectF source = scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20);
-    if (scene_->items().isEmpty() || source.isEmpty()) {
-        if (error) *error = tr("There is no graph to export to %1.").arg(path);
-        return false;
-    }
-    double s = scale;
-    s = std::min(s, kMaxExportSide / std::max(source.width(), source.height()));
-    s = std::min(s, std::sqrt(kMaxExportPixels / (source.width() * source.height())));
-    const QSize size(std::max(1, int(std::ceil(source.width() * s))), std::max(1, int(std::ceil(source.height() * s))));
-    QImage image(size, QImage::Format_ARGB32_Premultiplied);
-    if (image.isNull()) {
-        if (error) *error = tr("Not enough memory for a %1×%2 image for %3.").arg(size.width()).arg(size.height()).arg(path);
-        return false;
-    }
-    image.fill(Qt::white);
-    QPainter painter(&image);
-    painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-    scene_->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), source);
-    painter.end();
-    if (!image.save(path, "PNG")) {
-        if (error) *error = tr("Could not write the PNG file %1.").arg(path);
-        return false;
-    }
-    return true;
-}
-
-bool GraphView::exportSvg(const QString& path, QString* error) const
-{
-    const QRectF source = scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20);
-    if (scene_->items().isEmpty() || source.isEmpty()) {
-        if (error) *error = tr("There is no graph to export to %1.").arg(path);
-        return false;
-    }
-    QSvgGenerator svg;
-    svg.setFileName(path);
-    svg.setSize(source.size().toSize());
-    svg.setViewBox(QRectF(QPointF(0, 0), source.size()));
-    svg.setTitle(graph_ ? QString::fromStdString(graph_->name) : tr("Graph"));
-    svg.setDescription(tr("Graph exported by Tapas Studio"));
-    QPainter painter;
-    if (!painter.begin(&svg)) {
-        if (error) *error = tr("Could not write the SVG file %1.").arg(path);
-        return false;
-    }
-    painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-    scene_->render(&painter, QRectF(QPointF(0, 0), source.size()), source);
-    painter.end();
-    if (QFileInfo(path).size() <= 0) {
-        if (error) *error = tr("Could not write the SVG file %1.").arg(path);
-        return false;
-    }
-    return true;
 }
 
 } // namespace tapas

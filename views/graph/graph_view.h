@@ -21,7 +21,9 @@
 
 namespace tapas {
 
+class GraphMinimap;
 class GraphScene;
+class PartLayoutCache;
 class GraphSearch;
 class BackgroundJob;
 
@@ -64,13 +66,20 @@ public:
     const GraphPresentation& presentation() const { return presentation_; }
     const GraphLayout& currentLayout() const { return layout_; }
     LayoutOptions layoutOptions() const;
+    const PartLayoutCache& partLayoutCache() const { return *partCache_; }
 
 public Q_SLOTS:
     void zoomIn();
     void zoomOut();
     void resetZoom();
+    // Fits the picture in the view when its boxes stay readable that way; otherwise fits its
+    // width (never below a readable zoom) and shows its top, to scroll down from.
     void fitToWindow();
     void cancelLayout();
+    // Expands every box of the current picture, in order, as long as the picture stays within
+    // itemLimit() (a notice says how many were left folded); collapses every expanded one.
+    void expandAll();
+    void collapseAll();
 
 Q_SIGNALS:
     void selectionChanged(const tapas::GraphSelection& selection);
@@ -80,7 +89,14 @@ Q_SIGNALS:
     void layoutApplied();
     void busyChanged(bool busy);
 
+public:
+    // The smallest zoom a fit goes to: box titles are still legible there.
+    static constexpr double kReadableZoom = 0.45;
+    GraphMinimap* minimap() const { return minimap_; }
+
 protected:
+    void scrollContentsBy(int dx, int dy) override;
+    void resizeEvent(QResizeEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
 
@@ -89,10 +105,20 @@ private:
         bool expand = true;
         InstanceKey key;
     };
+    // What a layout run hands back: the presentation it laid out and its picture, or a refusal
+    // (an expansion past the item limit) that changes nothing.
+    struct LayoutOutcome {
+        bool first = false;
+        std::optional<GraphPresentation> presentation;
+        Result<GraphLayout> layout = Result<GraphLayout>::failure("not laid out");
+        QString refusal;
+    };
+    void onLayoutFinished(LayoutOutcome out);
+    void noticeOnOpen(const GraphPresentation& p);
     void enqueue(Operation op);
     void pump();
     void startExpand(InstanceKey key);
-    void runCollapse(InstanceKey key);
+    void startCollapse(InstanceKey key);
     void applyLayout(const GraphLayout& layout);
     void onLayoutFailed(const QString& error);
     void onLayoutCancelled();
@@ -103,10 +129,14 @@ private:
     GraphScene* scene_;
     BackgroundJob* job_; // a new layout supersedes the running one
     GraphSearch* search_;
+    GraphMinimap* minimap_;
     std::shared_ptr<const Graph> graph_;
     std::shared_ptr<const FoldedGraph> folded_;
     GraphPresentation presentation_;
     GraphLayout layout_;
+    std::shared_ptr<PartLayoutCache> partCache_; // an expanded class's inside, laid out once
+    GraphLayout foldedLayout_;                   // the picture with nothing expanded, for Collapse all
+    GraphPresentation foldedPresentation_;
     std::optional<GraphPresentation> pending_; // what the running job's result will show
     bool pendingIsFull_ = false;
     std::deque<Operation> queue_;

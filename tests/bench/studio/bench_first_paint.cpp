@@ -1,10 +1,16 @@
 // tapas-studio-bench: time from "open this file" to the first folded graph on screen, in the
-// real main window (import, summary and fold on the worker thread, Graphviz layout on another,
-// scene building and painting on the GUI thread), plus the longest GUI-thread stall meanwhile.
-// Run: build/bin/tapas-studio-bench [--repeats N]   (offscreen unless a display is set)
+// real main window (import, summary and fold on the worker thread, the layout on another, scene
+// building and painting on the GUI thread), the longest GUI-thread stall meanwhile, the scene's
+// items and the process's peak memory; then expanding and collapsing the largest block (twice:
+// the second instance reuses its class's layout), and closing a window while it still loads.
+// Run: build/bin/tapas-studio-bench [--repeats N] [--models DIR] [MODEL...]
+//   MODEL: an .onnx file, or gpt:N for a zoo GPT of N layers. Without models: the built-in cases.
+// (offscreen unless a display is set)
 #include "app/studio/main_window.h"
 #include "core/zoo/zoo.h"
 #include "tests/bench/bench_models.h"
+#include "core/layout/part_layout_cache.h"
+#include "views/graph/graph_scene.h"
 #include "views/graph/graph_view.h"
 
 #include <QApplication>
@@ -18,6 +24,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <malloc.h>
+#include <string>
 
 namespace {
 
@@ -31,11 +40,73 @@ struct Result {
     double firstPaintS = 0;
     double maxStallMs = 0;
     int items = 0;
+    int boxes = 0;
+    double peakMb = 0;
+    double expandMs = -1;      // the first instance of the largest class
+    double expandAgainMs = -1; // another instance of it: its class's layout is reused
+    double collapseMs = -1;
+    double expandStallMs = 0;
+    int expandedBoxes = 0;
 };
+
+// Resets the kernel's peak-resident counter (VmHWM) for this process, so that each model's
+// peak is its own and not an earlier model's.
+void resetPeakMemory()
+{
+    malloc_trim(0); // hand what earlier models freed back to the system first
+    std::ofstream("/proc/self/clear_refs") << "5";
+}
+
+double peakMemoryMb()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+    return 0;
+}
+
+// Runs the event loop until `view` applies a layout, or `ms` pass. Returns the time taken, or -1.
+double waitForLayout(tapas::GraphView* view, int ms)
+{
+    QEventLoop loop;
+    QElapsedTimer clock;
+    clock.start();
+    bool applied = false;
+    auto c = QObject::connect(view, &tapas::GraphView::layoutApplied, &loop, [&] {
+        applied = true;
+        view->viewport()->repaint();
+        loop.quit();
+    });
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+    QObject::disconnect(c);
+    return applied ? double(clock.nsecsElapsed()) / 1e6 : -1;
+}
+
+// The collapsed box whose block holds the most nodes, and another instance of its class.
+std::pair<tapas::InstanceKey, tapas::InstanceKey> largestBlock(const tapas::GraphView& view)
+{
+    tapas::InstanceKey best, other;
+    int most = -1;
+    const auto& folded = view.folded();
+    for (const tapas::VisualItem& v : view.presentation().items()) {
+        if (v.kind != tapas::VisualItem::Kind::Block || !folded) continue;
+        const tapas::BlockClass& c = folded->classes[size_t(v.classId)];
+        if (c.nodesPerInstance > most) {
+            most = c.nodesPerInstance;
+            best = {v.classId, v.instance};
+        }
+    }
+    if (most >= 0 && folded->classes[size_t(best.classId)].instances.size() >= 2)
+        other = {best.classId, best.instance == 0 ? 1 : 0};
+    return {best, other};
+}
 
 Result measure(const QString& path)
 {
     Result r;
+    resetPeakMemory();
     tapas::MainWindow window;
     window.resize(1400, 900);
     window.show();
@@ -82,7 +153,50 @@ Result measure(const QString& path)
     r.firstPaintS = double(clock.nsecsElapsed()) / 1e9;
     r.maxStallMs = maxGap;
     r.items = int(view->scene() ? view->scene()->items().size() : 0);
+    r.boxes = view->graphScene()->nodeItemCount() + view->graphScene()->blockItemCount();
+
+    // Expand the largest block, then another instance of its class, then collapse both.
+    const auto [first, second] = largestBlock(*view);
+    if (first.classId >= 0) {
+        maxGap = 0;
+        gap.restart();
+        ticker.start();
+        view->expand(first);
+        r.expandMs = waitForLayout(view, 30000);
+        if (second.classId >= 0) {
+            view->expand(second);
+            r.expandAgainMs = waitForLayout(view, 30000);
+        }
+        r.expandedBoxes = view->graphScene()->nodeItemCount() + view->graphScene()->blockItemCount();
+        view->collapse(first);
+        r.collapseMs = waitForLayout(view, 30000);
+        if (second.classId >= 0) {
+            view->collapse(second);
+            waitForLayout(view, 30000);
+        }
+        ticker.stop();
+        r.expandStallMs = maxGap;
+    }
+    r.peakMb = peakMemoryMb();
     return r;
+}
+
+// Opens the model in a fresh window and closes it `afterMs` later, while it still loads or lays
+// out: the time the close takes is the time until every background job of the window has ended.
+double closeWhileLoading(const QString& path, int afterMs)
+{
+    auto* window = new tapas::MainWindow;
+    window->resize(1400, 900);
+    window->show();
+    window->openModel(path);
+    QEventLoop loop;
+    QTimer::singleShot(afterMs, &loop, &QEventLoop::quit);
+    loop.exec();
+    QElapsedTimer clock;
+    clock.start();
+    window->close();
+    delete window; // waits for the window's worker threads
+    return double(clock.nsecsElapsed()) / 1e6;
 }
 
 QString writeGpt(const QTemporaryDir& dir, int layers)
@@ -110,41 +224,67 @@ int main(int argc, char** argv)
 
     int repeats = 3;
     std::string modelsOption;
+    QStringList models;
     const QStringList args = app.arguments();
     for (qsizetype i = 1; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--repeats") && i + 1 < args.size()) repeats = std::max(1, args[++i].toInt());
         else if (args[i] == QLatin1String("--models") && i + 1 < args.size()) modelsOption = args[++i].toStdString();
+        else if (!args[i].startsWith(QLatin1String("--"))) models << args[i];
         else {
-            std::fprintf(stderr, "usage: tapas-studio-bench [--repeats N] [--models DIR]\n");
+            std::fprintf(stderr, "usage: tapas-studio-bench [--repeats N] [--models DIR] [MODEL.onnx | gpt:LAYERS ...]\n");
             return 2;
         }
     }
     QTemporaryDir dir;
-    QList<Case> cases = {{QStringLiteral("zoo gpt 12 layers"), writeGpt(dir, 12)},
-                         {QStringLiteral("zoo gpt 96 layers"), writeGpt(dir, 96)}};
-    // A real model that cannot be found is a failed row, said with where it was looked for.
+    QList<Case> cases;
     int failures = 0;
-    const tapas::Result<std::string> modelsDir =
-        tapas::bench::findModelsDir(modelsOption, QCoreApplication::applicationFilePath().toStdString());
-    if (!modelsDir) {
-        std::fprintf(stderr, "tapas-studio-bench: %s\n", modelsDir.error().c_str());
-        ++failures;
-    }
-    for (const char* real : {"bert_mini_4l.onnx", "resnet18.onnx"}) {
-        if (!modelsDir) break;
-        const QString p = QDir(QString::fromStdString(*modelsDir)).filePath(QLatin1String(real));
-        if (QFileInfo::exists(p)) {
-            cases.push_back({QStringLiteral("real %1").arg(QLatin1String(real)), p});
+    for (const QString& m : models) {
+        if (m.startsWith(QLatin1String("gpt:"))) {
+            bool ok = false;
+            const int layers = m.mid(4).toInt(&ok);
+            if (!ok || layers < 1) {
+                std::fprintf(stderr, "tapas-studio-bench: '%s' is not gpt:LAYERS with LAYERS >= 1\n", qPrintable(m));
+                return 2;
+            }
+            cases.push_back({QStringLiteral("zoo gpt %1 layers").arg(layers), writeGpt(dir, layers)});
+        } else if (QFileInfo::exists(m)) {
+            cases.push_back({QFileInfo(m).completeBaseName(), m});
         } else {
-            std::fprintf(stderr, "tapas-studio-bench: %s not found\n", qPrintable(p));
-            ++failures;
+            std::fprintf(stderr, "tapas-studio-bench: model file '%s' does not exist\n", qPrintable(m));
+            return 2;
         }
     }
-    std::printf("Time to first folded paint in tapas-studio (best of %d, platform %s)\n", repeats,
+    if (models.isEmpty()) {
+        cases = {{QStringLiteral("zoo gpt 12 layers"), writeGpt(dir, 12)},
+                 {QStringLiteral("zoo gpt 96 layers"), writeGpt(dir, 96)}};
+        // A real model that cannot be found is a failed row, said with where it was looked for.
+        const tapas::Result<std::string> modelsDir =
+            tapas::bench::findModelsDir(modelsOption, QCoreApplication::applicationFilePath().toStdString());
+        if (!modelsDir) {
+            std::fprintf(stderr, "tapas-studio-bench: %s\n", modelsDir.error().c_str());
+            ++failures;
+        }
+        for (const char* real : {"bert_mini_4l.onnx", "resnet18.onnx"}) {
+            if (!modelsDir) break;
+            const QString p = QDir(QString::fromStdString(*modelsDir)).filePath(QLatin1String(real));
+            if (QFileInfo::exists(p)) {
+                cases.push_back({QStringLiteral("real %1").arg(QLatin1String(real)), p});
+            } else {
+                std::fprintf(stderr, "tapas-studio-bench: %s not found\n", qPrintable(p));
+                ++failures;
+            }
+        }
+    }
+    std::printf("tapas-studio: first folded paint, expand/collapse and close (best of %d, platform %s)\n", repeats,
                 qPrintable(QGuiApplication::platformName()));
-    std::printf("(open -> import + fold on a worker thread -> Graphviz layout -> scene drawn; stall = longest\n"
-                " gap of a 10 ms GUI-thread timer meanwhile, worst over the runs)\n\n");
-    std::printf("%-26s %12s %12s %12s\n", "model", "first paint", "max stall", "scene items");
+    std::printf("first paint: open -> import + fold (worker) -> layout (worker) -> scene drawn; stall: longest gap of\n"
+                "a 10 ms GUI-thread timer meanwhile (worst run); boxes/items: drawn boxes / all scene items; peak: the\n"
+                "process's peak resident memory for that model (VmHWM, reset before its first run); expand: the largest block\n"
+                "(1st instance / 2nd, whose class layout is cached) to its picture on screen, with the GUI stall over\n"
+                "the expands and collapse; close: closing a window 300 ms after opening the model, until every\n"
+                "background job has ended\n\n");
+    std::printf("%-24s %10s %9s %12s %8s %15s %9s %9s %9s\n", "model", "1st paint", "stall", "boxes/items", "peak",
+                "expand 1st/2nd", "collapse", "stall", "close");
     for (const Case& c : cases) {
         if (c.path.isEmpty()) { ++failures; continue; }
         Result best;
@@ -153,14 +293,21 @@ int main(int argc, char** argv)
             const Result r = measure(c.path);
             if (!r.ok) { best.ok = false; break; }
             worstStall = std::max(worstStall, r.maxStallMs);
+            // Peak memory of the first run: later runs would also count what malloc kept.
+            const double peak = i == 0 ? r.peakMb : best.peakMb;
             if (!best.ok || r.firstPaintS < best.firstPaintS) best = r;
+            best.peakMb = peak;
         }
         if (!best.ok) {
-            std::printf("%-26s failed\n", qPrintable(c.label));
+            std::printf("%-24s failed\n", qPrintable(c.label));
             ++failures;
             continue;
         }
-        std::printf("%-26s %10.3f s %9.1f ms %12d\n", qPrintable(c.label), best.firstPaintS, worstStall, best.items);
+        const double closeMs = closeWhileLoading(c.path, 300);
+        std::printf("%-24s %8.3f s %6.1f ms %5d/%-6d %5.0f MB %6.1f/%-5.1f ms %6.1f ms %6.1f ms %6.1f ms\n",
+                    qPrintable(c.label), best.firstPaintS, worstStall, best.boxes, best.items, best.peakMb,
+                    best.expandMs, best.expandAgainMs, best.collapseMs, best.expandStallMs, closeMs);
+        std::fflush(stdout);
     }
     return failures ? 1 : 0;
 }
