@@ -1,9 +1,11 @@
 #include "core/fold/folded_graph.h"
 
+#include "core/fold/block_plan.h"
 #include "core/fold/fold_tree_builder.h"
 #include "core/fold/repeat_finder.h"
 #include "core/fold/segmenter.h"
 #include "core/fold/structural_hash.h"
+#include "core/fold/tied_run_copies.h"
 
 #include <algorithm>
 #include <map>
@@ -100,15 +102,6 @@ int64_t parametersRead(const Graph& g, const std::vector<NodeId>& nodes)
 
 namespace {
 
-// A block as planned: slices [begin, end) of the canonical node order of segments.
-struct SegSlice {
-    int segment = 0, begin = 0, end = 0;
-};
-struct BlockPlan {
-    std::vector<SegSlice> slices;
-    ChainMark mark;
-};
-
 // Cuts a unique stretch of segments into blocks of at most `limit` nodes: whole segments
 // where they fit, and a segment larger than that along its canonical order (producers before
 // consumers, fixed by the wiring alone, so equal segments are cut alike).
@@ -140,8 +133,6 @@ void splitUnique(const Segmentation& seg, const std::vector<int>& segments, int 
     }
     flush();
 }
-
-constexpr int kMinPartNodes = 4; // smaller parts join the part before them (a lone Add is no sub-block)
 
 } // namespace
 
@@ -235,25 +226,19 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
         }
     }
 
+    addTiedRunCopies(g, hashes, seg, blocks);
+
     FoldedGraph fg;
     fg.segments = int(seg.segments.size()) - (seg.sharedSegment >= 0 ? 1 : 0);
     fg.nodeRef.assign(g.nodes.size(), NodeBlockRef{});
     std::unordered_map<uint64_t, int> classOfSignature;
     std::vector<ChainMark> marks;
     for (const BlockPlan& block : blocks) {
-        uint64_t signature = hashMix(0xb10cULL, block.slices.size());
+        BlockLayout layout = layoutOf(seg, block);
         BlockInstance inst;
-        std::vector<std::pair<int, uint64_t>> parts;
-        for (const SegSlice& sl : block.slices) {
-            const FoldSegment& fs = seg.segments[size_t(sl.segment)];
-            uint64_t h = fs.hash;
-            if (sl.begin != 0 || sl.end != int(fs.nodes.size())) h = hashMix(hashMix(h, uint64_t(sl.begin)), uint64_t(sl.end));
-            signature = hashMix(signature, h);
-            const int at = int(inst.nodes.size());
-            if (sl.end - sl.begin < kMinPartNodes && !parts.empty()) parts.back().second = hashMix(parts.back().second, h);
-            else parts.emplace_back(at, h);
-            inst.nodes.insert(inst.nodes.end(), fs.nodes.begin() + sl.begin, fs.nodes.begin() + sl.end);
-        }
+        inst.nodes = std::move(layout.nodes);
+        const uint64_t signature = layout.signature;
+        const auto& parts = layout.parts;
         if (inst.nodes.empty()) continue;
         auto [it, added] = classOfSignature.emplace(signature, int(fg.classes.size()));
         if (added) {

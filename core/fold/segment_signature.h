@@ -25,4 +25,10 @@ struct CanonicalScratch {
 void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, int segmentIndex,
                          const NodeHashes& hashes, FoldSegment& segment, CanonicalScratch& scratch);
 
+// The signature of nodes kept in a given order (a block cut across segments), hashed as a
+// segment's: each node's local hash and, per input slot, the position it reads from in the list
+// or the k-th distinct tensor from outside.
+uint64_t orderedSignature(const Graph& g, const std::vector<NodeId>& order, const NodeHashes& hashes,
+                          CanonicalScratch& scratch);
+
 } // namespace tapas

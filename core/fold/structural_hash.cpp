@@ -145,21 +145,28 @@ uint64_t hashShape(const Shape& s)
     return h;
 }
 
+uint64_t operationHash(const Node& n)
+{
+    uint64_t h = hashMix(hashString(n.opType), hashString(n.domain));
+    if (n.attrs.empty()) return h;
+    // Attribute order is the exporter's choice; sort by name so it never matters.
+    std::vector<std::pair<std::string_view, uint64_t>> attrs;
+    attrs.reserve(n.attrs.size());
+    for (const Attribute& a : n.attrs) attrs.emplace_back(a.name, hashAttribute(a));
+    std::sort(attrs.begin(), attrs.end());
+    for (const auto& [name, ah] : attrs) h = hashMix(h, ah);
+    return h;
+}
+
 std::vector<uint64_t> localNodeHashes(const Graph& g, const std::vector<char>& meta)
 {
     std::vector<uint64_t> out(g.nodes.size());
     // Each tensor is hashed once, not once per node touching it.
     std::vector<uint64_t> slot(g.tensors.size());
     for (size_t t = 0; t < g.tensors.size(); ++t) slot[t] = hashTensorSlot(g, meta, TensorId(t));
-    std::vector<std::pair<std::string_view, uint64_t>> attrs;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         const Node& n = g.nodes[i];
-        uint64_t h = hashMix(hashString(n.opType), hashString(n.domain));
-        // Attribute order is the exporter's choice; sort by name so it never matters.
-        attrs.clear();
-        for (const Attribute& a : n.attrs) attrs.emplace_back(a.name, hashAttribute(a));
-        std::sort(attrs.begin(), attrs.end());
-        for (const auto& [name, ah] : attrs) h = hashMix(h, ah);
+        uint64_t h = operationHash(n);
         h = hashMix(h, n.inputs.size());
         for (TensorId t : n.inputs) h = hashMix(h, t == kNoTensor ? hashTensorSlot(g, meta, t) : slot[size_t(t)]);
         h = hashMix(h, n.outputs.size());
@@ -180,11 +187,7 @@ std::vector<uint64_t> localNodeHashes(const Graph& g, const std::vector<char>& m
 uint64_t shapeFreeNodeHash(const Graph& g, const std::vector<char>& meta, NodeId v)
 {
     const Node& n = g.node(v);
-    uint64_t h = hashMix(hashString(n.opType), hashString(n.domain));
-    std::vector<std::pair<std::string_view, uint64_t>> attrs;
-    for (const Attribute& a : n.attrs) attrs.emplace_back(a.name, hashAttribute(a));
-    std::sort(attrs.begin(), attrs.end());
-    for (const auto& [name, ah] : attrs) h = hashMix(h, ah);
+    uint64_t h = operationHash(n);
     h = hashMix(h, n.inputs.size());
     for (TensorId id : n.inputs) {
         if (id == kNoTensor) {

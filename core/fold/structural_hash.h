@@ -20,6 +20,10 @@ uint64_t hashShape(const Shape& s);
 // they produce counts as a constant wherever it is read. Nodes on a cycle are not meta.
 std::vector<char> metaNodes(const Graph& g);
 
+// What an operation is, whatever it reads: op type, domain and attributes (with their values, in
+// name order, since attribute order is the exporter's choice).
+uint64_t operationHash(const Node& n);
+
 // Per node: op type, domain, attributes (with their values), the dtype/shape/kind of every
 // input and output slot, the values of integer constants (shape arithmetic), and the shapes of
 // weight inputs. Float constant values are never hashed, scalars included: weights differ per
