@@ -50,28 +50,26 @@ std::string commonScope(const Graph& g, const std::vector<NodeId>& nodes)
 namespace {
 
 // `stamp` is per tensor scratch: the chain index of the block that last listed it.
-void boundaryTensors(const Graph& g, const std::vector<NodeBlockRef>& refs, const std::vector<char>& isGraphOutput,
-                     const BlockRef& self, int blockIndex, std::vector<int>& stampIn, std::vector<int>& stampOut,
-                     BlockInstance& inst)
+void boundaryTensors(const CompactGraph& cg, const std::vector<NodeBlockRef>& refs, const BlockRef& self, int blockIndex,
+                     std::vector<int>& stampIn, std::vector<int>& stampOut, BlockInstance& inst)
 {
     auto inside = [&](NodeId v) {
         return v != kNoNode && refs[size_t(v)].classId == self.classId && refs[size_t(v)].instance == self.instance;
     };
     for (NodeId v : inst.nodes) {
-        for (TensorId t : g.node(v).inputs) {
+        for (TensorId t : cg.inputs(v)) {
             if (t == kNoTensor || stampIn[size_t(t)] == blockIndex) continue;
-            const Tensor& tensor = g.tensor(t);
-            if (tensor.producer == kNoNode && tensor.kind != TensorKind::Input) continue; // initializer
-            if (inside(tensor.producer)) continue;
+            if (cg.stored(t)) continue; // initializer
+            if (inside(cg.producer[size_t(t)])) continue;
             stampIn[size_t(t)] = blockIndex;
             inst.inputs.push_back(t);
         }
     }
     for (NodeId v : inst.nodes) {
-        for (TensorId t : g.node(v).outputs) {
+        for (TensorId t : cg.outputs(v)) {
             if (t == kNoTensor || stampOut[size_t(t)] == blockIndex) continue;
-            bool leaves = isGraphOutput[size_t(t)] != 0;
-            for (NodeId c : g.tensor(t).consumers) leaves = leaves || !inside(c);
+            bool leaves = cg.outputIndex[size_t(t)] >= 0;
+            for (NodeId c : cg.readers(t)) leaves = leaves || !inside(c);
             if (!leaves) continue;
             stampOut[size_t(t)] = blockIndex;
             inst.outputs.push_back(t);
@@ -156,18 +154,20 @@ std::vector<int> FoldedGraph::blockClassesOf(int treeClass) const
 Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const Progress& progress)
 {
     progress(0.0, "hashing nodes");
-    const NodeHashes hashes = computeNodeHashes(g, options.refineRounds);
+    const CompactGraph cg(g);
+    Result<std::vector<NodeId>> topo = topologicalOrder(cg);
+    if (!topo) return Result<FoldedGraph>::failure(topo.error());
+    const NodeHashes hashes = computeNodeHashes(cg, *topo, options.refineRounds);
     if (progress.cancelled()) return Result<FoldedGraph>::failure("fold: cancelled");
-    Result<Segmentation> segResult = segmentGraph(g, hashes, progress);
+    Result<Segmentation> segResult = segmentGraph(cg, *topo, hashes, progress);
     if (!segResult) return Result<FoldedGraph>::failure(segResult.error());
     const Segmentation& seg = *segResult;
     if (progress.cancelled()) return Result<FoldedGraph>::failure("fold: cancelled");
     progress(0.8, "finding repeated blocks");
 
-    auto opHash = [&](const Node& n) { return hashMix(hashString(n.opType), hashString(n.domain)); };
-
     // Blocks in chain order, each a run of consecutive segments of one region.
     std::vector<BlockPlan> blocks;
+    std::vector<uint64_t> opHashes;
     int pieces = 0;
     for (size_t r = 0; r < seg.regions.size(); ++r) {
         const FoldRegion& region = seg.regions[r];
@@ -177,9 +177,13 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
             RepeatUnit u;
             u.hash = fs.hash;
             u.nodes = int(fs.nodes.size());
-            std::map<uint64_t, int> ops;
-            for (NodeId v : fs.nodes) ++ops[opHash(g.node(v))];
-            u.ops.assign(ops.begin(), ops.end());
+            opHashes.clear();
+            for (NodeId v : fs.nodes) opHashes.push_back(cg.opHash[cg.op[size_t(v)]]);
+            std::sort(opHashes.begin(), opHashes.end());
+            for (uint64_t h : opHashes) {
+                if (u.ops.empty() || u.ops.back().first != h) u.ops.emplace_back(h, 0);
+                ++u.ops.back().second;
+            }
             units.push_back(std::move(u));
         }
         // A weight-tied application is a block of its own wherever no tandem repeat took it:
@@ -226,7 +230,7 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
         }
     }
 
-    addTiedRunCopies(g, hashes, seg, blocks);
+    addTiedRunCopies(cg, hashes, seg, blocks);
 
     FoldedGraph fg;
     fg.segments = int(seg.segments.size()) - (seg.sharedSegment >= 0 ? 1 : 0);
@@ -262,14 +266,10 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
         fg.chain.push_back(ref);
         marks.push_back(block.mark);
     }
-    std::vector<char> isGraphOutput(g.tensors.size(), 0);
-    for (TensorId t : g.outputs)
-        if (t != kNoTensor) isGraphOutput[size_t(t)] = 1;
     std::vector<int> stampIn(g.tensors.size(), -1), stampOut(g.tensors.size(), -1);
     for (size_t b = 0; b < fg.chain.size(); ++b) {
         const BlockRef& ref = fg.chain[b];
-        boundaryTensors(g, fg.nodeRef, isGraphOutput, ref, int(b), stampIn, stampOut,
-                        fg.classes[size_t(ref.classId)].instances[size_t(ref.instance)]);
+        boundaryTensors(cg, fg.nodeRef, ref, int(b), stampIn, stampOut, fg.classes[size_t(ref.classId)].instances[size_t(ref.instance)]);
     }
 
     int64_t covered = 0;

@@ -13,18 +13,6 @@ namespace tapas {
 
 namespace {
 
-// A parameter of more than one element, or Identity(parameter): how exporters alias one weight
-// read by several layers. A scalar is no module's weight.
-bool isWeight(const Graph& g, TensorId t)
-{
-    const Tensor* tensor = &g.tensor(t);
-    if (!tensor->isParameter() && tensor->producer != kNoNode) {
-        const Node& p = g.node(tensor->producer);
-        if (p.opType == "Identity" && p.input(0) != kNoTensor) tensor = &g.tensor(p.input(0));
-    }
-    return tensor->isParameter() && tensor->storedElements() > 1;
-}
-
 size_t outputSlot(const Graph& g, NodeId producer, TensorId t)
 {
     const auto& outs = g.node(producer).outputs;
@@ -48,8 +36,8 @@ void forEachNode(const Segmentation& seg, const BlockPlan& b, F&& f)
 // position, starting from the readers of the copy's tied weights.
 class CopyMatcher {
 public:
-    CopyMatcher(const Graph& g, const std::vector<NodeId>& copy, const std::vector<char>& available)
-        : g_(g), copy_(copy), available_(available), match_(copy.size(), kNoNode)
+    CopyMatcher(const CompactGraph& cg, const std::vector<NodeId>& copy, const std::vector<char>& available)
+        : cg_(cg), g_(cg.ir), copy_(copy), available_(available), match_(copy.size(), kNoNode)
     {
         for (size_t p = 0; p < copy.size(); ++p) templatePos_.emplace(copy[p], int(p));
     }
@@ -126,7 +114,7 @@ private:
             const TensorId a = tn.inputs[s], b = vn.inputs[s];
             if ((a == kNoTensor) != (b == kNoTensor)) return false;
             if (a == kNoTensor) continue;
-            if (isWeight(g_, a) && a != b) return false;
+            if (cg_.weight[size_t(a)] && a != b) return false;
             const int p = templatePos(g_.tensor(a).producer);
             if (p >= 0 && match_[size_t(p)] != kNoNode && match_[size_t(p)] != g_.tensor(b).producer) return false;
         }
@@ -215,7 +203,7 @@ private:
                 continue;
             }
             if (pb != kNoNode && matchedPos_.count(pb)) return false; // wired inside where the copy reads from outside
-            if (isWeight(g_, a)) {
+            if (cg_.weight[size_t(a)]) {
                 if (a != b) return false; // its own weights: another module
                 continue;
             }
@@ -241,6 +229,7 @@ private:
         return ta.dtype == tb.dtype && hashShape(ta.shape) == hashShape(tb.shape);
     }
 
+    const CompactGraph& cg_;
     const Graph& g_;
     const std::vector<NodeId>& copy_;
     const std::vector<char>& available_;
@@ -289,8 +278,9 @@ struct Found {
 
 } // namespace
 
-void addTiedRunCopies(const Graph& g, const NodeHashes& hashes, const Segmentation& seg, std::vector<BlockPlan>& blocks)
+void addTiedRunCopies(const CompactGraph& cg, const NodeHashes& hashes, const Segmentation& seg, std::vector<BlockPlan>& blocks)
 {
+    const Graph& g = cg.ir;
     std::map<int, std::vector<int>> runs; // run -> its blocks, one per copy, in chain order
     for (size_t b = 0; b < blocks.size(); ++b)
         if (blocks[b].mark.run >= 0) runs[blocks[b].mark.run].push_back(int(b));
@@ -311,12 +301,12 @@ void addTiedRunCopies(const Graph& g, const NodeHashes& hashes, const Segmentati
             const Node& a = g.node(first.nodes[p]);
             const Node& b = g.node(second.nodes[p]);
             for (size_t s = 0; s < a.inputs.size() && s < b.inputs.size(); ++s)
-                if (a.inputs[s] != kNoTensor && a.inputs[s] == b.inputs[s] && isWeight(g, a.inputs[s]))
+                if (a.inputs[s] != kNoTensor && a.inputs[s] == b.inputs[s] && cg.weight[size_t(a.inputs[s])])
                     tiedSlots.emplace_back(int(p), int(s));
         }
         if (tiedSlots.empty()) continue;
         if (blockOf.empty()) {
-            scratchOwner = std::make_unique<CanonicalScratch>(g);
+            scratchOwner = std::make_unique<CanonicalScratch>(cg);
             blockOf.assign(g.nodes.size(), -1);
             available.assign(g.nodes.size(), 0);
             for (size_t b = 0; b < blocks.size(); ++b) {
@@ -332,12 +322,12 @@ void addTiedRunCopies(const Graph& g, const NodeHashes& hashes, const Segmentati
         CanonicalScratch& scratch = *scratchOwner;
         const auto [p0, s0] = tiedSlots.front();
         const Node& anchor = g.node(first.nodes[size_t(p0)]);
-        std::vector<NodeId> starts = CopyMatcher(g, first.nodes, available).readers(anchor.inputs[size_t(s0)], size_t(s0), anchor.opType);
+        std::vector<NodeId> starts = CopyMatcher(cg, first.nodes, available).readers(anchor.inputs[size_t(s0)], size_t(s0), anchor.opType);
         std::stable_sort(starts.begin(), starts.end(), [&](NodeId a, NodeId b) { return blockOf[size_t(a)] < blockOf[size_t(b)]; });
         bool tiedRun = false;
         for (NodeId start : starts) {
             if (!available[size_t(start)]) continue;
-            const std::vector<NodeId> twin = CopyMatcher(g, first.nodes, available).run(p0, start, tiedSlots);
+            const std::vector<NodeId> twin = CopyMatcher(cg, first.nodes, available).run(p0, start, tiedSlots);
             if (twin.empty()) continue;
             const int at = placement(g, twin, blockOf, members);
             if (at < 0) continue;
@@ -345,7 +335,7 @@ void addTiedRunCopies(const Graph& g, const NodeHashes& hashes, const Segmentati
             Found f;
             f.at = at;
             f.plan.nodes = twin;
-            f.plan.signature = orderedSignature(g, twin, hashes, scratch);
+            f.plan.signature = orderedSignature(cg, twin, hashes, scratch);
             f.plan.parts = first.parts; // positions correspond: the copy's parts are the twin's
             f.plan.mark = blocks[size_t(members.front())].mark;
             f.plan.mark.copy = at == members.front() ? -1 : int(members.size());
@@ -385,7 +375,7 @@ void addTiedRunCopies(const Graph& g, const NodeHashes& hashes, const Segmentati
         // What stays of a block that gave up nodes keeps their order (fixed by structure alone).
         BlockPlan rest;
         rest.mark = blocks[b].mark;
-        rest.signature = hashMix(0x4e57ULL, orderedSignature(g, kept, hashes, scratch));
+        rest.signature = hashMix(0x4e57ULL, orderedSignature(cg, kept, hashes, scratch));
         rest.parts = {{0, rest.signature}};
         rest.nodes = std::move(kept);
         out.push_back(std::move(rest));

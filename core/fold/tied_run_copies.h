@@ -17,6 +17,7 @@
 // as one tied class (ChainMark::tied), so the fold tree counts them together while each block class
 // keeps one structure for the search. Nothing here reads names or the file's node order.
 #include "core/fold/block_plan.h"
+#include "core/fold/compact_graph.h"
 #include "core/fold/segmenter.h"
 #include "core/fold/structural_hash.h"
 #include "core/ir/graph.h"
@@ -27,6 +28,6 @@ namespace tapas {
 
 // `blocks` in chain order; copies of a run are the blocks with one ChainMark::run, one block per
 // copy. Inserts each matched copy next to its run and removes its nodes from the blocks they were in.
-void addTiedRunCopies(const Graph& g, const NodeHashes& hashes, const Segmentation& seg, std::vector<BlockPlan>& blocks);
+void addTiedRunCopies(const CompactGraph& cg, const NodeHashes& hashes, const Segmentation& seg, std::vector<BlockPlan>& blocks);
 
 } // namespace tapas
