@@ -7,6 +7,7 @@
 // alone, where every later update reads the one before it. Every update's flow c - c0 is an
 // output, as RAFT returns each iteration's flow.
 #include "core/ir/graph.h"
+#include "tests/common/float_tensor.h"
 
 #include <string>
 #include <vector>
@@ -18,12 +19,7 @@ inline Graph unrolledLoopWithConstantStart(int iterations)
     Graph g;
     g.name = "unrolled_loop";
     auto tensor = [&](const std::string& name, std::vector<int64_t> dims, TensorKind kind) {
-        Tensor t;
-        t.name = name;
-        t.dtype = DType::Float32;
-        t.shape = Shape::of(dims);
-        t.kind = kind;
-        return g.addTensor(t);
+        return addFloatTensor(g, name, std::move(dims), kind);
     };
     auto node = [&](const std::string& name, const std::string& op, std::vector<TensorId> in, std::vector<int64_t> dims) {
         const TensorId out = tensor(name + "_output", std::move(dims), TensorKind::Activation);
