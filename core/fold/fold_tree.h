@@ -51,7 +51,8 @@ struct FoldTreeClass {
     // Its instances apply one set of weights (one module run on several inputs: a detector head on
     // every pyramid level), found by tied_applications.h.
     bool tied = false;
-    // Tied instances that see tensors of other shapes: each instance's block class (through
+    // Tied instances that see tensors of other shapes, or read constants where their twins read
+    // activations (tied_run_copies.h): each instance's block class (through
     // FoldTreeNode::chainBegin and FoldedGraph::chain) holds one shape, so the search, which
     // replays a block class's costs for all its instances, costs every shape apart. blockClass is
     // the first instance's then.

@@ -157,9 +157,9 @@ private:
             const bool sameRun = !parts.empty() && marks_[size_t(item.chainBegin)].run >= 0 &&
                                  marks_[size_t(item.chainBegin)].run == marks_[size_t(parts.back().back().chainBegin)].run;
             // A tied application stands alone: its twins, which see other shapes, may fall in other
-            // stages, and one class lives under one parent.
+            // stages, and one class lives under one parent. The copies of a tied run stay together.
             const bool alone = item.tied || (!parts.empty() && parts.back().size() == 1 && parts.back().front().tied);
-            if (parts.empty() || alone || (!sameRun && (key != lastKey || region != lastRegion))) parts.emplace_back();
+            if (parts.empty() || (!sameRun && (alone || key != lastKey || region != lastRegion))) parts.emplace_back();
             parts.back().push_back(std::move(item));
             lastKey = key;
             lastRegion = region;

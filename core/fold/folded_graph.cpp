@@ -1,9 +1,11 @@
 #include "core/fold/folded_graph.h"
 
+#include "core/fold/block_plan.h"
 #include "core/fold/fold_tree_builder.h"
 #include "core/fold/repeat_finder.h"
 #include "core/fold/segmenter.h"
 #include "core/fold/structural_hash.h"
+#include "core/fold/tied_run_copies.h"
 
 #include <algorithm>
 #include <map>
@@ -48,28 +50,26 @@ std::string commonScope(const Graph& g, const std::vector<NodeId>& nodes)
 namespace {
 
 // `stamp` is per tensor scratch: the chain index of the block that last listed it.
-void boundaryTensors(const Graph& g, const std::vector<NodeBlockRef>& refs, const std::vector<char>& isGraphOutput,
-                     const BlockRef& self, int blockIndex, std::vector<int>& stampIn, std::vector<int>& stampOut,
-                     BlockInstance& inst)
+void boundaryTensors(const CompactGraph& cg, const std::vector<NodeBlockRef>& refs, const BlockRef& self, int blockIndex,
+                     std::vector<int>& stampIn, std::vector<int>& stampOut, BlockInstance& inst)
 {
     auto inside = [&](NodeId v) {
         return v != kNoNode && refs[size_t(v)].classId == self.classId && refs[size_t(v)].instance == self.instance;
     };
     for (NodeId v : inst.nodes) {
-        for (TensorId t : g.node(v).inputs) {
+        for (TensorId t : cg.inputs(v)) {
             if (t == kNoTensor || stampIn[size_t(t)] == blockIndex) continue;
-            const Tensor& tensor = g.tensor(t);
-            if (tensor.producer == kNoNode && tensor.kind != TensorKind::Input) continue; // initializer
-            if (inside(tensor.producer)) continue;
+            if (cg.stored(t)) continue; // initializer
+            if (inside(cg.producer[size_t(t)])) continue;
             stampIn[size_t(t)] = blockIndex;
             inst.inputs.push_back(t);
         }
     }
     for (NodeId v : inst.nodes) {
-        for (TensorId t : g.node(v).outputs) {
+        for (TensorId t : cg.outputs(v)) {
             if (t == kNoTensor || stampOut[size_t(t)] == blockIndex) continue;
-            bool leaves = isGraphOutput[size_t(t)] != 0;
-            for (NodeId c : g.tensor(t).consumers) leaves = leaves || !inside(c);
+            bool leaves = cg.outputIndex[size_t(t)] >= 0;
+            for (NodeId c : cg.readers(t)) leaves = leaves || !inside(c);
             if (!leaves) continue;
             stampOut[size_t(t)] = blockIndex;
             inst.outputs.push_back(t);
@@ -99,15 +99,6 @@ int64_t parametersRead(const Graph& g, const std::vector<NodeId>& nodes)
 }
 
 namespace {
-
-// A block as planned: slices [begin, end) of the canonical node order of segments.
-struct SegSlice {
-    int segment = 0, begin = 0, end = 0;
-};
-struct BlockPlan {
-    std::vector<SegSlice> slices;
-    ChainMark mark;
-};
 
 // Cuts a unique stretch of segments into blocks of at most `limit` nodes: whole segments
 // where they fit, and a segment larger than that along its canonical order (producers before
@@ -141,8 +132,6 @@ void splitUnique(const Segmentation& seg, const std::vector<int>& segments, int 
     flush();
 }
 
-constexpr int kMinPartNodes = 4; // smaller parts join the part before them (a lone Add is no sub-block)
-
 } // namespace
 
 int FoldedGraph::repeatedClassCount() const
@@ -165,18 +154,20 @@ std::vector<int> FoldedGraph::blockClassesOf(int treeClass) const
 Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const Progress& progress)
 {
     progress(0.0, "hashing nodes");
-    const NodeHashes hashes = computeNodeHashes(g, options.refineRounds);
+    const CompactGraph cg(g);
+    Result<std::vector<NodeId>> topo = topologicalOrder(cg);
+    if (!topo) return Result<FoldedGraph>::failure(topo.error());
+    const NodeHashes hashes = computeNodeHashes(cg, *topo, options.refineRounds);
     if (progress.cancelled()) return Result<FoldedGraph>::failure("fold: cancelled");
-    Result<Segmentation> segResult = segmentGraph(g, hashes, progress);
+    Result<Segmentation> segResult = segmentGraph(cg, *topo, hashes, progress);
     if (!segResult) return Result<FoldedGraph>::failure(segResult.error());
     const Segmentation& seg = *segResult;
     if (progress.cancelled()) return Result<FoldedGraph>::failure("fold: cancelled");
     progress(0.8, "finding repeated blocks");
 
-    auto opHash = [&](const Node& n) { return hashMix(hashString(n.opType), hashString(n.domain)); };
-
     // Blocks in chain order, each a run of consecutive segments of one region.
     std::vector<BlockPlan> blocks;
+    std::vector<uint64_t> opHashes;
     int pieces = 0;
     for (size_t r = 0; r < seg.regions.size(); ++r) {
         const FoldRegion& region = seg.regions[r];
@@ -186,9 +177,13 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
             RepeatUnit u;
             u.hash = fs.hash;
             u.nodes = int(fs.nodes.size());
-            std::map<uint64_t, int> ops;
-            for (NodeId v : fs.nodes) ++ops[opHash(g.node(v))];
-            u.ops.assign(ops.begin(), ops.end());
+            opHashes.clear();
+            for (NodeId v : fs.nodes) opHashes.push_back(cg.opHash[cg.op[size_t(v)]]);
+            std::sort(opHashes.begin(), opHashes.end());
+            for (uint64_t h : opHashes) {
+                if (u.ops.empty() || u.ops.back().first != h) u.ops.emplace_back(h, 0);
+                ++u.ops.back().second;
+            }
             units.push_back(std::move(u));
         }
         // A weight-tied application is a block of its own wherever no tandem repeat took it:
@@ -235,25 +230,19 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
         }
     }
 
+    addTiedRunCopies(cg, hashes, seg, blocks);
+
     FoldedGraph fg;
     fg.segments = int(seg.segments.size()) - (seg.sharedSegment >= 0 ? 1 : 0);
     fg.nodeRef.assign(g.nodes.size(), NodeBlockRef{});
     std::unordered_map<uint64_t, int> classOfSignature;
     std::vector<ChainMark> marks;
     for (const BlockPlan& block : blocks) {
-        uint64_t signature = hashMix(0xb10cULL, block.slices.size());
+        BlockLayout layout = layoutOf(seg, block);
         BlockInstance inst;
-        std::vector<std::pair<int, uint64_t>> parts;
-        for (const SegSlice& sl : block.slices) {
-            const FoldSegment& fs = seg.segments[size_t(sl.segment)];
-            uint64_t h = fs.hash;
-            if (sl.begin != 0 || sl.end != int(fs.nodes.size())) h = hashMix(hashMix(h, uint64_t(sl.begin)), uint64_t(sl.end));
-            signature = hashMix(signature, h);
-            const int at = int(inst.nodes.size());
-            if (sl.end - sl.begin < kMinPartNodes && !parts.empty()) parts.back().second = hashMix(parts.back().second, h);
-            else parts.emplace_back(at, h);
-            inst.nodes.insert(inst.nodes.end(), fs.nodes.begin() + sl.begin, fs.nodes.begin() + sl.end);
-        }
+        inst.nodes = std::move(layout.nodes);
+        const uint64_t signature = layout.signature;
+        const auto& parts = layout.parts;
         if (inst.nodes.empty()) continue;
         auto [it, added] = classOfSignature.emplace(signature, int(fg.classes.size()));
         if (added) {
@@ -277,14 +266,10 @@ Result<FoldedGraph> foldGraph(const Graph& g, const FoldOptions& options, const 
         fg.chain.push_back(ref);
         marks.push_back(block.mark);
     }
-    std::vector<char> isGraphOutput(g.tensors.size(), 0);
-    for (TensorId t : g.outputs)
-        if (t != kNoTensor) isGraphOutput[size_t(t)] = 1;
     std::vector<int> stampIn(g.tensors.size(), -1), stampOut(g.tensors.size(), -1);
     for (size_t b = 0; b < fg.chain.size(); ++b) {
         const BlockRef& ref = fg.chain[b];
-        boundaryTensors(g, fg.nodeRef, isGraphOutput, ref, int(b), stampIn, stampOut,
-                        fg.classes[size_t(ref.classId)].instances[size_t(ref.instance)]);
+        boundaryTensors(cg, fg.nodeRef, ref, int(b), stampIn, stampOut, fg.classes[size_t(ref.classId)].instances[size_t(ref.instance)]);
     }
 
     int64_t covered = 0;

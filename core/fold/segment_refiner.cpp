@@ -30,7 +30,7 @@ struct SegmentDag {
     LocalDag dag;                        // long edges cut
 };
 
-SegmentDag buildDag(const Graph& g, const std::vector<char>& useful, const std::vector<NodeId>& nodes)
+SegmentDag buildDag(const CompactGraph& cg, const std::vector<char>& useful, const std::vector<NodeId>& nodes)
 {
     SegmentDag s;
     std::unordered_map<NodeId, int> local;
@@ -38,17 +38,17 @@ SegmentDag buildDag(const Graph& g, const std::vector<char>& useful, const std::
     std::unordered_map<TensorId, int> standIn;
     std::vector<std::pair<int, int>> edges; // (producer, consumer) in local numbering, stand-ins offset later
     for (size_t i = 0; i < nodes.size(); ++i) {
-        for (TensorId t : g.node(nodes[i]).inputs) {
+        for (TensorId t : cg.inputs(nodes[i])) {
             if (t == kNoTensor) continue;
-            const Tensor& tensor = g.tensor(t);
-            if (tensor.producer == kNoNode ? tensor.kind != TensorKind::Input : !useful[size_t(tensor.producer)]) continue;
-            if (tensor.producer != kNoNode && local.count(tensor.producer)) continue;
+            const NodeId producer = cg.producer[size_t(t)];
+            if (producer == kNoNode ? cg.kind[size_t(t)] != TensorKind::Input : !useful[size_t(producer)]) continue;
+            if (producer != kNoNode && local.count(producer)) continue;
             auto [it, added] = standIn.try_emplace(t, int(standIn.size()));
             edges.emplace_back(-1 - it->second, int(i));
         }
-        for (TensorId t : g.node(nodes[i]).outputs) {
+        for (TensorId t : cg.outputs(nodes[i])) {
             if (t == kNoTensor) continue;
-            for (NodeId c : g.tensor(t).consumers) {
+            for (NodeId c : cg.readers(t)) {
                 if (!useful[size_t(c)]) continue;
                 auto it = local.find(c);
                 if (it != local.end()) edges.emplace_back(int(i), it->second);
@@ -78,7 +78,7 @@ SegmentDag buildDag(const Graph& g, const std::vector<char>& useful, const std::
     }
     const int longEdge = std::max(kMinLongEdge, depth / 4);
     s.dag.size = n;
-    s.dag.succ.resize(size_t(n));
+    std::vector<std::vector<int>> kept(static_cast<size_t>(n));
     s.dag.toSink.assign(size_t(n), 0);
     s.dag.topo.resize(size_t(n));
     // Only the segment's last node leads to the sink. A node left without successors (its edges
@@ -89,10 +89,11 @@ SegmentDag buildDag(const Graph& g, const std::vector<char>& useful, const std::
     for (int i = n - 1; i >= 0; --i) {
         s.dag.topo[size_t(i)] = i;
         for (int c : succ[size_t(i)])
-            if (level[size_t(c)] - level[size_t(i)] <= longEdge && !dangling[size_t(c)]) s.dag.succ[size_t(i)].push_back(c);
-        dangling[size_t(i)] = char(i != n - 1 && s.dag.succ[size_t(i)].empty());
+            if (level[size_t(c)] - level[size_t(i)] <= longEdge && !dangling[size_t(c)]) kept[size_t(i)].push_back(c);
+        dangling[size_t(i)] = char(i != n - 1 && kept[size_t(i)].empty());
         s.dag.toSink[size_t(i)] = char(i == n - 1);
     }
+    s.dag.setSuccessors(kept);
     return s;
 }
 
@@ -115,7 +116,7 @@ Cut cutAlongChain(const SegmentDag& s, const PostDomTree& pdom, int start)
         const int p = pdom.ipdom[size_t(u)];
         hi[size_t(u)] = spineIndex[size_t(p)] >= 0 ? spineIndex[size_t(p)] : hi[size_t(p)];
         int e = k;
-        for (int c : s.dag.succ[size_t(u)]) e = std::min(e, spineIndex[size_t(c)] >= 0 ? spineIndex[size_t(c)] : reach[size_t(c)]);
+        for (int c : s.dag.succ(u)) e = std::min(e, spineIndex[size_t(c)] >= 0 ? spineIndex[size_t(c)] : reach[size_t(c)]);
         reach[size_t(u)] = e;
     }
     Cut cut;
@@ -151,7 +152,7 @@ Cut cutAlongChain(const SegmentDag& s, const PostDomTree& pdom, int start)
 // more copy when they hold its nodes and more (the first iteration shares its levels with the
 // correlation pyramid): that copy takes the matching nodes, the rest stays in the prefix or
 // suffix. Empty when nothing repeats over most of the segment.
-std::vector<std::vector<NodeId>> slabsByLevel(const SegmentDag& s, const Graph& g, const NodeHashes& hashes)
+std::vector<std::vector<NodeId>> slabsByLevel(const SegmentDag& s, const CompactGraph& cg, const NodeHashes& hashes)
 {
     const int n = s.dag.size;
     const size_t levels = size_t(s.depth) + 1;
@@ -165,8 +166,7 @@ std::vector<std::vector<NodeId>> slabsByLevel(const SegmentDag& s, const Graph& 
         std::map<uint64_t, int> ops;
         for (int u : nodesAt[l]) {
             multiset[l].push_back(localHash(u));
-            const Node& node = g.node(s.nodes[size_t(u)]);
-            ++ops[hashMix(hashString(node.opType), hashString(node.domain))];
+            ++ops[cg.opHash[cg.op[size_t(s.nodes[size_t(u)])]]];
         }
         std::sort(multiset[l].begin(), multiset[l].end());
         uint64_t h = hashMix(0x1e7e1ULL, multiset[l].size());
@@ -235,14 +235,14 @@ std::vector<std::vector<NodeId>> slabsByLevel(const SegmentDag& s, const Graph& 
     return out;
 }
 
-void refineInto(const Graph& g, const std::vector<char>& useful, const NodeHashes& hashes,
+void refineInto(const CompactGraph& cg, const std::vector<char>& useful, const NodeHashes& hashes,
                 const std::vector<NodeId>& nodes, int depth, std::vector<std::vector<NodeId>>& out)
 {
     if (int(nodes.size()) <= kRefineNodes || depth >= kRefineDepth) {
         out.push_back(nodes);
         return;
     }
-    const SegmentDag s = buildDag(g, useful, nodes);
+    const SegmentDag s = buildDag(cg, useful, nodes);
     const PostDomTree pdom = postDominators(s.dag);
     const int n = s.dag.size;
     // Chain starts: the stand-ins, or (a segment reading nothing from outside) its entry nodes;
@@ -261,25 +261,24 @@ void refineInto(const Graph& g, const std::vector<char>& useful, const NodeHashe
         if (best.pieces == 0 || c.score < best.score) best = std::move(c);
     }
     if (best.pieces <= 1) {
-        std::vector<std::vector<NodeId>> slabs = slabsByLevel(s, g, hashes);
+        std::vector<std::vector<NodeId>> slabs = slabsByLevel(s, cg, hashes);
         if (slabs.empty()) out.push_back(nodes);
-        for (const auto& p : slabs) refineInto(g, useful, hashes, p, depth + 1, out);
+        for (const auto& p : slabs) refineInto(cg, useful, hashes, p, depth + 1, out);
         return;
     }
     std::vector<std::vector<NodeId>> pieces(size_t(*std::max_element(best.pieceOf.begin(), best.pieceOf.end())) + 1);
     for (int u = s.standIns; u < n; ++u) pieces[size_t(best.pieceOf[size_t(u)])].push_back(s.nodes[size_t(u)]);
     for (const auto& p : pieces)
-        if (!p.empty()) refineInto(g, useful, hashes, p, depth + 1, out);
+        if (!p.empty()) refineInto(cg, useful, hashes, p, depth + 1, out);
 }
 
 } // namespace
 
-std::vector<std::vector<NodeId>> refineSegment(const Graph& g, const std::vector<char>& useful,
-                                               const NodeHashes& hashes,
-                                               const std::vector<NodeId>& nodes)
+std::vector<std::vector<NodeId>> refineSegment(const CompactGraph& cg, const std::vector<char>& useful,
+                                               const NodeHashes& hashes, const std::vector<NodeId>& nodes)
 {
     std::vector<std::vector<NodeId>> out;
-    refineInto(g, useful, hashes, nodes, 0, out);
+    refineInto(cg, useful, hashes, nodes, 0, out);
     return out;
 }
 

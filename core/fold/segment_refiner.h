@@ -32,8 +32,7 @@ constexpr int kRefineNodes = 64;
 // `nodes`: one segment's data nodes in topological order; `useful` marks the data nodes that reach
 // a graph output. Returns the pieces in chain order (one piece when nothing is cut), each in
 // topological order.
-std::vector<std::vector<NodeId>> refineSegment(const Graph& g, const std::vector<char>& useful,
-                                               const NodeHashes& hashes,
-                                               const std::vector<NodeId>& nodes);
+std::vector<std::vector<NodeId>> refineSegment(const CompactGraph& cg, const std::vector<char>& useful,
+                                               const NodeHashes& hashes, const std::vector<NodeId>& nodes);
 
 } // namespace tapas

@@ -5,7 +5,44 @@
 
 namespace tapas {
 
-void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, int segmentIndex,
+namespace {
+
+// The signature of `order`, whose nodes have their index in scratch.position: each node's local
+// hash and, per input slot, where it comes from: a node of the list (by position and output slot)
+// or the k-th distinct outside tensor.
+uint64_t hashPlacedOrder(const CompactGraph& cg, const std::vector<NodeId>& order, const NodeHashes& hashes, CanonicalScratch& scratch)
+{
+    const std::vector<int>& position = scratch.position;
+    std::vector<int>& external = scratch.external;
+    std::vector<TensorId> numbered;
+    int externals = 0;
+    uint64_t h = hashMix(0x5e6d0001ULL, order.size());
+    for (NodeId v : order) {
+        h = hashMix(h, hashes.local[size_t(v)]);
+        for (TensorId t : cg.inputs(v)) {
+            if (t == kNoTensor) {
+                h = hashMix(h, 1);
+                continue;
+            }
+            const NodeId p = cg.producer[size_t(t)];
+            if (p != kNoNode && position[size_t(p)] >= 0) {
+                h = hashMix(hashMix(hashMix(h, 2), uint64_t(position[size_t(p)])), cg.producerSlot[size_t(t)]);
+            } else {
+                if (external[size_t(t)] < 0) {
+                    external[size_t(t)] = externals++;
+                    numbered.push_back(t);
+                }
+                h = hashMix(hashMix(h, 3), uint64_t(external[size_t(t)]));
+            }
+        }
+    }
+    for (TensorId t : numbered) external[size_t(t)] = -1;
+    return h;
+}
+
+} // namespace
+
+void canonicaliseSegment(const CompactGraph& cg, const std::vector<int>& nodeSegment, int segmentIndex,
                          const NodeHashes& hashes, FoldSegment& segment, CanonicalScratch& scratch)
 {
     auto inSegment = [&](NodeId v) { return v != kNoNode && nodeSegment[size_t(v)] == segmentIndex; };
@@ -23,10 +60,10 @@ void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, in
         stack.emplace_back(root, 0);
         while (!stack.empty()) {
             auto& [v, slot] = stack.back();
-            const Node& n = g.node(v);
-            if (slot < n.inputs.size()) {
-                const TensorId t = n.inputs[slot++];
-                const NodeId p = t == kNoTensor ? kNoNode : g.tensor(t).producer;
+            const auto inputs = cg.inputs(v);
+            if (slot < inputs.size()) {
+                const TensorId t = inputs[slot++];
+                const NodeId p = cg.producerOf(t);
                 if (inSegment(p) && !placed(p)) {
                     position[size_t(p)] = -2;
                     stack.emplace_back(p, 0);
@@ -48,9 +85,9 @@ void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, in
         for (NodeId v : segment.nodes) {
             if (placed(v)) continue;
             bool readByUnvisited = false;
-            for (TensorId t : g.node(v).outputs) {
+            for (TensorId t : cg.outputs(v)) {
                 if (t == kNoTensor) continue;
-                for (NodeId c : g.tensor(t).consumers)
+                for (NodeId c : cg.readers(t))
                     if (c != v && inSegment(c) && !placed(c)) readByUnvisited = true;
             }
             if (!readByUnvisited) ends.push_back(v);
@@ -65,38 +102,17 @@ void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, in
         for (NodeId v : ends) walkFrom(v);
     }
 
-    // The signature: each node's local hash and, per input slot, where it comes from: a node of
-    // this segment (by position and output slot) or the k-th distinct outside tensor.
-    std::vector<int>& external = scratch.external;
-    std::vector<TensorId> numbered;
-    int externals = 0;
-    uint64_t h = hashMix(0x5e6d0001ULL, order.size());
-    for (NodeId v : order) {
-        const Node& n = g.node(v);
-        h = hashMix(h, hashes.local[size_t(v)]);
-        for (TensorId t : n.inputs) {
-            if (t == kNoTensor) {
-                h = hashMix(h, 1);
-                continue;
-            }
-            const NodeId p = g.tensor(t).producer;
-            if (inSegment(p)) {
-                const Node& pn = g.node(p);
-                const size_t slot = size_t(std::find(pn.outputs.begin(), pn.outputs.end(), t) - pn.outputs.begin());
-                h = hashMix(hashMix(hashMix(h, 2), uint64_t(position[size_t(p)])), slot);
-            } else {
-                if (external[size_t(t)] < 0) {
-                    external[size_t(t)] = externals++;
-                    numbered.push_back(t);
-                }
-                h = hashMix(hashMix(h, 3), uint64_t(external[size_t(t)]));
-            }
-        }
-    }
+    segment.hash = hashPlacedOrder(cg, order, hashes, scratch);
     for (NodeId v : order) position[size_t(v)] = -1;
-    for (TensorId t : numbered) external[size_t(t)] = -1;
     segment.nodes = std::move(order);
-    segment.hash = h;
+}
+
+uint64_t orderedSignature(const CompactGraph& cg, const std::vector<NodeId>& order, const NodeHashes& hashes, CanonicalScratch& scratch)
+{
+    for (size_t i = 0; i < order.size(); ++i) scratch.position[size_t(order[i])] = int(i);
+    const uint64_t h = hashPlacedOrder(cg, order, hashes, scratch);
+    for (NodeId v : order) scratch.position[size_t(v)] = -1;
+    return h;
 }
 
 } // namespace tapas

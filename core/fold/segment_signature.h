@@ -5,6 +5,7 @@
 // are the same subgraph, node for node: position p in one corresponds to position p in the
 // other, which is what lets a block class share one sharding search among its instances.
 // Names and the file's node order never enter.
+#include "core/fold/compact_graph.h"
 #include "core/fold/segmenter.h"
 #include "core/fold/structural_hash.h"
 #include "core/ir/graph.h"
@@ -17,12 +18,18 @@ namespace tapas {
 struct CanonicalScratch {
     std::vector<int> position; // per node, -1 when not placed
     std::vector<int> external; // per tensor, -1 when not numbered
-    explicit CanonicalScratch(const Graph& g) : position(g.nodes.size(), -1), external(g.tensors.size(), -1) {}
+    explicit CanonicalScratch(const CompactGraph& cg) : position(cg.nodeCount, -1), external(cg.tensorCount, -1) {}
 };
 
 // Orders `segment.nodes` canonically and sets `segment.hash`. `nodeSegment` maps every node to
 // its segment; `segmentIndex` is this segment's index there.
-void canonicaliseSegment(const Graph& g, const std::vector<int>& nodeSegment, int segmentIndex,
+void canonicaliseSegment(const CompactGraph& cg, const std::vector<int>& nodeSegment, int segmentIndex,
                          const NodeHashes& hashes, FoldSegment& segment, CanonicalScratch& scratch);
+
+// The signature of nodes kept in a given order (a block cut across segments), hashed as a
+// segment's: each node's local hash and, per input slot, the position it reads from in the list
+// or the k-th distinct tensor from outside.
+uint64_t orderedSignature(const CompactGraph& cg, const std::vector<NodeId>& order, const NodeHashes& hashes,
+                          CanonicalScratch& scratch);
 
 } // namespace tapas

@@ -19,44 +19,13 @@ constexpr int kMaxCandidates = 4;  // entry nodes tried as the start of a region
 constexpr int kMaxSideDepth = 24;  // nested side regions before giving up on finer cuts
 constexpr int kShared = -2;
 
-Result<std::vector<NodeId>> topologicalOrder(const Graph& g)
-{
-    const size_t n = g.nodes.size();
-    std::vector<int> indegree(n, 0);
-    for (size_t i = 0; i < n; ++i)
-        for (TensorId t : g.nodes[i].inputs)
-            if (t != kNoTensor && g.tensor(t).producer != kNoNode) ++indegree[i];
-    std::vector<NodeId> order;
-    order.reserve(n);
-    for (size_t i = 0; i < n; ++i)
-        if (indegree[i] == 0) order.push_back(NodeId(i));
-    for (size_t head = 0; head < order.size(); ++head) {
-        for (TensorId t : g.node(order[head]).outputs) {
-            if (t == kNoTensor) continue;
-            for (NodeId c : g.tensor(t).consumers)
-                if (--indegree[size_t(c)] == 0) order.push_back(c);
-        }
-    }
-    if (order.size() != n) {
-        for (size_t i = 0; i < n; ++i) {
-            if (indegree[i] > 0) {
-                const Node& bad = g.nodes[i];
-                return Result<std::vector<NodeId>>::failure(
-                    "fold: graph '" + g.name + "' has a cycle through node '" +
-                    (bad.name.empty() ? "#" + std::to_string(i) : bad.name) + "' (" + bad.opType + ")");
-            }
-        }
-    }
-    return order;
-}
-
 // Ends in the order of the graph outputs they produce, then by structure.
-void sortEnds(const Graph& g, const std::vector<uint64_t>& wl, const std::vector<int>& outputIndex, std::vector<NodeId>& sinks)
+void sortEnds(const CompactGraph& cg, const std::vector<uint64_t>& wl, std::vector<NodeId>& sinks)
 {
     auto key = [&](NodeId v) {
         int first = INT_MAX;
-        for (TensorId t : g.node(v).outputs)
-            if (t != kNoTensor && outputIndex[size_t(t)] >= 0) first = std::min(first, outputIndex[size_t(t)]);
+        for (TensorId t : cg.outputs(v))
+            if (t != kNoTensor && cg.outputIndex[size_t(t)] >= 0) first = std::min(first, cg.outputIndex[size_t(t)]);
         return std::make_tuple(first, wl[size_t(v)], v);
     };
     std::sort(sinks.begin(), sinks.end(), [&](NodeId a, NodeId b) { return key(a) < key(b); });
@@ -75,9 +44,8 @@ struct RegionPlan {
 
 class RegionSegmenter {
 public:
-    RegionSegmenter(const Graph& g, const std::vector<uint64_t>& wl, const std::vector<char>& useful,
-                    const std::vector<int>& outputIndex)
-        : g_(g), wl_(wl), useful_(useful), outputIndex_(outputIndex), local_(g.nodes.size(), -1)
+    RegionSegmenter(const CompactGraph& cg, const std::vector<uint64_t>& wl, const std::vector<char>& useful)
+        : cg_(cg), wl_(wl), useful_(useful), local_(cg.nodeCount, -1)
     {}
 
     // `region` is in topological order.
@@ -101,7 +69,7 @@ public:
         std::vector<int> roots;
         std::vector<char> hasPred(region.size(), 0);
         for (int u = 0; u < L.dag.size; ++u)
-            for (int s : L.dag.succ[size_t(u)]) hasPred[size_t(s)] = 1;
+            for (int s : L.dag.succ(u)) hasPred[size_t(s)] = 1;
         for (int u = 0; u < L.dag.size; ++u)
             if (!hasPred[size_t(u)]) roots.push_back(u);
         // A graph input stands for the layer before the first one: a spine starting there cuts
@@ -135,27 +103,30 @@ private:
             if (region[i] >= 0) local_[size_t(region[i])] = int(i);
         Local L;
         L.dag.size = int(region.size());
-        L.dag.succ.resize(region.size());
+        L.dag.succBegin.assign(region.size() + 1, 0);
         L.dag.toSink.assign(region.size(), 0);
         L.dag.topo.resize(region.size());
+        std::vector<int>& list = L.dag.succList;
         for (size_t i = 0; i < region.size(); ++i) {
             L.dag.topo[i] = int(i);
-            auto& succ = L.dag.succ[i];
+            L.dag.succBegin[i] = uint32_t(list.size());
             bool outside = false;
-            const std::vector<TensorId> virtualOut = {region[i] < 0 ? g_.inputs[size_t(-region[i] - 2)] : kNoTensor};
-            for (TensorId t : region[i] < 0 ? virtualOut : g_.node(region[i]).outputs) {
+            const TensorId virtualOut[1] = {region[i] < 0 ? cg_.ir.inputs[size_t(-region[i] - 2)] : kNoTensor};
+            for (TensorId t : region[i] < 0 ? std::span<const TensorId>(virtualOut) : cg_.outputs(region[i])) {
                 if (t == kNoTensor) continue;
-                for (NodeId c : g_.tensor(t).consumers) {
+                for (NodeId c : cg_.readers(t)) {
                     if (!useful_[size_t(c)]) continue;
                     const int lc = local_[size_t(c)];
                     if (lc < 0) outside = true;
-                    else succ.push_back(lc);
+                    else list.push_back(lc);
                 }
             }
-            std::sort(succ.begin(), succ.end());
-            succ.erase(std::unique(succ.begin(), succ.end()), succ.end());
-            L.dag.toSink[i] = char(outside || succ.empty());
+            const auto first = list.begin() + L.dag.succBegin[i];
+            std::sort(first, list.end());
+            list.erase(std::unique(first, list.end()), list.end());
+            L.dag.toSink[i] = char(outside || list.end() == first);
         }
+        L.dag.succBegin[region.size()] = uint32_t(list.size());
         // Nodes with an edge to the sink are the region's ends (for the canonical walk).
         return L;
     }
@@ -177,7 +148,7 @@ private:
         return sinks;
     }
 
-    void sortSinks(std::vector<NodeId>& sinks) const { sortEnds(g_, wl_, outputIndex_, sinks); }
+    void sortSinks(std::vector<NodeId>& sinks) const { sortEnds(cg_, wl_, sinks); }
 
     std::unique_ptr<RegionPlan> planFromSpine(const Local& L, const PostDomTree& pdom,
                                               const std::vector<NodeId>& region, int start, int depth)
@@ -199,7 +170,7 @@ private:
             const int p = pdom.ipdom[size_t(u)];
             hi[size_t(u)] = spineIndex[size_t(p)] >= 0 ? spineIndex[size_t(p)] : hi[size_t(p)];
             int e = L.dag.toSink[size_t(u)] ? k : INT_MAX;
-            for (int s : L.dag.succ[size_t(u)]) e = std::min(e, spineIndex[size_t(s)] >= 0 ? spineIndex[size_t(s)] : reach[size_t(s)]);
+            for (int s : L.dag.succ(u)) e = std::min(e, spineIndex[size_t(s)] >= 0 ? spineIndex[size_t(s)] : reach[size_t(s)]);
             reach[size_t(u)] = e == INT_MAX ? k : e;
         }
 
@@ -238,10 +209,9 @@ private:
         return plan;
     }
 
-    const Graph& g_;
+    const CompactGraph& cg_;
     const std::vector<uint64_t>& wl_;
     const std::vector<char>& useful_;
-    const std::vector<int>& outputIndex_;
     std::vector<int> local_;
 };
 
@@ -265,16 +235,15 @@ void flatten(RegionPlan& plan, int depth, Segmentation& out)
 // Replaces every segment the refiner cuts by its pieces, in place in its region's chain. A
 // piece's sinks are its nodes read from outside it (or graph outputs, or read by nothing), in
 // the order the region segmenter sorts ends.
-void refineSegments(const Graph& g, const std::vector<char>& useful, const NodeHashes& hashes,
-                    const std::vector<int>& outputIndex, Segmentation& seg)
+void refineSegments(const CompactGraph& cg, const std::vector<char>& useful, const NodeHashes& hashes, Segmentation& seg)
 {
     std::vector<FoldSegment> segments;
-    std::vector<int> pieceOf(g.nodes.size(), -1);
+    std::vector<int> pieceOf(cg.nodeCount, -1);
     for (FoldRegion& region : seg.regions) {
         std::vector<int> chain;
         for (int s : region.segments) {
             FoldSegment& fs = seg.segments[size_t(s)];
-            std::vector<std::vector<NodeId>> pieces = refineSegment(g, useful, hashes, fs.nodes);
+            std::vector<std::vector<NodeId>> pieces = refineSegment(cg, useful, hashes, fs.nodes);
             if (pieces.size() == 1) {
                 chain.push_back(int(segments.size()));
                 segments.push_back(std::move(fs));
@@ -290,7 +259,7 @@ void refineSegments(const Graph& g, const std::vector<char>& useful, const NodeH
                 segments.push_back(std::move(piece));
             }
             for (int i = first; i < int(segments.size()); ++i)
-                segments[size_t(i)].sinks = pieceSinks(g, useful, outputIndex, hashes.refined, pieceOf, i, segments[size_t(i)].nodes);
+                segments[size_t(i)].sinks = pieceSinks(cg, useful, hashes.refined, pieceOf, i, segments[size_t(i)].nodes);
             for (const FoldSegment& piece : std::span(segments).subspan(size_t(first)))
                 for (NodeId v : piece.nodes) pieceOf[size_t(v)] = -1;
         }
@@ -301,17 +270,16 @@ void refineSegments(const Graph& g, const std::vector<char>& useful, const NodeH
 
 } // namespace
 
-std::vector<NodeId> pieceSinks(const Graph& g, const std::vector<char>& useful, const std::vector<int>& outputIndex,
-                               const std::vector<uint64_t>& wl, const std::vector<int>& pieceOf, int piece,
-                               const std::vector<NodeId>& nodes)
+std::vector<NodeId> pieceSinks(const CompactGraph& cg, const std::vector<char>& useful, const std::vector<uint64_t>& wl,
+                               const std::vector<int>& pieceOf, int piece, const std::vector<NodeId>& nodes)
 {
     std::vector<NodeId> sinks;
     for (NodeId v : nodes) {
         bool leaves = false, read = false;
-        for (TensorId t : g.node(v).outputs) {
+        for (TensorId t : cg.outputs(v)) {
             if (t == kNoTensor) continue;
-            if (outputIndex[size_t(t)] >= 0) leaves = true;
-            for (NodeId c : g.tensor(t).consumers) {
+            if (cg.outputIndex[size_t(t)] >= 0) leaves = true;
+            for (NodeId c : cg.readers(t)) {
                 if (!useful[size_t(c)]) continue;
                 read = true;
                 if (pieceOf[size_t(c)] != piece) leaves = true;
@@ -319,23 +287,17 @@ std::vector<NodeId> pieceSinks(const Graph& g, const std::vector<char>& useful, 
         }
         if (leaves || !read) sinks.push_back(v);
     }
-    sortEnds(g, wl, outputIndex, sinks);
+    sortEnds(cg, wl, sinks);
     return sinks;
 }
 
-Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, const Progress& progress)
+Result<Segmentation> segmentGraph(const CompactGraph& cg, const std::vector<NodeId>& topo, const NodeHashes& hashes,
+                                  const Progress& progress)
 {
-    const std::vector<uint64_t>& wl = hashes.refined;
-    Result<std::vector<NodeId>> topoResult = topologicalOrder(g);
-    if (!topoResult) return Result<Segmentation>::failure(topoResult.error());
-    const std::vector<NodeId>& topo = *topoResult;
-    const size_t n = g.nodes.size();
-
+    const Graph& g = cg.ir;
+    const size_t n = cg.nodeCount;
     const std::vector<char>& meta = hashes.meta;
-
-    std::vector<int> outputIndex(g.tensors.size(), -1);
-    for (size_t i = 0; i < g.outputs.size(); ++i)
-        if (g.outputs[i] != kNoTensor && outputIndex[size_t(g.outputs[i])] < 0) outputIndex[size_t(g.outputs[i])] = int(i);
+    const std::vector<int>& outputIndex = cg.outputIndex;
 
     // Useful data nodes reach a graph output; the rest are dead ends, attached afterwards.
     std::vector<char> useful(n, 0);
@@ -343,10 +305,10 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
         const NodeId v = *it;
         if (meta[size_t(v)]) continue;
         bool u = false;
-        for (TensorId t : g.node(v).outputs) {
+        for (TensorId t : cg.outputs(v)) {
             if (t == kNoTensor) continue;
             if (outputIndex[size_t(t)] >= 0) u = true;
-            for (NodeId c : g.tensor(t).consumers) u = u || useful[size_t(c)];
+            for (NodeId c : cg.readers(t)) u = u || useful[size_t(c)];
         }
         useful[size_t(v)] = char(u);
     }
@@ -362,7 +324,7 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
     for (size_t i = 0; i < g.inputs.size(); ++i) {
         const TensorId t = g.inputs[i];
         if (t == kNoTensor) continue;
-        const auto& users = g.tensor(t).consumers;
+        const auto users = cg.readers(t);
         if (std::any_of(users.begin(), users.end(), [&](NodeId c) { return useful[size_t(c)] != 0; }))
             region.push_back(NodeId(-2 - int(i)));
     }
@@ -372,11 +334,11 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
     Segmentation out;
     out.nodeSegment.assign(n, -1);
     if (region.size() > standIns) {
-        RegionSegmenter segmenter(g, wl, useful, outputIndex);
+        RegionSegmenter segmenter(cg, hashes.refined, useful);
         std::unique_ptr<RegionPlan> plan = segmenter.segment(region, 0);
         flatten(*plan, 0, out);
-        refineSegments(g, useful, hashes, outputIndex, out);
-        separateTiedApplications(g, hashes, useful, outputIndex, topo, out);
+        refineSegments(cg, useful, hashes, out);
+        separateTiedApplications(cg, hashes, useful, topo, out);
     }
     for (size_t s = 0; s < out.segments.size(); ++s)
         for (NodeId v : out.segments[s].nodes) out.nodeSegment[size_t(v)] = int(s);
@@ -386,8 +348,8 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
     for (NodeId v : topo) {
         if (meta[size_t(v)] || useful[size_t(v)]) continue;
         int seg = -1;
-        for (TensorId t : g.node(v).inputs) {
-            const NodeId p = t == kNoTensor ? kNoNode : g.tensor(t).producer;
+        for (TensorId t : cg.inputs(v)) {
+            const NodeId p = cg.producerOf(t);
             if (p != kNoNode && !meta[size_t(p)] && out.nodeSegment[size_t(p)] >= 0) {
                 seg = out.nodeSegment[size_t(p)];
                 break;
@@ -403,10 +365,10 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
         if (!meta[size_t(v)]) continue;
         int t0 = -1;
         bool many = false;
-        for (TensorId t : g.node(v).outputs) {
+        for (TensorId t : cg.outputs(v)) {
             if (t == kNoTensor) continue;
             if (outputIndex[size_t(t)] >= 0) many = true;
-            for (NodeId c : g.tensor(t).consumers) {
+            for (NodeId c : cg.readers(t)) {
                 const int s = meta[size_t(c)] ? target[size_t(c)] : out.nodeSegment[size_t(c)];
                 if (s < 0 || (t0 >= 0 && s != t0)) many = true;
                 t0 = s;
@@ -414,7 +376,7 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
         }
         // Identity(initializer) is how exporters alias equal weights: only some blocks get one,
         // so it belongs with the shared constants, not inside the block that happens to read it.
-        if (g.node(v).opType == "Identity") many = true;
+        if (cg.is(v, CompactGraph::kIdentity)) many = true;
         target[size_t(v)] = many || t0 < 0 ? kShared : t0;
     }
     for (NodeId v : topo) {
@@ -442,9 +404,9 @@ Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, cons
 
     if (progress.cancelled()) return Result<Segmentation>::failure("fold: cancelled");
     progress(0.6, "canonicalising segments");
-    CanonicalScratch scratch(g);
+    CanonicalScratch scratch(cg);
     for (size_t s = 0; s < out.segments.size(); ++s)
-        canonicaliseSegment(g, out.nodeSegment, int(s), hashes, out.segments[s], scratch);
+        canonicaliseSegment(cg, out.nodeSegment, int(s), hashes, out.segments[s], scratch);
     return out;
 }
 

@@ -25,6 +25,7 @@
 // 5. A segment of more than 64 nodes that a long skip or a multi-tensor state leaves uncut is
 //    cut further (segment_refiner.h): long edges cut, or slabs of repeating levels.
 // Nothing here reads node names or relies on the file's node order.
+#include "core/fold/compact_graph.h"
 #include "core/fold/structural_hash.h"
 #include "core/ir/graph.h"
 #include "core/util/progress.h"
@@ -59,11 +60,11 @@ struct Segmentation {
 // The sinks of a piece cut out of a segment: its nodes that feed a graph output, are read by a data
 // node of another piece (`pieceOf`, per node), or are read by no data node; ordered by the graph
 // outputs they feed, then by structure (`wl`).
-std::vector<NodeId> pieceSinks(const Graph& g, const std::vector<char>& useful, const std::vector<int>& outputIndex,
-                               const std::vector<uint64_t>& wl, const std::vector<int>& pieceOf, int piece,
-                               const std::vector<NodeId>& nodes);
+std::vector<NodeId> pieceSinks(const CompactGraph& cg, const std::vector<char>& useful, const std::vector<uint64_t>& wl,
+                               const std::vector<int>& pieceOf, int piece, const std::vector<NodeId>& nodes);
 
-// Fails only for a graph with a cycle (naming a node on it) or when cancelled.
-Result<Segmentation> segmentGraph(const Graph& g, const NodeHashes& hashes, const Progress& progress = {});
+// `topo`: every node, producers first. Fails only when cancelled.
+Result<Segmentation> segmentGraph(const CompactGraph& cg, const std::vector<NodeId>& topo, const NodeHashes& hashes,
+                                  const Progress& progress = {});
 
 } // namespace tapas

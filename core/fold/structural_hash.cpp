@@ -1,6 +1,7 @@
 #include "core/fold/structural_hash.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <utility>
 
@@ -66,57 +67,40 @@ uint64_t hashAttribute(const Attribute& a)
     return h;
 }
 
-uint64_t hashTensorSlot(const Graph& g, const std::vector<char>& meta, TensorId id)
+uint64_t hashTensorSlot(const CompactGraph& cg, const std::vector<char>& meta, TensorId id)
 {
     if (id == kNoTensor) return 0x5a5a5a5aULL;
-    const Tensor& t = g.tensor(id);
     // An initializer, a Constant output and Identity(initializer) (how exporters alias equal
     // weights) are all the same thing to the node reading them: a constant.
-    const bool constant = t.producer == kNoNode ? t.kind != TensorKind::Input : meta[size_t(t.producer)] != 0;
+    const NodeId p = cg.producer[size_t(id)];
+    const bool constant = p == kNoNode ? cg.kind[size_t(id)] != TensorKind::Input : meta[size_t(p)] != 0;
     // A graph input is data like any activation: the first layer of a stack reads the model's
     // input where its twins read the layer before, and must hash the same.
-    uint64_t h = hashMix(constant ? 0xc0ULL : 0xdaULL, uint64_t(t.dtype));
-    h = hashMix(h, hashShape(t.shape));
-    if (t.value) h = hashConstValue(h, *t.value);
+    uint64_t h = hashMix(constant ? 0xc0ULL : 0xdaULL, uint64_t(cg.dtype[size_t(id)]));
+    h = hashMix(h, cg.shapeHash[size_t(id)]);
+    if (cg.hasValue[size_t(id)]) h = hashConstValue(h, *cg.ir.tensor(id).value);
     return h;
 }
 
 } // namespace
 
-std::vector<char> metaNodes(const Graph& g)
+std::vector<char> metaNodes(const CompactGraph& cg, const std::vector<NodeId>& topo)
 {
-    const size_t n = g.nodes.size();
-    std::vector<int> pending(n, 0);
-    for (size_t i = 0; i < n; ++i)
-        for (TensorId t : g.nodes[i].inputs)
-            if (t != kNoTensor && g.tensor(t).producer != kNoNode) ++pending[i];
-    std::vector<NodeId> order;
-    order.reserve(n);
-    for (size_t i = 0; i < n; ++i)
-        if (!pending[i]) order.push_back(NodeId(i));
-    std::vector<char> meta(n, 0);
-    for (size_t head = 0; head < order.size(); ++head) {
-        const NodeId v = order[head];
-        const Node& node = g.node(v);
-        bool isMeta = node.opType == "Shape" || node.opType == "Size";
+    std::vector<char> meta(cg.nodeCount, 0);
+    for (NodeId v : topo) {
+        bool isMeta = cg.is(v, CompactGraph::kShapeOrSize);
         if (!isMeta) {
             isMeta = true;
-            for (TensorId t : node.inputs) {
+            for (TensorId t : cg.inputs(v)) {
                 if (t == kNoTensor) continue;
-                const Tensor& tensor = g.tensor(t);
-                const bool constant = tensor.producer == kNoNode ? tensor.kind != TensorKind::Input
-                                                                 : meta[size_t(tensor.producer)] != 0;
-                if (!constant) {
+                const NodeId p = cg.producer[size_t(t)];
+                if (p == kNoNode ? cg.kind[size_t(t)] == TensorKind::Input : !meta[size_t(p)]) {
                     isMeta = false;
                     break;
                 }
             }
         }
         meta[size_t(v)] = char(isMeta);
-        for (TensorId t : node.outputs)
-            if (t != kNoTensor)
-                for (NodeId c : g.tensor(t).consumers)
-                    if (--pending[size_t(c)] == 0) order.push_back(c);
     }
     // A graph of constants only (a generator fed by a random node) has no data flow to cut:
     // treat every node as data then.
@@ -145,33 +129,42 @@ uint64_t hashShape(const Shape& s)
     return h;
 }
 
-std::vector<uint64_t> localNodeHashes(const Graph& g, const std::vector<char>& meta)
+uint64_t operationHash(const Node& n)
 {
-    std::vector<uint64_t> out(g.nodes.size());
+    uint64_t h = hashMix(hashString(n.opType), hashString(n.domain));
+    if (n.attrs.empty()) return h;
+    // Attribute order is the exporter's choice; sort by name so it never matters.
+    using Keyed = std::pair<std::string_view, uint64_t>;
+    std::array<Keyed, 16> small;
+    std::vector<Keyed> large;
+    Keyed* attrs = small.data();
+    if (n.attrs.size() > small.size()) {
+        large.resize(n.attrs.size());
+        attrs = large.data();
+    }
+    for (size_t i = 0; i < n.attrs.size(); ++i) attrs[i] = Keyed(n.attrs[i].name, hashAttribute(n.attrs[i]));
+    std::sort(attrs, attrs + n.attrs.size());
+    for (size_t i = 0; i < n.attrs.size(); ++i) h = hashMix(h, attrs[i].second);
+    return h;
+}
+
+std::vector<uint64_t> localNodeHashes(const CompactGraph& cg, const std::vector<char>& meta)
+{
+    std::vector<uint64_t> out(cg.nodeCount);
     // Each tensor is hashed once, not once per node touching it.
-    std::vector<uint64_t> slot(g.tensors.size());
-    for (size_t t = 0; t < g.tensors.size(); ++t) slot[t] = hashTensorSlot(g, meta, TensorId(t));
-    std::vector<std::pair<std::string_view, uint64_t>> attrs;
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-        const Node& n = g.nodes[i];
-        uint64_t h = hashMix(hashString(n.opType), hashString(n.domain));
-        // Attribute order is the exporter's choice; sort by name so it never matters.
-        attrs.clear();
-        for (const Attribute& a : n.attrs) attrs.emplace_back(a.name, hashAttribute(a));
-        std::sort(attrs.begin(), attrs.end());
-        for (const auto& [name, ah] : attrs) h = hashMix(h, ah);
-        h = hashMix(h, n.inputs.size());
-        for (TensorId t : n.inputs) h = hashMix(h, t == kNoTensor ? hashTensorSlot(g, meta, t) : slot[size_t(t)]);
-        h = hashMix(h, n.outputs.size());
-        for (TensorId t : n.outputs) {
-            if (t == kNoTensor) {
-                h = hashMix(h, 0x33ULL);
-                continue;
-            }
-            h = hashMix(h, slot[size_t(t)]);
-        }
-        h = hashMix(h, uint64_t(n.subgraphs));
-        h = hashMix(h, uint64_t(n.subgraphNodes));
+    std::vector<uint64_t> slot(cg.tensorCount);
+    for (size_t t = 0; t < cg.tensorCount; ++t) slot[t] = hashTensorSlot(cg, meta, TensorId(t));
+    const uint64_t omittedInput = hashTensorSlot(cg, meta, kNoTensor);
+    for (size_t i = 0; i < cg.nodeCount; ++i) {
+        uint64_t h = cg.operation[i];
+        const auto inputs = cg.inputs(NodeId(i));
+        h = hashMix(h, inputs.size());
+        for (TensorId t : inputs) h = hashMix(h, t == kNoTensor ? omittedInput : slot[size_t(t)]);
+        const auto outputs = cg.outputs(NodeId(i));
+        h = hashMix(h, outputs.size());
+        for (TensorId t : outputs) h = hashMix(h, t == kNoTensor ? 0x33ULL : slot[size_t(t)]);
+        h = hashMix(h, uint64_t(cg.subgraphs[i]));
+        h = hashMix(h, uint64_t(cg.subgraphNodes[i]));
         out[i] = h;
     }
     return out;
@@ -180,11 +173,7 @@ std::vector<uint64_t> localNodeHashes(const Graph& g, const std::vector<char>& m
 uint64_t shapeFreeNodeHash(const Graph& g, const std::vector<char>& meta, NodeId v)
 {
     const Node& n = g.node(v);
-    uint64_t h = hashMix(hashString(n.opType), hashString(n.domain));
-    std::vector<std::pair<std::string_view, uint64_t>> attrs;
-    for (const Attribute& a : n.attrs) attrs.emplace_back(a.name, hashAttribute(a));
-    std::sort(attrs.begin(), attrs.end());
-    for (const auto& [name, ah] : attrs) h = hashMix(h, ah);
+    uint64_t h = operationHash(n);
     h = hashMix(h, n.inputs.size());
     for (TensorId id : n.inputs) {
         if (id == kNoTensor) {
@@ -201,35 +190,33 @@ uint64_t shapeFreeNodeHash(const Graph& g, const std::vector<char>& meta, NodeId
     return hashMix(h, uint64_t(n.subgraphs));
 }
 
-std::vector<uint64_t> refineHashes(const Graph& g, std::vector<uint64_t> labels, int rounds)
+std::vector<uint64_t> refineHashes(const CompactGraph& cg, std::vector<uint64_t> labels, int rounds)
 {
     // The neighbourhood is walked `rounds` times, so it is flattened once: per node, its
-    // producers by input slot, then its (consumer, consumer slot, output index) uses. The hash
-    // values are the same as walking the graph's tensors directly; only the memory traffic drops.
-    const size_t n = g.nodes.size();
-    std::vector<uint32_t> inBegin(n + 1), useBegin(n + 1);
-    std::vector<NodeId> producers;
+    // producers by input slot, then its (consumer, consumer slot, output index) uses.
+    const size_t n = cg.nodeCount;
+    std::vector<uint32_t> useBegin(n + 1);
     struct Use {
         NodeId consumer;
         uint32_t slot, output;
     };
     std::vector<Use> uses;
+    uses.reserve(cg.useNode.size());
     for (size_t i = 0; i < n; ++i) {
-        const Node& node = g.nodes[i];
-        inBegin[i] = uint32_t(producers.size());
-        for (TensorId t : node.inputs) producers.push_back(t == kNoTensor ? kNoNode : g.tensor(t).producer);
         useBegin[i] = uint32_t(uses.size());
-        for (size_t o = 0; o < node.outputs.size(); ++o) {
-            const TensorId t = node.outputs[o];
+        const auto outputs = cg.outputs(NodeId(i));
+        for (size_t o = 0; o < outputs.size(); ++o) {
+            const TensorId t = outputs[o];
             if (t == kNoTensor) continue;
-            for (NodeId c : g.tensor(t).consumers) {
-                const Node& cn = g.node(c);
-                for (size_t s = 0; s < cn.inputs.size(); ++s)
-                    if (cn.inputs[s] == t) uses.push_back({c, uint32_t(s), uint32_t(o)});
+            // A node reading t at several slots is listed once per slot, and each listing names
+            // every slot: as walking Tensor::consumers and the consumer's inputs does.
+            for (NodeId c : cg.readers(t)) {
+                const auto cin = cg.inputs(c);
+                for (size_t s = 0; s < cin.size(); ++s)
+                    if (cin[s] == t) uses.push_back({c, uint32_t(s), uint32_t(o)});
             }
         }
     }
-    inBegin[n] = uint32_t(producers.size());
     useBegin[n] = uint32_t(uses.size());
 
     std::vector<uint64_t> next(labels.size());
@@ -238,8 +225,10 @@ std::vector<uint64_t> refineHashes(const Graph& g, std::vector<uint64_t> labels,
         for (size_t i = 0; i < n; ++i) {
             uint64_t h = hashMix(labels[i], uint64_t(r));
             // Producers in slot order: MatMul(A, B) is not MatMul(B, A).
-            for (uint32_t k = inBegin[i]; k < inBegin[i + 1]; ++k)
-                h = hashMix(h, producers[k] == kNoNode ? 0x11ULL : labels[size_t(producers[k])]);
+            for (TensorId t : cg.inputs(NodeId(i))) {
+                const NodeId p = cg.producerOf(t);
+                h = hashMix(h, p == kNoNode ? 0x11ULL : labels[size_t(p)]);
+            }
             // Consumers as a sorted multiset: their order in the file is not structure.
             succ.clear();
             for (uint32_t k = useBegin[i]; k < useBegin[i + 1]; ++k) {
@@ -255,12 +244,12 @@ std::vector<uint64_t> refineHashes(const Graph& g, std::vector<uint64_t> labels,
     return labels;
 }
 
-NodeHashes computeNodeHashes(const Graph& g, int rounds)
+NodeHashes computeNodeHashes(const CompactGraph& cg, const std::vector<NodeId>& topo, int rounds)
 {
     NodeHashes h;
-    h.meta = metaNodes(g);
-    h.local = localNodeHashes(g, h.meta);
-    h.refined = refineHashes(g, h.local, rounds);
+    h.meta = metaNodes(cg, topo);
+    h.local = localNodeHashes(cg, h.meta);
+    h.refined = refineHashes(cg, h.local, rounds);
     return h;
 }
 

@@ -2,6 +2,7 @@
 // Structural hashes of nodes: what a node computes and on what kinds of tensors, never its
 // name or its place in the file. The fold compares segments by these, so two layers that
 // differ only in names (or in the order the exporter wrote them) hash the same.
+#include "core/fold/compact_graph.h"
 #include "core/ir/graph.h"
 
 #include <cstdint>
@@ -17,14 +18,18 @@ uint64_t hashShape(const Shape& s);
 
 // Meta nodes: Shape/Size and everything computed from weights, constants and shapes alone
 // (Constant, Range, position ids, the causal-mask Slice). They carry no activations; a tensor
-// they produce counts as a constant wherever it is read. Nodes on a cycle are not meta.
-std::vector<char> metaNodes(const Graph& g);
+// they produce counts as a constant wherever it is read. `topo`: every node, topologically.
+std::vector<char> metaNodes(const CompactGraph& cg, const std::vector<NodeId>& topo);
+
+// What an operation is, whatever it reads: op type, domain and attributes (with their values, in
+// name order, since attribute order is the exporter's choice).
+uint64_t operationHash(const Node& n);
 
 // Per node: op type, domain, attributes (with their values), the dtype/shape/kind of every
 // input and output slot, the values of integer constants (shape arithmetic), and the shapes of
 // weight inputs. Float constant values are never hashed, scalars included: weights differ per
 // layer by design, and a learned scalar cannot be told from an eps.
-std::vector<uint64_t> localNodeHashes(const Graph& g, const std::vector<char>& meta);
+std::vector<uint64_t> localNodeHashes(const CompactGraph& cg, const std::vector<char>& meta);
 
 // What a node computes, its activations' shapes left out: op type, domain, attributes, slot
 // counts, and per slot whether it holds a constant, its dtype and (constants only) its shape.
@@ -35,13 +40,13 @@ uint64_t shapeFreeNodeHash(const Graph& g, const std::vector<char>& meta, NodeId
 // Weisfeiler–Lehman refinement over producers (by input slot) and consumers (as a multiset),
 // `rounds` times. The labels of the first and last layer differ from the middle ones (their
 // neighbourhoods do), so the fold uses these only to break ties, never to compare segments.
-std::vector<uint64_t> refineHashes(const Graph& g, std::vector<uint64_t> labels, int rounds);
+std::vector<uint64_t> refineHashes(const CompactGraph& cg, std::vector<uint64_t> labels, int rounds);
 
 struct NodeHashes {
     std::vector<char> meta;        // metaNodes
     std::vector<uint64_t> local;   // localNodeHashes: segment signatures are built from these
     std::vector<uint64_t> refined; // refineHashes: tie-breaks where structure alone decides
 };
-NodeHashes computeNodeHashes(const Graph& g, int rounds = 3);
+NodeHashes computeNodeHashes(const CompactGraph& cg, const std::vector<NodeId>& topo, int rounds = 3);
 
 } // namespace tapas

@@ -9,10 +9,9 @@ namespace {
 
 class TieFinder {
 public:
-    TieFinder(const Graph& g, const NodeHashes& hashes, const std::vector<char>& data, const std::vector<NodeId>& topo)
-        : g_(g), hashes_(hashes), data_(data), topoIndex_(g.nodes.size(), -1), shapeFree_(g.nodes.size(), 0),
-          copyOf_(g.nodes.size(), -1), positionOf_(g.nodes.size(), -1), taken_(g.nodes.size(), 0),
-          tried_(g.tensors.size(), 0)
+    TieFinder(const CompactGraph& cg, const NodeHashes& hashes, const std::vector<char>& data, const std::vector<NodeId>& topo)
+        : cg_(cg), g_(cg.ir), hashes_(hashes), data_(data), topoIndex_(cg.nodeCount, -1), shapeFree_(cg.nodeCount, 0),
+          copyOf_(cg.nodeCount, -1), positionOf_(cg.nodeCount, -1), taken_(cg.nodeCount, 0), tried_(cg.tensorCount, 0)
     {
         for (size_t i = 0; i < topo.size(); ++i) topoIndex_[size_t(topo[i])] = int(i);
     }
@@ -22,14 +21,16 @@ public:
         std::vector<TiedGroup> out;
         for (NodeId v : topo) {
             if (!data_[size_t(v)] || taken_[size_t(v)]) continue;
-            const Node& node = g_.node(v);
-            for (size_t slot = 0; slot < node.inputs.size(); ++slot) {
-                const TensorId t = node.inputs[slot];
+            const auto inputs = cg_.inputs(v);
+            for (size_t slot = 0; slot < inputs.size(); ++slot) {
+                const TensorId t = inputs[slot];
                 if (t == kNoTensor || tried_[size_t(t)] || !weight(t)) continue;
                 tried_[size_t(t)] = 1;
+                // Most weights have one reader: no group, and nothing more to look at.
+                if (cg_.readers(t).size() < 2) continue;
                 std::vector<NodeId> anchors;
-                for (NodeId c : g_.tensor(t).consumers)
-                    if (available(c) && g_.node(c).opType == node.opType && g_.node(c).input(slot) == t &&
+                for (NodeId c : cg_.readers(t))
+                    if (available(c) && cg_.op[size_t(c)] == cg_.op[size_t(v)] && cg_.input(c, slot) == t &&
                         std::find(anchors.begin(), anchors.end(), c) == anchors.end())
                         anchors.push_back(c);
                 if (anchors.size() < 2) continue;
@@ -46,15 +47,7 @@ public:
 private:
     // A parameter, or Identity(parameter): how exporters alias one weight read by several layers.
     // A scalar is no module's weight (a scale or an eps that every level reads alike).
-    bool weight(TensorId t) const
-    {
-        const Tensor* tensor = &g_.tensor(t);
-        if (!tensor->isParameter() && tensor->producer != kNoNode) {
-            const Node& p = g_.node(tensor->producer);
-            if (p.opType == "Identity" && p.input(0) != kNoTensor) tensor = &g_.tensor(p.input(0));
-        }
-        return tensor->isParameter() && tensor->storedElements() > 1;
-    }
+    bool weight(TensorId t) const { return cg_.weight[size_t(t)] != 0; }
 
     bool activation(TensorId t) const
     {
@@ -219,6 +212,7 @@ private:
         return group;
     }
 
+    const CompactGraph& cg_;
     const Graph& g_;
     const NodeHashes& hashes_;
     const std::vector<char>& data_;
@@ -231,17 +225,18 @@ private:
 
 } // namespace
 
-std::vector<TiedGroup> findTiedApplications(const Graph& g, const NodeHashes& hashes, const std::vector<char>& data,
+std::vector<TiedGroup> findTiedApplications(const CompactGraph& cg, const NodeHashes& hashes, const std::vector<char>& data,
                                             const std::vector<NodeId>& topo)
 {
-    return TieFinder(g, hashes, data, topo).run(topo);
+    return TieFinder(cg, hashes, data, topo).run(topo);
 }
 
-void separateTiedApplications(const Graph& g, const NodeHashes& hashes, const std::vector<char>& data,
-                              const std::vector<int>& outputIndex, const std::vector<NodeId>& topo, Segmentation& seg)
+void separateTiedApplications(const CompactGraph& cg, const NodeHashes& hashes, const std::vector<char>& data,
+                              const std::vector<NodeId>& topo, Segmentation& seg)
 {
-    const std::vector<TiedGroup> groups = findTiedApplications(g, hashes, data, topo);
+    const std::vector<TiedGroup> groups = findTiedApplications(cg, hashes, data, topo);
     if (groups.empty()) return;
+    const Graph& g = cg.ir;
     const size_t n = g.nodes.size();
     std::vector<int> segOf(n, -1), chainPos(seg.segments.size(), 0);
     for (size_t s = 0; s < seg.segments.size(); ++s)
@@ -334,7 +329,7 @@ void separateTiedApplications(const Graph& g, const NodeHashes& hashes, const st
         region.segments = std::move(chain);
     }
     for (size_t i = 0; i < out.size(); ++i)
-        if (touched[i]) out[i].sinks = pieceSinks(g, data, outputIndex, hashes.refined, pieceOf, int(i), out[i].nodes);
+        if (touched[i]) out[i].sinks = pieceSinks(cg, data, hashes.refined, pieceOf, int(i), out[i].nodes);
     seg.segments = std::move(out);
 }
 

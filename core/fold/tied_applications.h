@@ -32,14 +32,14 @@ struct TiedGroup {
 // `data`: the nodes the segmenter cuts (neither meta nor dead ends); `topo`: every node in a
 // topological order. Groups hold at least two copies of at least two nodes, and no node is
 // in two groups.
-std::vector<TiedGroup> findTiedApplications(const Graph& g, const NodeHashes& hashes, const std::vector<char>& data,
+std::vector<TiedGroup> findTiedApplications(const CompactGraph& cg, const NodeHashes& hashes, const std::vector<char>& data,
                                             const std::vector<NodeId>& topo);
 
 // Makes every copy of a tied group a segment of its own (FoldSegment::tied set), in its region's
 // chain where the copy's first node was: the rest of that segment is split into what does not
 // depend on the copies placed there (before them) and what does (after them). Groups whose copies
 // have equal shapes and lie in separate segments are left alone: the tandem repeats see them.
-void separateTiedApplications(const Graph& g, const NodeHashes& hashes, const std::vector<char>& data,
-                              const std::vector<int>& outputIndex, const std::vector<NodeId>& topo, Segmentation& seg);
+void separateTiedApplications(const CompactGraph& cg, const NodeHashes& hashes, const std::vector<char>& data,
+                              const std::vector<NodeId>& topo, Segmentation& seg);
 
 } // namespace tapas

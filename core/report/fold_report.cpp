@@ -42,8 +42,10 @@ void treeLines(const Graph& g, const FoldedGraph& fg, int cls, const std::string
     const std::string label = c.scope.empty() ? "(" + firstNodeLabel(g, fg, c) + ")" : c.scope;
     std::string note;
     if (c.tied) {
-        const size_t shapes = fg.blockClassesOf(c.id).size();
-        note = shapes > 1 ? "  [one set of weights, " + std::to_string(shapes) + " shapes]" : "  [one set of weights]";
+        // Several block classes: applications that see other shapes, or read constants where
+        // their twins read activations (the first iteration of an unrolled loop).
+        const size_t forms = fg.blockClassesOf(c.id).size();
+        note = forms > 1 ? "  [one set of weights, " + std::to_string(forms) + " block classes]" : "  [one set of weights]";
     }
     char line[512];
     std::snprintf(line, sizeof line, "%s %4zux %7d nodes %14lld params %6.1f%%  %s%s\n", foldLevelName(c.level),

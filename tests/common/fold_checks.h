@@ -5,7 +5,9 @@
 #include "core/ir/graph.h"
 
 #include <QString>
+#include <QtGlobal>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,39 @@ inline Graph scrubbed(Graph g)
         g.nodes[i].scope.clear();
     }
     for (size_t i = 0; i < g.tensors.size(); ++i) g.tensors[i].name = "t" + std::to_string(i * 7919 % 100003) + "_" + std::to_string(i);
+    g.rebuildLinks();
+    return g;
+}
+
+// The same graph with its nodes in another topological order (randomised Kahn).
+inline Graph shuffled(Graph g, unsigned seed)
+{
+    const size_t n = g.nodes.size();
+    std::vector<int> indegree(n, 0);
+    for (size_t i = 0; i < n; ++i)
+        for (TensorId t : g.nodes[i].inputs)
+            if (t != kNoTensor && g.tensor(t).producer != kNoNode) ++indegree[i];
+    std::vector<NodeId> ready, order;
+    for (size_t i = 0; i < n; ++i)
+        if (!indegree[i]) ready.push_back(NodeId(i));
+    std::mt19937 rng(seed);
+    while (!ready.empty()) {
+        std::uniform_int_distribution<size_t> pick(0, ready.size() - 1);
+        const size_t k = pick(rng);
+        const NodeId v = ready[k];
+        ready[k] = ready.back();
+        ready.pop_back();
+        order.push_back(v);
+        for (TensorId t : g.nodes[size_t(v)].outputs)
+            if (t != kNoTensor)
+                for (NodeId c : g.tensor(t).consumers)
+                    if (--indegree[size_t(c)] == 0) ready.push_back(c);
+    }
+    if (order.size() != n) qFatal("shuffled: not a DAG");
+    std::vector<Node> nodes;
+    nodes.reserve(n);
+    for (NodeId v : order) nodes.push_back(g.nodes[size_t(v)]);
+    g.nodes = std::move(nodes);
     g.rebuildLinks();
     return g;
 }

@@ -4,6 +4,7 @@
 // first made by its own projection (weights of its own). A person reads one head applied three
 // times; each application sees other shapes.
 #include "core/ir/graph.h"
+#include "tests/common/float_tensor.h"
 
 #include <string>
 #include <vector>
@@ -15,12 +16,7 @@ inline Graph tiedHeadOnThreeLevels()
     Graph g;
     g.name = "tied_head";
     auto tensor = [&](const std::string& name, std::vector<int64_t> dims, TensorKind kind) {
-        Tensor t;
-        t.name = name;
-        t.dtype = DType::Float32;
-        t.shape = Shape::of(dims);
-        t.kind = kind;
-        return g.addTensor(t);
+        return addFloatTensor(g, name, std::move(dims), kind);
     };
     auto node = [&](const std::string& name, const std::string& op, std::vector<TensorId> in, TensorId out) {
         Node n;

@@ -3,6 +3,7 @@
 #include "core/cost/cost_model.h"
 #include "core/ops/op_registry.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/float_tensor.h"
 
 #include <QtTest>
 
@@ -30,12 +31,7 @@ Graph tinyMlp()
 {
     Graph g;
     auto tensor = [&](const char* name, std::initializer_list<int64_t> dims, TensorKind kind) {
-        Tensor t;
-        t.name = name;
-        t.dtype = DType::Float32;
-        t.shape = Shape::of(dims);
-        t.kind = kind;
-        return g.addTensor(t);
+        return tapas::testing::addFloatTensor(g, name, dims, kind);
     };
     const TensorId in = tensor("in", {8, 64}, TensorKind::Input);
     const TensorId x = tensor("x", {8, 64}, TensorKind::Activation);

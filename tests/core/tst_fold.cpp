@@ -6,18 +6,17 @@
 #include "core/zoo/zoo.h"
 #include "tests/common/fold_checks.h"
 #include "tests/common/shared_models.h"
-#include "tests/common/tied_head_graph.h"
 
 #include <QtTest>
 
 #include <algorithm>
 #include <chrono>
-#include <random>
 #include <set>
 
 using namespace tapas;
 using tapas::testing::checkPartition;
 using tapas::testing::scrubbed;
+using tapas::testing::shuffled;
 
 namespace {
 
@@ -71,39 +70,6 @@ FoldedGraph fold(const Graph& g)
     Result<FoldedGraph> fg = foldGraph(g);
     if (!fg) qFatal("fold failed: %s", fg.error().c_str());
     return std::move(fg).value();
-}
-
-// The same graph with its nodes in another topological order (randomised Kahn).
-Graph shuffled(Graph g, unsigned seed)
-{
-    const size_t n = g.nodes.size();
-    std::vector<int> indegree(n, 0);
-    for (size_t i = 0; i < n; ++i)
-        for (TensorId t : g.nodes[i].inputs)
-            if (t != kNoTensor && g.tensor(t).producer != kNoNode) ++indegree[i];
-    std::vector<NodeId> ready, order;
-    for (size_t i = 0; i < n; ++i)
-        if (!indegree[i]) ready.push_back(NodeId(i));
-    std::mt19937 rng(seed);
-    while (!ready.empty()) {
-        std::uniform_int_distribution<size_t> pick(0, ready.size() - 1);
-        const size_t k = pick(rng);
-        const NodeId v = ready[k];
-        ready[k] = ready.back();
-        ready.pop_back();
-        order.push_back(v);
-        for (TensorId t : g.nodes[size_t(v)].outputs)
-            if (t != kNoTensor)
-                for (NodeId c : g.tensor(t).consumers)
-                    if (--indegree[size_t(c)] == 0) ready.push_back(c);
-    }
-    if (order.size() != n) qFatal("shuffled: not a DAG");
-    std::vector<Node> nodes;
-    nodes.reserve(n);
-    for (NodeId v : order) nodes.push_back(g.nodes[size_t(v)]);
-    g.nodes = std::move(nodes);
-    g.rebuildLinks();
-    return g;
 }
 
 // A transformer-like stack built with the IR API: an attention mask read by every layer (a
@@ -419,48 +385,6 @@ private slots:
         o.scrubNames = true;
         const FoldedGraph plain = fold(zoo("gpt", o));
         QVERIFY(summary(named) == summary(plain));
-    }
-
-    // One head, one set of weights, on three levels of other sizes: one repeat (x3) in the tree,
-    // while every block class holds one shape, so the search costs each level's shapes.
-    void fold_weight_tied_head_on_levels_of_other_sizes_is_one_repeat()
-    {
-        const Graph g = tapas::testing::tiedHeadOnThreeLevels();
-        for (const Graph& variant : {g, scrubbed(g)}) {
-            const FoldedGraph fg = fold(variant);
-            QString why;
-            QVERIFY2(checkPartition(variant, fg, &why), qPrintable(why));
-            const std::vector<int> outer = fg.tree.outerRepeats();
-            QVERIFY2(outer.size() == 1, qPrintable(QString::fromStdString(foldTreeToText(variant, fg))));
-            const FoldTreeClass& head = fg.tree.classes[size_t(outer.front())];
-            QCOMPARE(head.level, FoldLevel::Block);
-            QCOMPARE(head.instances.size(), size_t(3));
-            QCOMPARE(head.nodesPerInstance, 4);
-            QCOMPARE(head.paramsPerInstance, int64_t(256 * 512 + 512 + 512 * 64));
-            QVERIFY(head.tied);
-            QVERIFY(head.shapesDiffer);
-            const std::vector<int> perShape = fg.blockClassesOf(head.id);
-            QCOMPARE(perShape.size(), size_t(3));
-            for (int c : perShape) QCOMPARE(fg.classes[size_t(c)].instances.size(), size_t(1));
-            // The tied weights count once in the model.
-            QCOMPARE(fg.tree.classes[0].paramsPerInstance, variant.parameterCount());
-            const nlohmann::json j = foldToJson(variant, fg);
-            const nlohmann::json& jc = j["classes"][size_t(head.id)];
-            QVERIFY(jc.value("tied", false) && jc.value("shapes_differ", false));
-            QCOMPARE(jc["block_classes"].get<std::vector<int>>(), perShape);
-        }
-        // Heads of equal shapes side by side are one block class of three, still tied.
-        Graph same = g;
-        for (TensorId t = 0; t < TensorId(same.tensors.size()); ++t) {
-            Tensor& tensor = same.tensor(t);
-            if (tensor.kind != TensorKind::Weight && tensor.shape.rank() == 3) tensor.shape.dims[1] = Dim::known(16);
-        }
-        const FoldedGraph fs = fold(same);
-        const std::vector<int> outer = fs.tree.outerRepeats();
-        QVERIFY2(outer.size() == 1, qPrintable(QString::fromStdString(foldTreeToText(same, fs))));
-        QCOMPARE(fs.tree.classes[size_t(outer.front())].instances.size(), size_t(3));
-        QVERIFY(!fs.tree.classes[size_t(outer.front())].shapesDiffer);
-        QCOMPARE(fs.blockClassesOf(outer.front()).size(), size_t(1));
     }
 
     void fold_json_lists_every_class_with_counts()

@@ -42,20 +42,6 @@ const CorpusModel* findModel(const std::vector<CorpusModel>& corpus, const QStri
     return nullptr;
 }
 
-// Models whose expected fold the fold does not reach yet, with the reason; QEXPECT_FAIL keeps
-// the exact assertion, and an unexpected pass fails the suite so the entry is removed.
-const std::map<QString, const char*>& knownGaps()
-{
-    static const std::map<QString, const char*> gaps = {
-        // Iterations 2-12 fold as 11 slabs of levels. The first reads the initial coordinates,
-        // which are constants: its flow branch and coordinate arithmetic are shape arithmetic
-        // (meta nodes) to the fold, so it is not the same subgraph, and what remains shares its
-        // levels with the correlation pyramid.
-        {"raft_small.onnx", "the first of the 12 iterations computes its flow from constants: 11 fold"},
-    };
-    return gaps;
-}
-
 } // namespace
 
 class TstFoldCorpus : public QObject {
@@ -111,7 +97,6 @@ private slots:
         for (const BlockClass& c : fg->classes)
             if (!c.repeated()) QVERIFY2(c.nodesPerInstance <= 200, qPrintable(QString::fromStdString(foldToText(*g, *fg))));
         const std::vector<int> found = outerRepeatCounts(*fg);
-        if (auto gap = knownGaps().find(file); gap != knownGaps().end()) QEXPECT_FAIL("", gap->second, Continue);
         QVERIFY2(found == m->expectedRepeats,
                  qPrintable(QStringLiteral("%1: expected repeats %2, found %3 (%4)\n%5")
                                 .arg(file, list(m->expectedRepeats), list(found), QString::fromStdString(m->read),

@@ -8,6 +8,7 @@
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
 #include "tests/common/chain_graph.h"
+#include "tests/common/float_tensor.h"
 #include "tests/common/shared_models.h"
 #include "tests/common/tied_head_graph.h"
 
@@ -57,12 +58,7 @@ Graph twoLayerMlp()
 {
     Graph g;
     auto tensor = [&](const std::string& name, std::vector<int64_t> dims, TensorKind kind) {
-        Tensor t;
-        t.name = name;
-        t.dtype = DType::Float32;
-        t.shape = Shape::of(dims);
-        t.kind = kind;
-        return g.addTensor(t);
+        return tapas::testing::addFloatTensor(g, name, dims, kind);
     };
     auto node = [&](const std::string& name, const std::string& op, std::vector<TensorId> in, TensorId out) {
         Node n;

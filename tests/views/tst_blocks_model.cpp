@@ -1,14 +1,19 @@
-// The Blocks dock's model: one row per repeated class with colour, ×N, sizes and scope; the
-// model contract checked by QAbstractItemModelTester; singletons only on request.
+// The Blocks dock's model: one row per repeated class with colour, ×N, sizes and scope, nested as
+// the fold tree nests them; the model contract checked by QAbstractItemModelTester; singletons
+// only on request.
 #include "graph_test_models.h"
 
 #include "views/blocks_model.h"
 #include "views/graph/block_style.h"
 
+#include "core/zoo/zoo.h"
+
 #include <QAbstractItemModelTester>
 #include <QColor>
 #include <QSortFilterProxyModel>
 #include <QtTest>
+
+#include <functional>
 
 using namespace tapas;
 
@@ -77,6 +82,49 @@ private Q_SLOTS:
         proxy.sort(BlocksModel::ParamsPerInstance, Qt::AscendingOrder);
         QCOMPARE(proxy.data(proxy.index(0, BlocksModel::Name)).toString(), QStringLiteral("Block B"));
         QCOMPARE(proxy.data(proxy.index(1, BlocksModel::Name)).toString(), QStringLiteral("Block A"));
+    }
+
+    // ResNet-50 folds into four stages, each a down-sampling block and a repeat of bottlenecks:
+    // the dock shows each stage as a row holding its repeated block, as the fold tree nests them.
+    void shows_the_fold_tree_nested_stages_holding_their_blocks()
+    {
+        Result<Graph> g = zooGraph("resnet50", {});
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
+        Result<FoldedGraph> fg = foldGraph(*g);
+        QVERIFY(fg.ok());
+        auto folded = std::make_shared<const FoldedGraph>(std::move(fg).value());
+        const FoldTree& tree = folded->tree;
+        BlocksModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setFolded(folded);
+        // Every row sits under the row of its parent class (the model itself has no row).
+        std::function<void(const QModelIndex&, int)> check = [&](const QModelIndex& parent, int parentClass) {
+            for (int r = 0; r < model.rowCount(parent); ++r) {
+                const QModelIndex i = model.index(r, 0, parent);
+                const int cls = model.data(i, BlocksModel::TreeClassIdRole).toInt();
+                QVERIFY(cls > 0);
+                QCOMPARE(tree.classes[size_t(cls)].parent, parentClass);
+                QCOMPARE(model.data(i, BlocksModel::LevelRole).toInt(), int(tree.classes[size_t(cls)].level));
+                check(i, cls);
+            }
+        };
+        check({}, 0);
+        QCOMPARE(model.rowCount(), 4);
+        const std::vector<QString> counts = {QStringLiteral("×2"), QStringLiteral("×3"), QStringLiteral("×5"), QStringLiteral("×2")};
+        for (int s = 0; s < 4; ++s) {
+            const QModelIndex stage = model.index(s, BlocksModel::Name);
+            QCOMPARE(model.data(stage).toString(), QStringLiteral("Stage %1").arg(s + 1));
+            QCOMPARE(model.data(stage, BlocksModel::LevelRole).toInt(), int(FoldLevel::Stage));
+            QCOMPARE(model.rowCount(stage), 1); // the down-sampling block repeats nothing: hidden
+            const QModelIndex block = model.index(0, BlocksModel::Instances, stage);
+            QCOMPARE(model.data(block).toString(), counts[size_t(s)]);
+            QCOMPARE(model.data(block, BlocksModel::LevelRole).toInt(), int(FoldLevel::Block));
+            QVERIFY(model.classIdAt(block) >= 0);
+        }
+        model.setIncludeSingletons(true);
+        check({}, 0);
+        QCOMPARE(model.rowCount(), 6); // the stem, four stages, the head
+        for (int s = 1; s <= 4; ++s) QCOMPARE(model.rowCount(model.index(s, 0)), 2);
     }
 
     void palette_is_distinct_and_names_run_past_z()
