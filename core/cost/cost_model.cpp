@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 namespace tapas {
@@ -271,11 +272,17 @@ Status checkBatchSplit(const Graph& g, const DeviceMesh& mesh)
 
 Status checkWorkloadBound(const Graph& g)
 {
+    // The workload is what the inputs say; a symbol only an output carries (a detector's box
+    // count, named by the exporter) is data-dependent and no binding can state it.
+    std::set<std::string> workload;
+    for (TensorId t : g.inputs)
+        for (const Dim& d : g.tensor(t).shape.dims)
+            if (d.isSymbolic()) workload.insert(d.symbol);
     std::map<std::string, TensorId> unbound; // dim -> first tensor carrying it
     auto scan = [&](TensorId t) {
         if (t == kNoTensor) return;
         for (const Dim& d : g.tensor(t).shape.dims)
-            if (d.isSymbolic()) unbound.emplace(d.symbol, t);
+            if (d.isSymbolic() && workload.count(d.symbol)) unbound.emplace(d.symbol, t);
     };
     for (const Node& n : g.nodes) {
         for (TensorId t : n.inputs) scan(t);

@@ -112,8 +112,9 @@ CostReport reportFromNodeCosts(const ShardingPlan& plan, const CostModel& model,
 Status checkBatchSplit(const Graph& g, const DeviceMesh& mesh);
 
 // The cost of a step depends on every dim of the tensors the nodes read and write: a symbolic
-// one left unbound would be counted as 1 and cost a workload nobody asked for. Fails naming each
-// such dim with a tensor that carries it.
+// input dim left unbound would be counted as 1 and cost a workload nobody asked for. Fails naming
+// each such dim with a tensor that carries it. (Output-only symbols, data-dependent sizes such as
+// a detector's box count, cannot be bound and are not asked for.)
 Status checkWorkloadBound(const Graph& g);
 
 } // namespace tapas

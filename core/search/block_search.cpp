@@ -242,6 +242,17 @@ std::unordered_map<NodeId, std::string> fixedStrategies(const SearchRequest& req
     return out;
 }
 
+namespace {
+
+bool readsSharedWeight(const CostModel& model, NodeId n)
+{
+    for (TensorId t : model.graph().node(n).inputs)
+        if (t != kNoTensor && model.weightUses(t) > 1) return true;
+    return false;
+}
+
+} // namespace
+
 PlanCandidate makeCandidate(StrategyTable& table, const std::vector<int>& choices, const FoldedGraph* folded)
 {
     const CostModel& model = table.model();
@@ -259,7 +270,10 @@ PlanCandidate makeCandidate(StrategyTable& table, const std::vector<int>& choice
         int c = choices[size_t(n)];
         if (c < 0 || c >= table.count(rep)) c = 0;
         strategies.push_back(table.strategy(rep, c));
-        perNode.push_back(table.cost(rep, c));
+        // A shared weight's share depends on the tensor a node really reads: an instance may read
+        // an exporter's alias where the representative reads the weight itself.
+        if (rep != n && (readsSharedWeight(model, n) || readsSharedWeight(model, rep))) perNode.push_back(model.nodeCost(n, strategies.back()));
+        else perNode.push_back(table.cost(rep, c));
     }
     PlanCandidate pc;
     pc.plan = buildPlan(g, model.mesh(), std::move(strategies));

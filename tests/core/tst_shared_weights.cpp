@@ -72,11 +72,10 @@ private slots:
     // Twelve layers reading the same weight tensors: TAPAS (which searches one layer for all
     // twelve), the unfolded search and the ILP cost the shared weights alike, so TAPAS matches
     // the unfolded search, ties or beats Megatron, and equals the ILP where CBC proves an optimum.
-    // Not yet: torch wrote most of the merged weights as Identity(initializer), whose output is an
-    // activation to the search (its layout set by the Identity, resharded at every later use) and a
-    // separate tensor to the runtime; treating such aliases as the weight needs the runtime's
-    // weight storage to agree, so TAPAS's stitch, which keeps at most 8 boundary layouts a class,
-    // stays behind the unfolded search here.
+    // torch wrote most of the merged weights as Identity(initializer); such an alias stays whole
+    // like its weight (a split alias was resharded at every use: TAPAS 5.9 ms against the ILP's
+    // 0.405 ms on 1x8 before). Not yet: on 2x4 TAPAS's plan holds about 11 MB more weights per
+    // device than the optimum and is 2.2% slower.
     void tied_encoder_plans_agree_across_searchers()
     {
         const Graph g = importCorpus("encoder_12l_equal_init.onnx", {{"seq", 128}, {"batch", 8}});
@@ -95,13 +94,15 @@ private slots:
             }
             qInfo("mesh %s: tapas %.4f ms, unfolded %.4f ms, megatron %.4f ms", mesh.toString().c_str(), t * 1e3,
                   unfolded->best.report.total.time() * 1e3, megatron->best.report.total.time() * 1e3);
-            QEXPECT_FAIL("", "Identity(initializer) aliases are resharded per use (see above)", Continue);
+            if (mesh.dp == 2) QEXPECT_FAIL("", "2x4: 2.2% above the optimum (see above)", Continue);
             QVERIFY(t <= unfolded->best.report.total.time() * (1 + 1e-9));
             QVERIFY(t <= megatron->best.report.total.time() * (1 + 1e-9));
             const Result<SearchResult> ilp = run("ilp", g, mesh, 20);
             QVERIFY2(ilp.ok(), ilp.error().c_str());
             qInfo("  ilp %.4f ms (%s)", ilp->best.report.total.time() * 1e3, ilp->optimal ? "proven optimal" : "not proven");
-            if (ilp->optimal) QVERIFY2(t <= ilp->best.report.total.time() * (1 + 1e-6), mesh.toString().c_str());
+            if (!ilp->optimal) continue;
+            if (mesh.dp == 2) QEXPECT_FAIL("", "2x4: 2.2% above the optimum (see above)", Continue);
+            QVERIFY2(t <= ilp->best.report.total.time() * (1 + 1e-6), mesh.toString().c_str());
         }
     }
 };
