@@ -1,5 +1,7 @@
 #include "core/cost/cost_model.h"
 
+#include "core/cost/cost_report.h"
+
 #include "core/ops/op_registry.h"
 
 #include <algorithm>
@@ -232,6 +234,35 @@ CostReport reportFromNodeCosts(const ShardingPlan& plan, const CostModel& model,
         const CostTerms c = model.reshardCost(rs.tensor, rs.from, rs.to);
         (rs.consumer == kNoNode ? outputs : r.perNode[size_t(rs.consumer)]) += c;
     }
+    settleSharedWeights(r.perNode, plan, model);
+    finishReport(r, plan, model, outputs, folded);
+    return r;
+}
+
+void settleSharedWeights(std::vector<CostTerms>& perNode, const ShardingPlan& plan, const CostModel& model)
+{
+    for (const auto& [t, uses] : model.sharedWeights()) {
+        std::vector<std::pair<TensorLayout, bool>> layouts;
+        bool differ = false;
+        CostTerms shares;
+        for (const auto& [n, i] : uses) {
+            const OpStrategy& s = plan.nodes[size_t(n)];
+            if (size_t(i) >= s.inputs.size()) continue;
+            layouts.emplace_back(s.inputs[size_t(i)], s.computeFraction < 1);
+            differ = differ || !(layouts.front().first == layouts.back().first) || layouts.front().second != layouts.back().second;
+            shares += model.weightUseCost(t, layouts.back().first, layouts.back().second, false).scaled(1.0 / double(uses.size()));
+        }
+        if (!differ) continue;
+        CostTerms delta = model.sharedWeightCost(t, layouts);
+        delta += shares.scaled(-1);
+        perNode[size_t(uses.front().first)] += delta;
+    }
+}
+
+void finishReport(CostReport& r, const ShardingPlan& plan, const CostModel& model, const CostTerms& outputs,
+                  const FoldedGraph* folded)
+{
+    r.total = {};
     for (const CostTerms& c : r.perNode) r.total += c;
     r.total += outputs;
     r.total.dpComm = model.gradientSyncTime(r.total.dpGradBytes, r.total.dpComm, r.total.compute);
@@ -243,7 +274,7 @@ CostReport reportFromNodeCosts(const ShardingPlan& plan, const CostModel& model,
     }
     r.effectiveDevices = split > 0 ? model.mesh().dp * unsplit / split : double(model.mesh().size());
     if (folded) {
-        r.perBlock.resize(folded->chain.size());
+        r.perBlock.assign(folded->chain.size(), CostTerms{});
         for (size_t b = 0; b < folded->chain.size(); ++b) {
             const BlockRef& ref = folded->chain[b];
             for (NodeId n : folded->classes[size_t(ref.classId)].instances[size_t(ref.instance)].nodes)
@@ -251,7 +282,6 @@ CostReport reportFromNodeCosts(const ShardingPlan& plan, const CostModel& model,
         }
     }
     r.fits = r.total.memory() <= model.cluster().memoryBytes;
-    return r;
 }
 
 Status checkBatchSplit(const Graph& g, const DeviceMesh& mesh)
