@@ -325,8 +325,18 @@ Result<SearchResult> runBlockSearcher(const std::string& name, const SearchReque
     SearchResult r;
     r.searcher = name;
     r.uniqueBlocksSearched = bs.scopeSearches;
-    r.best = makeCandidate(table, bs.plans.front(), &folded);
-    for (size_t i = 1; i < bs.plans.size(); ++i) r.runnerUps.push_back(makeCandidate(table, bs.plans[i], &folded));
+    // The search ranks plans by the sum of their nodes' terms; the report adds what spans the plan
+    // (a shared weight's one cost, the DDP sync), which can reorder them: rank by the report.
+    std::vector<PlanCandidate> all;
+    for (const std::vector<int>& p : bs.plans) all.push_back(makeCandidate(table, p, &folded));
+    std::stable_sort(all.begin(), all.end(), [limit](const PlanCandidate& a, const PlanCandidate& b) {
+        const bool fa = a.report.total.memory() <= limit, fb = b.report.total.memory() <= limit;
+        if (fa != fb) return fa;
+        if (!fa) return a.report.total.memory() < b.report.total.memory();
+        return a.report.total.time() < b.report.total.time();
+    });
+    r.best = std::move(all.front());
+    for (size_t i = 1; i < all.size(); ++i) r.runnerUps.push_back(std::move(all[i]));
     r.feasible = r.best.report.total.memory() <= limit;
     r.warnings = table.warnings();
     for (std::string& w : headWarnings(*request.graph, request.mesh.tp)) r.warnings.push_back(std::move(w));

@@ -234,7 +234,9 @@ private slots:
         const SearchResult t = run("tapas", g, "a100x8", mesh.toStdString());
         const SearchResult u = run("unfolded", g, "a100x8", mesh.toStdString());
         const double tt = t.best.report.total.time(), ut = u.best.report.total.time();
-        QVERIFY2(std::abs(tt - ut) <= 0.01 * ut, qPrintable(QStringLiteral("tapas %1 vs unfolded %2").arg(tt).arg(ut)));
+        // Never more than 1% behind the unfolded search; ahead is possible, since TAPAS ranks its
+        // candidate plans by their reports (which add DDP's overlap and shared weights' one cost).
+        QVERIFY2(tt <= ut * 1.01, qPrintable(QStringLiteral("tapas %1 vs unfolded %2").arg(tt).arg(ut)));
     }
 
     // The fold tree shows the tied head as one repeat of 3, but each level's shapes are a block
@@ -462,8 +464,10 @@ private slots:
         // it is more than 1% above the optimum.
         QVERIFY2(tapas <= opt * 1.01, qPrintable(QStringLiteral("tapas %1 vs ILP %2 (optimal %3)")
                                                      .arg(tapas).arg(opt).arg(int(ilp->optimal))));
-        if (ilp->optimal) QVERIFY(opt <= tapas * (1 + 1e-9)); // the exact optimum is never worse
-        else QVERIFY(ilp->timeLimitHit);
+        // CBC proves the optimum of the sum of the nodes' terms; the report adds what spans the
+        // plan (DDP's overlap, a shared weight's one cost), by which TAPAS, ranking its candidates
+        // by their reports, may come out below the ILP's plan. So only the 1% above is a bound.
+        if (!ilp->optimal) QVERIFY(ilp->timeLimitHit);
     }
 
     void fixed_strategies_survive_every_searcher_and_the_plan_checks()
