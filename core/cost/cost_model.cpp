@@ -328,7 +328,8 @@ Status checkWorkloadBound(const Graph& g)
     return Status::failure("model '" + model + "': the step's cost depends on " +
                            (unbound.size() == 1 ? std::string("a dim that is not bound: ") : "dims that are not bound: ") + list +
                            "; bind " + (unbound.size() == 1 ? "it" : "them") + " (" + flags +
-                           (g.batch.found() && !g.batch.symbol.empty() ? ", or --batch N for '" + g.batch.symbol + "'" : std::string()) +
+                           (g.batch.found() && !g.batch.symbol.empty() ? ", or --batch N for '" + g.batch.symbol + "'"
+                                                                         : std::string(", or --batch N for the batch axis")) +
                            ") so the plan is for a stated workload");
 }
 
