@@ -16,6 +16,25 @@ QCommandLineOption dimOption()
                               QStringLiteral("name=value"));
 }
 
+QCommandLineOption batchOption()
+{
+    return QCommandLineOption(QStringList{QStringLiteral("batch")},
+                              QStringLiteral("Samples per step: binds the model's batch axis (found by probing the model), "
+                                             "re-batching a fixed-batch export."),
+                              QStringLiteral("N"));
+}
+
+Result<int64_t> parseBatchOption(const QCommandLineParser& parser)
+{
+    if (!parser.isSet(batchOption())) return int64_t(0);
+    bool ok = false;
+    const qlonglong v = parser.value(batchOption()).trimmed().toLongLong(&ok);
+    if (!ok || v < 1 || v > (qlonglong(1) << 40))
+        return Result<int64_t>::failure("--batch '" + parser.value(batchOption()).toStdString() +
+                                        "': expected a positive integer (samples per step)");
+    return int64_t(v);
+}
+
 QCommandLineOption jsonOption()
 {
     return QCommandLineOption(QStringList{QStringLiteral("json")},
@@ -46,11 +65,18 @@ bool parseOrExplain(QCommandLineParser& parser, const QStringList& args, int* ex
     return true;
 }
 
-std::optional<Graph> loadGraphOrReport(const QString& path, const DimBindings& dims)
+Result<Graph> loadGraph(const QString& path, const DimBindings& dims, int64_t batch, bool probeBatch)
 {
     ImportOptions options;
     options.dims = dims;
-    Result<Graph> g = importOnnxFile(path.toStdString(), options);
+    options.batch = batch;
+    options.probeBatch = probeBatch;
+    return importOnnxFile(path.toStdString(), options);
+}
+
+std::optional<Graph> loadGraphOrReport(const QString& path, const DimBindings& dims, int64_t batch, bool probeBatch)
+{
+    Result<Graph> g = loadGraph(path, dims, batch, probeBatch);
     if (!g.ok()) {
         printErr("tapas: " + g.error());
         return std::nullopt;

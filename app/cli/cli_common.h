@@ -24,6 +24,11 @@ inline constexpr int kExitBadInput = 2;
 
 // The repeatable `--dim name=value` option.
 QCommandLineOption dimOption();
+// `--batch N`: train with N samples a step; the importer probes the model for its batch axis and
+// binds (or, for a fixed-batch export, re-batches) it.
+QCommandLineOption batchOption();
+// The value of --batch: 0 when absent; an error naming the value when not a positive integer.
+Result<int64_t> parseBatchOption(const QCommandLineParser& parser);
 // The `--json` switch.
 QCommandLineOption jsonOption();
 
@@ -37,8 +42,11 @@ Result<DimBindings> parseDimBindings(const QStringList& values);
 bool parseOrExplain(QCommandLineParser& parser, const QStringList& args, int* exitCode);
 
 // Imports an ONNX file with the given dim bindings. On failure prints "tapas: <error>" to
-// stderr and returns nullopt: the caller returns kExitBadInput.
-std::optional<Graph> loadGraphOrReport(const QString& path, const DimBindings& dims);
+// stderr and returns nullopt: the caller returns kExitBadInput. Commands that plan for a
+// workload set `batch` (--batch, 0 = none) and `probeBatch`, so Graph::batch is known.
+std::optional<Graph> loadGraphOrReport(const QString& path, const DimBindings& dims, int64_t batch = 0, bool probeBatch = false);
+// The same without printing: the importer's error as a value.
+Result<Graph> loadGraph(const QString& path, const DimBindings& dims, int64_t batch = 0, bool probeBatch = false);
 
 // Writes to stdout / stderr (UTF-8), with a trailing newline when the text has none.
 void printOut(const std::string& text);

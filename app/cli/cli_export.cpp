@@ -21,6 +21,7 @@ int runExport(const QStringList& args)
     parser.setApplicationDescription(QStringLiteral("Export a plan for a cluster: %1.").arg(QString::fromStdString(formats)));
     parser.addHelpOption();
     parser.addOption(dimOption());
+    parser.addOption(batchOption());
     const QCommandLineOption modelOpt(QStringLiteral("model"), QStringLiteral("The ONNX model the plan was made for."), QStringLiteral("file"));
     const QCommandLineOption formatOpt(QStringLiteral("format"), QStringLiteral("One of: %1.").arg(QString::fromStdString(formats)),
                                        QStringLiteral("format"));
@@ -84,7 +85,12 @@ int runExport(const QStringList& args)
         printErr("tapas export: " + dims.error());
         return kExitBadInput;
     }
-    const std::optional<Graph> graph = loadGraphOrReport(parser.value(modelOpt), *dims);
+    const Result<int64_t> batch = parseBatchOption(parser);
+    if (!batch) {
+        printErr("tapas export: " + batch.error());
+        return kExitBadInput;
+    }
+    const std::optional<Graph> graph = loadGraphOrReport(parser.value(modelOpt), *dims, *batch, true);
     if (!graph) return kExitBadInput;
     Result<PlanDocument> doc = loadPlanFile(planArg.toStdString(), *graph);
     if (!doc) {

@@ -40,6 +40,7 @@ int runSearch(const QStringList& args)
     parser.addHelpOption();
     parser.addOption(jsonOption());
     parser.addOption(dimOption());
+    parser.addOption(batchOption());
     const QCommandLineOption clusterOpt(QStringLiteral("cluster"), QStringLiteral("Preset name or cluster JSON file."), QStringLiteral("cluster"));
     const QCommandLineOption meshOpt(QStringLiteral("mesh"), QStringLiteral("Device mesh DPxTP, e.g. 2x4 (default: try all)."), QStringLiteral("mesh"));
     const QCommandLineOption searchersOpt(QStringLiteral("searchers"), QStringLiteral("Comma-separated searchers."),
@@ -52,30 +53,34 @@ int runSearch(const QStringList& args)
     parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("The ONNX file."));
     int exitCode = kExitOk;
     if (!parseOrExplain(parser, args, &exitCode)) return exitCode;
+    // With --json stdout is always one JSON document, a failure included, so a script reading it
+    // gets the reason instead of an empty stream.
+    const bool json = parser.isSet(jsonOption());
+    auto fail = [json](int code, const std::string& why) {
+        printErr("tapas search: " + why);
+        if (json) printJson({{"error", why}, {"exit_code", code}});
+        return code;
+    };
     if (parser.positionalArguments().size() != 1 || !parser.isSet(clusterOpt)) {
-        printErr("tapas search: expected a model and --cluster, e.g. tapas search model.onnx --cluster a100x8");
-        return kExitBadInput;
+        return fail(kExitBadInput, "expected a model and --cluster, e.g. tapas search model.onnx --cluster a100x8");
     }
     const Result<DimBindings> dims = parseDimBindings(parser.values(dimOption()));
     if (!dims) {
-        printErr("tapas search: " + dims.error());
-        return kExitBadInput;
+        return fail(kExitBadInput, dims.error());
     }
     Result<ClusterSpec> cluster = loadClusterSpec(parser.value(clusterOpt).toStdString());
     if (!cluster) {
-        printErr("tapas search: " + cluster.error());
-        return kExitBadInput;
+        return fail(kExitBadInput, cluster.error());
     }
-    std::vector<DeviceMesh> meshes = enumerateMeshes(*cluster);
+    // Tensor parallelism may span nodes: it is costed on the inter-node link there.
+    std::vector<DeviceMesh> meshes = enumerateMeshes(*cluster, true);
     if (parser.isSet(meshOpt)) {
         Result<DeviceMesh> m = parseMesh(parser.value(meshOpt).toStdString());
         if (!m) {
-            printErr("tapas search: " + m.error());
-            return kExitBadInput;
+            return fail(kExitBadInput, m.error());
         }
         if (Status s = validateMesh(*cluster, *m, true); !s) {
-            printErr("tapas search: " + s.error);
-            return kExitBadInput;
+            return fail(kExitBadInput, s.error);
         }
         meshes = {*m};
     }
@@ -85,13 +90,16 @@ int runSearch(const QStringList& args)
         if (!s) {
             std::string known;
             for (const auto& k : searchers()) known += (known.empty() ? "" : ", ") + k->name();
-            printErr("tapas search: unknown searcher '" + name.toStdString() + "' (available: " + known + ")");
-            return kExitBadInput;
+            return fail(kExitBadInput, "unknown searcher '" + name.toStdString() + "' (available: " + known + ")");
         }
         chosen.push_back(s);
     }
-    const std::optional<Graph> graph = loadGraphOrReport(parser.positionalArguments()[0], *dims);
-    if (!graph) return kExitBadInput;
+    const Result<int64_t> batch = parseBatchOption(parser);
+    if (!batch) {
+        return fail(kExitBadInput, batch.error());
+    }
+    const Result<Graph> graph = loadGraph(parser.positionalArguments()[0], *dims, *batch, true);
+    if (!graph) return fail(kExitBadInput, graph.error());
 
     SearchRequest request;
     request.graph = &*graph;
@@ -106,8 +114,7 @@ int runSearch(const QStringList& args)
         Result<SearchResult> r = searchBestMesh(*s, request, meshes);
         if (!r) {
             if (results.empty()) {
-                printErr("tapas search: " + s->name() + ": " + r.error());
-                return kExitFailed;
+                return fail(kExitFailed, s->name() + ": " + r.error());
             }
             notRun.emplace_back(s->name(), r.error());
             continue;
@@ -121,8 +128,7 @@ int runSearch(const QStringList& args)
         const std::string text = savePlanJson(*graph, folded ? &*folded : nullptr, main.best.plan, *cluster, main.best.report,
                                               {main.searcher, QCoreApplication::applicationVersion().toStdString(), main.searchSeconds});
         if (Status s = savePlanFile(parser.value(outOpt).toStdString(), text); !s) {
-            printErr("tapas search: " + s.error);
-            return kExitFailed;
+            return fail(kExitFailed, s.error);
         }
     }
     std::optional<FitAdvice> advice;
@@ -132,7 +138,7 @@ int runSearch(const QStringList& args)
         Result<FitAdvice> a = adviseFit(*chosen.front(), r);
         if (a) advice = *a;
     }
-    if (parser.isSet(jsonOption())) {
+    if (json) {
         nlohmann::json plans = nlohmann::json::array();
         for (const SearchResult& r : results) {
             const CostTerms& t = r.best.report.total;
@@ -140,7 +146,8 @@ int runSearch(const QStringList& args)
                              {"compute_s", t.compute}, {"tp_comm_s", t.tpComm}, {"dp_comm_s", t.dpComm},
                              {"memory_bytes_per_device", t.memory()}, {"comm_bytes_per_step", t.commBytes},
                              {"search_time_s", r.searchSeconds}, {"optimal", r.optimal}, {"time_limit_hit", r.timeLimitHit},
-                             {"feasible", r.feasible}, {"warnings", r.warnings}});
+                             {"feasible", r.feasible}, {"effective_devices", r.best.report.effectiveDevices},
+                             {"warnings", r.warnings}});
         }
         for (const auto& [name, why] : notRun) plans.push_back({{"searcher", name}, {"error", why}, {"feasible", false}});
         nlohmann::json runnerUps = nlohmann::json::array();
@@ -161,7 +168,10 @@ int runSearch(const QStringList& args)
     const SearchResult& main = results.front();
     out << "cluster " << cluster->name << " (" << cluster->nodes << " x " << cluster->devicesPerNode << "), plan by "
         << main.searcher << " on mesh " << main.best.plan.mesh.toString() << " (dp x tp)\n";
-    out << "collectives per step: " << main.best.plan.reshards.size() << ", warnings: " << main.warnings.size() << "\n\n";
+    char effective[32];
+    std::snprintf(effective, sizeof effective, "%.3g", main.best.report.effectiveDevices);
+    out << "collectives per step: " << main.best.plan.reshards.size() << ", warnings: " << main.warnings.size()
+        << ", effective devices: " << effective << " of " << main.best.plan.mesh.size() << "\n\n";
     char line[256];
     std::snprintf(line, sizeof line, "%-9s %-6s %12s %12s %12s %14s %10s %s\n", "searcher", "mesh", "step (ms)", "memory/dev",
                   "comm/step", "search (ms)", "feasible", "");
@@ -205,6 +215,7 @@ int runPlanCommand(const QStringList& args)
                                                     "verify a plan file against its model."));
     parser.addHelpOption();
     parser.addOption(dimOption());
+    parser.addOption(batchOption());
     parser.addPositionalArgument(QStringLiteral("check"), QStringLiteral("The action."));
     int exitCode = kExitOk;
     if (!parseOrExplain(parser, args, &exitCode)) return exitCode;
@@ -218,11 +229,22 @@ int runPlanCommand(const QStringList& args)
         printErr("tapas plan: " + dims.error());
         return kExitBadInput;
     }
-    const std::optional<Graph> graph = loadGraphOrReport(pos[2], *dims);
+    const Result<int64_t> batch = parseBatchOption(parser);
+    if (!batch) {
+        printErr("tapas plan: " + batch.error());
+        return kExitBadInput;
+    }
+    const std::optional<Graph> graph = loadGraphOrReport(pos[2], *dims, *batch, true);
     if (!graph) return kExitBadInput;
     Result<PlanDocument> d = loadPlanFile(pos[1].toStdString(), *graph);
     if (!d) {
         printErr("tapas plan check: " + d.error());
+        return kExitBadInput;
+    }
+    // A data-parallel plan needs the batch axis the probe found, split into whole samples: the
+    // rule the search applies, so a plan it would never make is not passed.
+    if (Status s = checkBatchSplit(*graph, d->plan.mesh); !s) {
+        printErr("tapas plan check: " + pos[1].toStdString() + ": " + s.error);
         return kExitBadInput;
     }
     printOut("plan ok: mesh " + d->plan.mesh.toString() + ", " + std::to_string(d->plan.reshards.size()) +

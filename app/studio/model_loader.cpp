@@ -26,6 +26,7 @@ LoadOutcome importAndSummarize(const QString& path, const QString& displayName, 
     timer.start();
     ImportOptions options;
     options.dims = dims;
+    options.probeBatch = true; // a fixed-batch export's batch axis, for data-parallel plans
     // The import is most of the work; the summary gets the last few percent of the bar.
     options.progress = progress;
     options.progress.report = [&progress](double fraction, std::string_view stage) {

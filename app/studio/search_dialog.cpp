@@ -234,7 +234,7 @@ void SearchDialog::refreshMeshes()
     mesh_->addItem(tr("Let the search pick"), QString());
     Result<ClusterSpec> c = cluster_->cluster();
     if (c)
-        for (const DeviceMesh& m : enumerateMeshes(*c)) {
+        for (const DeviceMesh& m : enumerateMeshes(*c, true)) {
             const QString text = QString::fromStdString(m.toString());
             mesh_->addItem(text, text);
         }
@@ -310,7 +310,7 @@ void SearchDialog::run()
         Q_EMIT reimportRequested(dims());
         return;
     }
-    std::vector<DeviceMesh> meshes = enumerateMeshes(*cluster);
+    std::vector<DeviceMesh> meshes = enumerateMeshes(*cluster, true);
     if (const QString m = mesh_->currentData().toString(); !m.isEmpty()) {
         Result<DeviceMesh> mesh = parseMesh(m.toStdString());
         if (!mesh) {

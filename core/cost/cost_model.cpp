@@ -1,6 +1,14 @@
 #include "core/cost/cost_model.h"
 
+#include "core/cost/cost_report.h"
+
 #include "core/ops/op_registry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
 
 namespace tapas {
 
@@ -9,6 +17,7 @@ CostTerms& CostTerms::operator+=(const CostTerms& o)
     compute += o.compute;
     tpComm += o.tpComm;
     dpComm += o.dpComm;
+    dpGradBytes += o.dpGradBytes;
     commBytes += o.commBytes;
     weightMemory += o.weightMemory;
     activationMemory += o.activationMemory;
@@ -21,6 +30,18 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     flopRate_ = cluster_.peakFlops(options_.dtype) * cluster_.efficiency;
     if (flopRate_ <= 0) flopRate_ = 1;
     elemBytes_ = options_.dtype == "fp32" ? 4 : 2;
+    std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> uses;
+    for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
+        const Node& node = g_.node(n);
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+            const TensorId t = node.inputs[i];
+            if (t == kNoTensor || isBufferInput(node, i)) continue;
+            const Tensor& x = g_.tensor(t);
+            if (x.isParameter() && dtypeIsFloating(x.dtype) && !x.value) uses[t].emplace_back(n, int(i));
+        }
+    }
+    for (auto& [t, u] : uses)
+        if (u.size() > 1) sharedWeights_.emplace(t, std::move(u));
 }
 
 double CostModel::replicaBytes(TensorId t) const
@@ -44,6 +65,109 @@ double CostModel::collectiveTime(CollectiveKind k, double fullBytes, MeshAxis ax
     return steps * link.latency + wire / link.bandwidth;
 }
 
+double CostModel::gradientSyncTime(double gradBytes, double bandwidthTime, double compute) const
+{
+    if (mesh_.dp <= 1 || gradBytes <= 0) return 0;
+    const LinkSpec link = axisLink(cluster_, mesh_, MeshAxis::Dp);
+    const double steps = 2.0 * (mesh_.dp - 1);
+    const double buckets = std::ceil(gradBytes / kDdpBucketBytes);
+    const double whole = buckets * steps * link.latency + bandwidthTime;
+    const double lastBytes = gradBytes - (buckets - 1) * kDdpBucketBytes;
+    const double last = steps * link.latency + collectiveWireBytes(CollectiveKind::AllReduce, lastBytes, mesh_.dp) / link.bandwidth;
+    const double backward = compute * options_.backwardFactor / (1 + options_.backwardFactor);
+    return std::max(last, whole - backward);
+}
+
+CostTerms CostTerms::scaled(double f) const
+{
+    CostTerms c = *this;
+    c.compute *= f;
+    c.tpComm *= f;
+    c.dpComm *= f;
+    c.commBytes *= f;
+    c.weightMemory *= f;
+    c.activationMemory *= f;
+    c.dpGradBytes *= f;
+    return c;
+}
+
+int CostModel::weightUses(TensorId t) const
+{
+    const auto it = sharedWeights_.find(t);
+    return it == sharedWeights_.end() ? 1 : int(it->second.size());
+}
+
+CostTerms CostModel::weightUseCost(TensorId t, const TensorLayout& l, bool splitCompute, bool buffer) const
+{
+    CostTerms c;
+    const Tensor& x = g_.tensor(t);
+    const double elems = double(x.storedElements() > 0 ? x.storedElements() : x.shape.numElementsOr(1));
+    const double shard = l.kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
+    if (buffer) { // running statistics: fp32, no gradient, no optimizer state
+        c.weightMemory = elems * shard * 4;
+        return c;
+    }
+    c.weightMemory = elems * shard * options_.bytesPerParam;
+    double wire = 0;
+    if (mesh_.dp > 1) {
+        // Latency is paid per DDP bucket, for the whole plan (gradientSyncTime).
+        const double grad = elems * shard * elemBytes_;
+        wire = collectiveWireBytes(CollectiveKind::AllReduce, grad, mesh_.dp);
+        c.dpComm += wire / axisLink(cluster_, mesh_, MeshAxis::Dp).bandwidth;
+        c.dpGradBytes += grad;
+        c.commBytes += wire;
+    }
+    if (splitCompute && l.kind == TensorLayout::R) { // weight used whole by split compute: partial gradient
+        c.tpComm += collectiveTime(CollectiveKind::AllReduce, elems * elemBytes_, MeshAxis::Tp, &wire);
+        c.commBytes += wire;
+    }
+    return c;
+}
+
+CostTerms CostModel::sharedWeightCost(TensorId t, const std::vector<std::pair<TensorLayout, bool>>& uses) const
+{
+    const Tensor& x = g_.tensor(t);
+    const double elems = double(x.storedElements() > 0 ? x.storedElements() : x.shape.numElementsOr(1));
+    const double bytes = elems * elemBytes_;
+    auto dpSync = [&](CostTerms& c, double grad) {
+        if (mesh_.dp <= 1) return;
+        const double wire = collectiveWireBytes(CollectiveKind::AllReduce, grad, mesh_.dp);
+        c.dpComm += wire / axisLink(cluster_, mesh_, MeshAxis::Dp).bandwidth;
+        c.dpGradBytes += grad;
+        c.commBytes += wire;
+    };
+    // Kept replicated: every use reads it in place (a split use slices it); the uses' partial
+    // gradients are summed locally and all-reduced over tp once.
+    CostTerms replicated;
+    replicated.weightMemory = elems * options_.bytesPerParam;
+    dpSync(replicated, bytes);
+    bool partial = false;
+    const TensorLayout* sharded = nullptr;
+    for (const auto& [layout, split] : uses) {
+        partial = partial || split || layout.kind != TensorLayout::R;
+        if (layout.kind == TensorLayout::S && !sharded) sharded = &layout;
+    }
+    double wire = 0;
+    if (partial) {
+        replicated.tpComm += collectiveTime(CollectiveKind::AllReduce, bytes, MeshAxis::Tp, &wire);
+        replicated.commBytes += wire;
+    }
+    if (!sharded) return replicated;
+    // Stored sharded, gathered once a step: one all-gather forward, one reduce-scatter of the
+    // summed gradient backward; the gathered copy is kept for the backward.
+    CostTerms gathered;
+    gathered.weightMemory = elems / mesh_.tp * options_.bytesPerParam;
+    gathered.activationMemory = bytes;
+    dpSync(gathered, bytes / mesh_.tp);
+    gathered.tpComm += collectiveTime(CollectiveKind::AllGather, bytes, MeshAxis::Tp, &wire);
+    gathered.commBytes += wire;
+    gathered.tpComm += collectiveTime(CollectiveKind::ReduceScatter, bytes, MeshAxis::Tp, &wire);
+    gathered.commBytes += wire;
+    const bool gatherWins = gathered.time() < replicated.time() ||
+                            (gathered.time() == replicated.time() && gathered.memory() < replicated.memory());
+    return gatherWins ? gathered : replicated;
+}
+
 CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
 {
     const Node& n = g_.node(id);
@@ -56,17 +180,11 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
         if (t == kNoTensor) continue;
         const Tensor& x = g_.tensor(t);
         if (!dtypeIsFloating(x.dtype) || x.value) continue;
-        const double shard = s.inputs[i].kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
         if (x.isParameter()) {
-            const double elems = double(x.storedElements() > 0 ? x.storedElements() : x.shape.numElementsOr(1));
-            c.weightMemory += elems * shard * options_.bytesPerParam;
-            double wire = 0;
-            c.dpComm += collectiveTime(CollectiveKind::AllReduce, elems * shard * elemBytes_, MeshAxis::Dp, &wire);
-            c.commBytes += wire;
-            if (split && s.inputs[i].kind == TensorLayout::R) { // weight used whole by split compute
-                c.tpComm += collectiveTime(CollectiveKind::AllReduce, elems * elemBytes_, MeshAxis::Tp, &wire);
-                c.commBytes += wire;
-            }
+            // A weight read by several nodes (tied embeddings, one layer applied N times) is one
+            // tensor: each use carries its share, so uses in one layout sum to the weight once,
+            // and the report settles uses in different layouts (sharedWeightCost).
+            c += weightUseCost(t, s.inputs[i], split, isBufferInput(n, i)).scaled(1.0 / weightUses(t));
         } else if (split && s.inputs[i].kind == TensorLayout::R && x.kind == TensorKind::Activation) {
             double wire = 0;
             c.tpComm += collectiveTime(CollectiveKind::AllReduce, replicaBytes(t), MeshAxis::Tp, &wire);
@@ -116,10 +234,47 @@ CostReport reportFromNodeCosts(const ShardingPlan& plan, const CostModel& model,
         const CostTerms c = model.reshardCost(rs.tensor, rs.from, rs.to);
         (rs.consumer == kNoNode ? outputs : r.perNode[size_t(rs.consumer)]) += c;
     }
+    settleSharedWeights(r.perNode, plan, model);
+    finishReport(r, plan, model, outputs, folded);
+    return r;
+}
+
+void settleSharedWeights(std::vector<CostTerms>& perNode, const ShardingPlan& plan, const CostModel& model)
+{
+    for (const auto& [t, uses] : model.sharedWeights()) {
+        std::vector<std::pair<TensorLayout, bool>> layouts;
+        bool differ = false;
+        CostTerms shares;
+        for (const auto& [n, i] : uses) {
+            const OpStrategy& s = plan.nodes[size_t(n)];
+            if (size_t(i) >= s.inputs.size()) continue;
+            layouts.emplace_back(s.inputs[size_t(i)], s.computeFraction < 1);
+            differ = differ || !(layouts.front().first == layouts.back().first) || layouts.front().second != layouts.back().second;
+            shares += model.weightUseCost(t, layouts.back().first, layouts.back().second, false).scaled(1.0 / double(uses.size()));
+        }
+        if (!differ) continue;
+        CostTerms delta = model.sharedWeightCost(t, layouts);
+        delta += shares.scaled(-1);
+        perNode[size_t(uses.front().first)] += delta;
+    }
+}
+
+void finishReport(CostReport& r, const ShardingPlan& plan, const CostModel& model, const CostTerms& outputs,
+                  const FoldedGraph* folded)
+{
+    r.total = {};
     for (const CostTerms& c : r.perNode) r.total += c;
     r.total += outputs;
+    r.total.dpComm = model.gradientSyncTime(r.total.dpGradBytes, r.total.dpComm, r.total.compute);
+    double unsplit = 0, split = 0; // compute a device would do with the node whole, and does
+    for (size_t n = 0; n < r.perNode.size() && n < plan.nodes.size(); ++n) {
+        const double fraction = plan.nodes[n].computeFraction;
+        split += r.perNode[n].compute;
+        unsplit += fraction > 0 ? r.perNode[n].compute / fraction : r.perNode[n].compute;
+    }
+    r.effectiveDevices = split > 0 ? model.mesh().dp * unsplit / split : double(model.mesh().size());
     if (folded) {
-        r.perBlock.resize(folded->chain.size());
+        r.perBlock.assign(folded->chain.size(), CostTerms{});
         for (size_t b = 0; b < folded->chain.size(); ++b) {
             const BlockRef& ref = folded->chain[b];
             for (NodeId n : folded->classes[size_t(ref.classId)].instances[size_t(ref.instance)].nodes)
@@ -127,24 +282,55 @@ CostReport reportFromNodeCosts(const ShardingPlan& plan, const CostModel& model,
         }
     }
     r.fits = r.total.memory() <= model.cluster().memoryBytes;
-    return r;
 }
 
 Status checkBatchSplit(const Graph& g, const DeviceMesh& mesh)
 {
     if (mesh.dp <= 1) return Status::success();
-    TensorId widest = kNoTensor;
-    for (TensorId t : g.inputs) {
-        const Shape& s = g.tensor(t).shape;
-        if (s.rank() < 1 || !s.dims[0].isKnown()) continue;
-        if (widest == kNoTensor || s.dims[0].value > g.tensor(widest).shape.dims[0].value) widest = t;
-    }
-    if (widest == kNoTensor) return Status::success();
-    const int64_t batch = g.tensor(widest).shape.dims[0].value;
-    if (batch % mesh.dp == 0) return Status::success();
+    const BatchAxis& b = g.batch;
+    const std::string prefix = "mesh " + mesh.toString() + ": data parallelism (dp " + std::to_string(mesh.dp) + ") ";
+    if (!b.found())
+        return Status::failure(prefix + "needs the model's batch axis, and " +
+                               (b.probed ? "there is none: " + b.why
+                                         : std::string("it was not probed (import the model with a batch, e.g. --batch N)")));
+    if (b.size <= 0 || b.size % mesh.dp == 0) return Status::success();
+    const auto& [input, axis] = b.inputs.front();
     return Status::failure("mesh " + mesh.toString() + ": the data-parallel degree " + std::to_string(mesh.dp) +
-                           " does not divide the batch " + std::to_string(batch) + " (dimension 0 of input '" +
-                           g.tensor(widest).name + "'); each replica must get whole samples");
+                           " does not divide the batch " + std::to_string(b.size) + " (axis " + std::to_string(axis) +
+                           " of input '" + g.tensor(input).name + "'); each replica must get whole samples");
+}
+
+Status checkWorkloadBound(const Graph& g)
+{
+    // The workload is what the inputs say; a symbol only an output carries (a detector's box
+    // count, named by the exporter) is data-dependent and no binding can state it.
+    std::set<std::string> workload;
+    for (TensorId t : g.inputs)
+        for (const Dim& d : g.tensor(t).shape.dims)
+            if (d.isSymbolic()) workload.insert(d.symbol);
+    std::map<std::string, TensorId> unbound; // dim -> first tensor carrying it
+    auto scan = [&](TensorId t) {
+        if (t == kNoTensor) return;
+        for (const Dim& d : g.tensor(t).shape.dims)
+            if (d.isSymbolic() && workload.count(d.symbol)) unbound.emplace(d.symbol, t);
+    };
+    for (const Node& n : g.nodes) {
+        for (TensorId t : n.inputs) scan(t);
+        for (TensorId t : n.outputs) scan(t);
+    }
+    if (unbound.empty()) return Status::success();
+    std::string list, flags;
+    for (const auto& [dim, t] : unbound) {
+        list += (list.empty() ? "'" : ", '") + dim + "' (tensor '" + g.tensor(t).name + "' " + g.tensor(t).shape.toString() + ")";
+        flags += (flags.empty() ? "--dim " : " --dim ") + dim + "=N";
+    }
+    const std::string model = g.sourcePath.empty() ? g.name : g.sourcePath;
+    return Status::failure("model '" + model + "': the step's cost depends on " +
+                           (unbound.size() == 1 ? std::string("a dim that is not bound: ") : "dims that are not bound: ") + list +
+                           "; bind " + (unbound.size() == 1 ? "it" : "them") + " (" + flags +
+                           (g.batch.found() && !g.batch.symbol.empty() ? ", or --batch N for '" + g.batch.symbol + "'"
+                                                                         : std::string(", or --batch N for the batch axis")) +
+                           ") so the plan is for a stated workload");
 }
 
 } // namespace tapas

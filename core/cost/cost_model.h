@@ -9,6 +9,8 @@
 #include "core/shard/sharding_plan.h"
 
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace tapas {
@@ -22,12 +24,15 @@ struct CostOptions {
 struct CostTerms {
     double compute = 0;    // s
     double tpComm = 0;     // s, tensor-parallel collectives, forward and backward
-    double dpComm = 0;     // s, gradient all-reduce over the data-parallel axis
+    double dpComm = 0;     // s, gradient all-reduce over the data-parallel axis (a node's: bandwidth
+                           // only; a plan's: DDP's buckets, less what overlaps the backward)
+    double dpGradBytes = 0; // bytes of gradients each replica all-reduces over dp
     double commBytes = 0;  // bytes each device sends per step
     double weightMemory = 0;     // bytes: weights + gradients + optimizer state
     double activationMemory = 0; // bytes kept for backward
 
     double time() const { return compute + tpComm + dpComm; }
+    CostTerms scaled(double f) const; // every term times f
     double memory() const { return weightMemory + activationMemory; }
     CostTerms& operator+=(const CostTerms& o);
 };
@@ -40,8 +45,26 @@ public:
     // input of a split op gets a partial gradient), the dp gradient sync of its weights, and
     // the memory of its weights and kept outputs.
     CostTerms nodeCost(NodeId n, const OpStrategy& s) const;
+    // One use of parameter t in layout l, by compute split over tp or not, costed as if it were
+    // the weight's only use: its memory, dp gradient sync and the tp all-reduce of its partial
+    // gradient. `buffer`: a running statistic (no gradient, no optimizer state).
+    CostTerms weightUseCost(TensorId t, const TensorLayout& l, bool splitCompute, bool buffer) const;
+    // Nodes (and input slots) reading t, when it is a parameter read more than once; 1 otherwise.
+    int weightUses(TensorId t) const;
+    const std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>>& sharedWeights() const { return sharedWeights_; }
+    // A shared weight whose uses want different layouts (layout, split compute), costed once for
+    // the step: kept replicated (each use reads or slices it; one tp all-reduce of the summed
+    // partial gradient), or stored sharded and gathered once (an all-gather forward, a
+    // reduce-scatter backward), whichever is faster.
+    CostTerms sharedWeightCost(TensorId t, const std::vector<std::pair<TensorLayout, bool>>& uses) const;
     // Changing tensor t's layout, forward and backward.
     CostTerms reshardCost(TensorId t, const TensorLayout& from, const TensorLayout& to) const;
+    // PyTorch DDP's gradient sync for a whole step: `gradBytes` in buckets of kDdpBucketBytes,
+    // each all-reduced as soon as its gradients are ready, so it runs under the backward of the
+    // layers still to go; what is exposed is the part that outlasts the backward, and never less
+    // than the last bucket, which waits for the backward to end. `bandwidthTime` is the sum of
+    // the nodes' bandwidth terms (their dpComm).
+    double gradientSyncTime(double gradBytes, double bandwidthTime, double compute) const;
     // One collective over a mesh axis, on a tensor whose unsplit per-replica size is fullBytes.
     double collectiveTime(CollectiveKind k, double fullBytes, MeshAxis axis, double* wireBytes = nullptr) const;
 
@@ -59,13 +82,21 @@ private:
     CostOptions options_;
     double flopRate_ = 1;
     int elemBytes_ = 2;
+    std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> sharedWeights_;
 };
+
+// DDP's default bucket_cap_mb.
+inline constexpr double kDdpBucketBytes = 25.0 * 1024 * 1024;
 
 struct CostReport {
     CostTerms total;
     std::vector<CostTerms> perNode;  // indexed by NodeId, reshards charged to their consumer
     std::vector<CostTerms> perBlock; // indexed by block in FoldedGraph::chain (when folded)
     bool fits = true;                // total memory within the device's memory
+    // The devices' worth of work the plan does: dp x (compute unsplit / compute per device). A
+    // tensor-parallel group that splits nothing computes the same thing on each of its devices,
+    // so a 1x8 plan that splits nothing does the work of 1 device, not 8.
+    double effectiveDevices = 1;
 };
 
 CostReport evaluatePlan(const ShardingPlan& plan, const CostModel& model, const FoldedGraph* folded = nullptr);
@@ -75,9 +106,15 @@ CostReport evaluatePlan(const ShardingPlan& plan, const CostModel& model, const 
 CostReport reportFromNodeCosts(const ShardingPlan& plan, const CostModel& model, std::vector<CostTerms> perNode,
                                const FoldedGraph* folded = nullptr);
 
-// Data parallelism hands each replica whole samples: dp must divide the batch (dimension 0 of
-// the graph inputs; the largest one where they differ). The error names the input and the mesh.
-// Inputs whose batch is symbolic are not checked.
+// Data parallelism hands each replica whole samples of the batch axis the importer's probe found
+// (Graph::batch): dp must divide the batch. The error names the input, its axis and the mesh, or
+// why the model has no batch axis. A batch still symbolic is left to checkWorkloadBound.
 Status checkBatchSplit(const Graph& g, const DeviceMesh& mesh);
+
+// The cost of a step depends on every dim of the tensors the nodes read and write: a symbolic
+// input dim left unbound would be counted as 1 and cost a workload nobody asked for. Fails naming
+// each such dim with a tensor that carries it. (Output-only symbols, data-dependent sizes such as
+// a detector's box count, cannot be bound and are not asked for.)
+Status checkWorkloadBound(const Graph& g);
 
 } // namespace tapas

@@ -70,6 +70,19 @@ struct Node {
 // Derives a node's name scope from its name: "/encoder/layer.3/attn/MatMul" -> "/encoder/layer.3/attn".
 std::string scopeFromNodeName(std::string_view nodeName);
 
+// Which axis of the run-time inputs is the batch, as the importer's probe found it (each
+// candidate axis is doubled and the model imported again: the batch is the one axis that grows
+// every graph output, no weight and no tensor along more than one axis). Data parallelism
+// splits exactly these axes; without one it cannot run, and `why` says what the probe saw.
+struct BatchAxis {
+    std::vector<std::pair<TensorId, int>> inputs; // run-time input and the axis that is its batch
+    std::string symbol;   // the symbolic dim the axis carries in the file, "" when fixed there
+    int64_t size = 0;     // the batch the graph is bound to, 0 while symbolic
+    bool probed = false;  // the probe ran (import with ImportOptions::probeBatch, --batch or a bound dim)
+    std::string why;      // when `inputs` is empty: why no axis qualified
+    bool found() const { return !inputs.empty(); }
+};
+
 class Graph {
 public:
     std::string name;
@@ -84,8 +97,9 @@ public:
     std::vector<TensorId> inputs;  // run-time inputs (initializers excluded)
     std::vector<TensorId> outputs;
     std::vector<std::string> warnings;
-    // The file's batch symbol (dim 0 of the first run-time input, when symbolic), "" if none.
+    // The file's batch symbol (BatchAxis::symbol), "" when the batch is fixed or not found.
     std::string batchSymbol;
+    BatchAxis batch;
 
     TensorId findTensor(std::string_view tensorName) const; // kNoTensor if absent
     TensorId addTensor(Tensor t);                            // name must be unique

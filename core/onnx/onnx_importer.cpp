@@ -136,6 +136,43 @@ void warnShapeFill(const ShapeFillReport& fill, std::vector<std::string>& warnin
                        "data known only at run time or on unknown ops): " + listNames(fill.unknown));
 }
 
+// A --dim that names no symbolic dim of the file is a mistake (a typo, another model's dim):
+// refused, listing the dims the file has, so a workload is never silently ignored.
+Status checkDimNames(const DimBindings& dims, const std::set<std::string>& fileSymbols, const std::string& name)
+{
+    std::vector<std::string> unknown;
+    for (const auto& [dim, value] : dims)
+        if (!fileSymbols.count(dim)) unknown.push_back(dim + "=" + std::to_string(value));
+    if (unknown.empty()) return Status::success();
+    std::string list, known;
+    for (const std::string& u : unknown) list += (list.empty() ? "--dim " : ", --dim ") + u;
+    for (const std::string& s : fileSymbols) known += (known.empty() ? "" : ", ") + s;
+    return Status::failure(name + ": " + list + (unknown.size() == 1 ? " matches" : " match") + " no symbolic dim of the model" +
+                           (known.empty() ? " (it has none; --batch re-batches a fixed-batch export)" : " (its symbolic dims: " + known + ")"));
+}
+
+// Whether `dims` binds a dim of a run-time input: the workload is being set, so the batch axis
+// is probed (one import per symbolic input dim) to know which dims a data-parallel replica splits.
+bool bindsInputDim(const onnx::GraphProto& graph, const DimBindings& dims)
+{
+    for (const auto& vi : graph.input()) {
+        if (!vi.type().has_tensor_type()) continue;
+        for (const auto& d : vi.type().tensor_type().shape().dim())
+            if (d.has_dim_param() && dims.count(d.dim_param())) return true;
+    }
+    return false;
+}
+
+bool leavesInputDimOpen(const onnx::GraphProto& graph, const DimBindings& dims)
+{
+    for (const auto& vi : graph.input()) {
+        if (!vi.type().has_tensor_type()) continue;
+        for (const auto& d : vi.type().tensor_type().shape().dim())
+            if (d.has_dim_param() && !dims.count(d.dim_param())) return true;
+    }
+    return false;
+}
+
 Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, const std::string& baseDir,
                            const ImportOptions& options)
 {
@@ -164,20 +201,31 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     for (const std::string& d : topo->dangling) warnings.push_back(d);
 
     const std::set<std::string> fileSymbols = collectFileSymbols(model);
-    const std::string batchSymbol = protoBatchSymbol(model.graph());
-    // Weight bytes are gone by now, so this copy is shapes and small constants only.
-    std::optional<onnx::ModelProto> unbound;
-    if (!batchSymbol.empty() && options.dims.count(batchSymbol)) unbound = model;
-    bindProtoDims(model, options.dims);
-    const std::vector<ClearedOutputDim> clearedOutputDims = clearOutputOnlySymbols(model);
-    for (const auto& [dim, value] : options.dims) {
-        if (!fileSymbols.count(dim)) {
-            std::string known;
-            for (const std::string& s : fileSymbols) known += (known.empty() ? "" : ", ") + s;
-            warnings.push_back("--dim " + dim + "=" + std::to_string(value) + " matches no symbolic dim of " +
-                               name + (known.empty() ? " (it has none)" : " (its symbolic dims: " + known + ")"));
+    if (Status s = checkDimNames(options.dims, fileSymbols, name); !s) return Result<Graph>::failure(s.error);
+    DimBindings dims = options.dims;
+    std::optional<BatchProbe> probe;
+    // Probing costs an import per candidate axis; with input dims still open no plan can be made
+    // (the search asks for them first), so a plain probeBatch waits until they are bound.
+    if (options.batch > 0 || bindsInputDim(model.graph(), dims) || (options.probeBatch && !leavesInputDimOpen(model.graph(), dims))) {
+        progress(0.37, "probing the batch axis");
+        probe = probeBatchAxis(model, dims, options.probeBatch || options.batch > 0, drops, fileSymbols);
+        if (cancelled()) return Result<Graph>::failure("cancelled");
+    }
+    if (options.batch > 0) {
+        if (!probe->found())
+            return Result<Graph>::failure(name + ": cannot re-batch to " + std::to_string(options.batch) + ": " + probe->why);
+        if (!probe->symbol.empty()) {
+            const auto bound = dims.find(probe->symbol);
+            if (bound != dims.end() && bound->second != options.batch)
+                return Result<Graph>::failure(name + ": --batch " + std::to_string(options.batch) + " and --dim " + probe->symbol +
+                                              "=" + std::to_string(bound->second) + " bind the batch twice, to different values");
+            dims[probe->symbol] = options.batch;
+        } else {
+            setFixedBatch(model, *probe, options.batch);
         }
     }
+    bindProtoDims(model, dims);
+    const std::vector<ClearedOutputDim> clearedOutputDims = clearOutputOnlySymbols(model);
     if (cancelled()) return Result<Graph>::failure("cancelled");
 
     progress(0.4, "shape inference");
@@ -201,11 +249,10 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     if (cancelled()) return Result<Graph>::failure("cancelled");
 
     progress(0.9, "filling shapes");
-    bindDims(g, options.dims);
+    bindDims(g, dims);
     const ShapeFillReport fill = fillMissingShapes(g);
     restoreOutputSymbols(g, clearedOutputDims);
-    g.batchSymbol = batchSymbol;
-    if (unbound) markBatchScaledDims(g, std::move(*unbound), options.dims, drops, fileSymbols);
+    if (probe) applyBatchProbe(g, *probe, dims);
     warnUnknownOps(model, g, warnings);
     model.Clear();
     warnShapeFill(fill, warnings);

@@ -14,6 +14,13 @@ namespace tapas {
 struct ImportOptions {
     DimBindings dims;        // symbolic dim name -> value, applied before shape inference
     bool runChecker = true;  // onnx::checker problems become warnings, never silent
+    // Find the batch axis (Graph::batch) by probing, fixed input axes included, once no input dim
+    // is left open. The probe also runs whenever an input dim is bound or `batch` is set.
+    bool probeBatch = false;
+    // Re-batch: bind the probed batch axis to this many samples (0 = as the file or `dims` say).
+    // A fixed-batch export is re-batched through its inputs; the probe has checked that no size
+    // in the graph bakes the batch in. An error when no axis qualifies, naming why.
+    int64_t batch = 0;
     Progress progress;
 };
 

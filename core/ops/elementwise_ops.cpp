@@ -29,6 +29,17 @@ using FloatFn = std::function<double(const std::vector<double>&)>;
 
 std::vector<OpStrategy> plainElementwise(const ShardContext& c) { return elementwiseStrategies(c); }
 
+// Identity of a weight is how exporters alias one weight read by several layers (equal
+// initializers merged): the alias stays whole like the weight, and each use takes its own layout
+// from it. Split here, it would be laid out once by the first layer and resharded at every use
+// in later blocks, and the stitch, which carries every such alias across the blocks, loses the
+// plan that keeps them whole.
+std::vector<OpStrategy> identityStrategies(const ShardContext& c)
+{
+    if (c.isWeight(0)) return {};
+    return elementwiseStrategies(c);
+}
+
 // Ops the elementwise rule would fit but that were never given it; kept replicated so that
 // plans stay what they were until the rule is checked on them.
 Sharding noRuleYet() { return Sharding::replicated("no rule yet (the elementwise rule would fit)"); }
@@ -236,7 +247,7 @@ void registerUnary(OpRegistry& r)
         foldValues(c, 1, t, [](const I& v) { return v[0]; }, [](const F& v) { return v[0]; },
                    [](const std::vector<SymInt>& v) { return v[0]; });
     };
-    r.add({"Identity", [=](ShapeContext& c) { passThrough(c, c.inType(0)); }, perOutputFlops(0), plainElementwise});
+    r.add({"Identity", [=](ShapeContext& c) { passThrough(c, c.inType(0)); }, perOutputFlops(0), identityStrategies});
     r.add({"Cast", [=](ShapeContext& c) {
                passThrough(c, dtypeFromOnnx(int32_t(c.node().attrInt("to", 0))));
            }, perOutputFlops(0), plainElementwise});

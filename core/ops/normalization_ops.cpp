@@ -94,7 +94,9 @@ void skipLayerNormRule(ShapeContext& c)
 
 void registerNormalizationOps(OpRegistry& r)
 {
-    r.add({"BatchNormalization", batchNormRule, perInputFlops(4), channelwiseStrategies});
+    OpDef batchNorm{"BatchNormalization", batchNormRule, perInputFlops(4), channelwiseStrategies};
+    batchNorm.bufferInputs = {3, 4}; // running mean and variance
+    r.add(std::move(batchNorm));
     r.add({"InstanceNormalization", sameAsInput0, perInputFlops(8), channelwiseStrategies});
     r.add({"LRN", sameAsInput0, perOutputFlops(1), channelwiseStrategies});
     r.add({"LayerNormalization", layerNormRule, perInputFlops(8), layerNormStrategies});

@@ -250,5 +250,13 @@ OpCost nodeCost(const Graph& g, const Node& n)
     return c;
 }
 
-} // namespace tapas
+bool isBufferInput(const Node& n, size_t i)
+{
+    const OpDef* def = OpRegistry::instance().find(n.opType);
+    if (!def) return false;
+    for (int b : def->bufferInputs)
+        if (size_t(b) == i) return true;
+    return false;
+}
 
+} // namespace tapas

@@ -113,7 +113,13 @@ struct OpDef {
     CostRule cost;
     Sharding sharding;
     std::string family = {}; // the family file that registered it (set by the registry)
+    // Inputs that are buffers, not parameters (BatchNorm's running statistics): stored with the
+    // model but never trained, so they have no gradient to all-reduce and no optimizer state.
+    std::vector<int> bufferInputs = {};
 };
+
+// Whether input `i` of `n` is a buffer of its op (OpDef::bufferInputs).
+bool isBufferInput(const Node& n, size_t i);
 
 class OpRegistry {
 public:

@@ -1,9 +1,11 @@
 // PlanEditor: a user's override changes a few nodes' strategies; only the collectives on edges
 // into those nodes and into their consumers change, so only those nodes' cost terms are
-// recomputed. The totals are then re-summed over the per-node terms in node order (a few
-// thousand additions): summing in evaluatePlan's order keeps the edited report bit-for-bit equal
-// to a from-scratch evaluatePlan, which adding and subtracting deltas would not.
+// recomputed. The plan-level terms (shared weights, the gradient sync) and the totals are then
+// redone over the per-node terms in node order (a few thousand additions): evaluatePlan's order,
+// which keeps the edited report bit-for-bit equal to a from-scratch evaluatePlan.
 #include "core/plan/plan_editor.h"
+
+#include "core/cost/cost_report.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -34,20 +36,11 @@ struct PlanEditor::Impl {
     ShardingPlan plan;
     ShardingPlan base; // the plan the editor started from: undoing back to it clears the mark
     CostReport report;
+    std::vector<CostTerms> raw; // per node: its cost and its collectives, before the plan-level settlement
     CostTerms outputsCost; // reshards of graph outputs (charged to no node)
     std::vector<StrategyOverride> overrides;
-    std::vector<std::vector<int>> chainIndex; // [class][instance] -> index in folded->chain
 
     Impl(const Graph& graph, const FoldedGraph* f, const CostModel& m) : g(graph), folded(f), model(m) {}
-
-    int blockOf(NodeId n) const
-    {
-        if (!folded || size_t(n) >= folded->nodeRef.size()) return -1;
-        const NodeBlockRef& r = folded->nodeRef[size_t(n)];
-        if (r.classId < 0 || size_t(r.classId) >= chainIndex.size()) return -1;
-        const std::vector<int>& ci = chainIndex[size_t(r.classId)];
-        return r.instance >= 0 && size_t(r.instance) < ci.size() ? ci[size_t(r.instance)] : -1;
-    }
 
     // The strategy of n named `name`. Some rules give two strategies one name (a batched MatMul
     // splitting either of two batch dims is "batch" both times): prefer the one the base plan
@@ -131,36 +124,32 @@ struct PlanEditor::Impl {
 
     void recost(const std::vector<NodeId>& affected)
     {
-        for (NodeId n : affected) report.perNode[size_t(n)] = model.nodeCost(n, plan.nodes[size_t(n)]);
+        for (NodeId n : affected) raw[size_t(n)] = model.nodeCost(n, plan.nodes[size_t(n)]);
         // Reshards of one consumer are contiguous and in input order: the same additions
         // evaluatePlan makes. Binary search for each affected consumer's run.
         auto byConsumer = [](const Reshard& r, NodeId n) { return r.consumer != kNoNode && r.consumer < n; };
         for (NodeId n : affected) {
             auto it = std::lower_bound(plan.reshards.begin(), plan.reshards.end(), n, byConsumer);
             for (; it != plan.reshards.end() && it->consumer == n; ++it)
-                report.perNode[size_t(n)] += model.reshardCost(it->tensor, it->from, it->to);
+                raw[size_t(n)] += model.reshardCost(it->tensor, it->from, it->to);
         }
         outputsCost = {};
         for (const Reshard& r : plan.reshards)
             if (r.consumer == kNoNode) outputsCost += model.reshardCost(r.tensor, r.from, r.to);
-        if (folded && !report.perBlock.empty()) {
-            std::vector<int> blocks;
-            for (NodeId n : affected)
-                if (int b = blockOf(n); b >= 0) blocks.push_back(b);
-            std::sort(blocks.begin(), blocks.end());
-            blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
-            for (int b : blocks) {
-                const BlockRef& ref = folded->chain[size_t(b)];
-                CostTerms sum;
-                for (NodeId n : folded->classes[size_t(ref.classId)].instances[size_t(ref.instance)].nodes)
-                    sum += report.perNode[size_t(n)];
-                report.perBlock[size_t(b)] = sum;
-            }
-        }
-        report.total = {};
-        for (const CostTerms& c : report.perNode) report.total += c;
-        report.total += outputsCost;
-        report.fits = report.total.memory() <= model.cluster().memoryBytes;
+        // A shared weight's settlement and the step's gradient sync span the whole plan: redone
+        // over every node (a few thousand additions), in evaluatePlan's order.
+        report.perNode = raw;
+        settleSharedWeights(report.perNode, plan, model);
+        finishReport(report, plan, model, outputsCost, folded && !report.perBlock.empty() ? folded : nullptr);
+    }
+
+    // Every node's own cost and collectives, as recost keeps them.
+    void recostAll()
+    {
+        raw.assign(g.nodes.size(), CostTerms{});
+        std::vector<NodeId> all(g.nodes.size());
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) all[size_t(n)] = n;
+        recost(all);
     }
 };
 
@@ -168,21 +157,11 @@ PlanEditor::PlanEditor(const Graph& g, const FoldedGraph* folded, const CostMode
                        std::vector<StrategyOverride> overrides)
     : d(std::make_unique<Impl>(g, folded, model))
 {
-    if (folded) {
-        d->chainIndex.resize(folded->classes.size());
-        for (size_t b = 0; b < folded->chain.size(); ++b) {
-            const BlockRef& r = folded->chain[b];
-            std::vector<int>& ci = d->chainIndex[size_t(r.classId)];
-            if (ci.size() <= size_t(r.instance)) ci.resize(size_t(r.instance) + 1, -1);
-            ci[size_t(r.instance)] = int(b);
-        }
-    }
     placeCollectives(g, initial);
     d->base = initial;
     d->plan = std::move(initial);
     d->report = evaluatePlan(d->plan, model, folded);
-    for (const Reshard& r : d->plan.reshards)
-        if (r.consumer == kNoNode) d->outputsCost += model.reshardCost(r.tensor, r.from, r.to);
+    d->recostAll();
     // Overrides from a saved project: re-applied (a no-op when the plan already has them);
     // one the model no longer allows is dropped with a warning rather than failing the load.
     for (const StrategyOverride& o : overrides) {

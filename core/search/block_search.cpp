@@ -242,6 +242,17 @@ std::unordered_map<NodeId, std::string> fixedStrategies(const SearchRequest& req
     return out;
 }
 
+namespace {
+
+bool readsSharedWeight(const CostModel& model, NodeId n)
+{
+    for (TensorId t : model.graph().node(n).inputs)
+        if (t != kNoTensor && model.weightUses(t) > 1) return true;
+    return false;
+}
+
+} // namespace
+
 PlanCandidate makeCandidate(StrategyTable& table, const std::vector<int>& choices, const FoldedGraph* folded)
 {
     const CostModel& model = table.model();
@@ -259,7 +270,10 @@ PlanCandidate makeCandidate(StrategyTable& table, const std::vector<int>& choice
         int c = choices[size_t(n)];
         if (c < 0 || c >= table.count(rep)) c = 0;
         strategies.push_back(table.strategy(rep, c));
-        perNode.push_back(table.cost(rep, c));
+        // A shared weight's share depends on the tensor a node really reads: an instance may read
+        // an exporter's alias where the representative reads the weight itself.
+        if (rep != n && (readsSharedWeight(model, n) || readsSharedWeight(model, rep))) perNode.push_back(model.nodeCost(n, strategies.back()));
+        else perNode.push_back(table.cost(rep, c));
     }
     PlanCandidate pc;
     pc.plan = buildPlan(g, model.mesh(), std::move(strategies));
@@ -311,8 +325,18 @@ Result<SearchResult> runBlockSearcher(const std::string& name, const SearchReque
     SearchResult r;
     r.searcher = name;
     r.uniqueBlocksSearched = bs.scopeSearches;
-    r.best = makeCandidate(table, bs.plans.front(), &folded);
-    for (size_t i = 1; i < bs.plans.size(); ++i) r.runnerUps.push_back(makeCandidate(table, bs.plans[i], &folded));
+    // The search ranks plans by the sum of their nodes' terms; the report adds what spans the plan
+    // (a shared weight's one cost, the DDP sync), which can reorder them: rank by the report.
+    std::vector<PlanCandidate> all;
+    for (const std::vector<int>& p : bs.plans) all.push_back(makeCandidate(table, p, &folded));
+    std::stable_sort(all.begin(), all.end(), [limit](const PlanCandidate& a, const PlanCandidate& b) {
+        const bool fa = a.report.total.memory() <= limit, fb = b.report.total.memory() <= limit;
+        if (fa != fb) return fa;
+        if (!fa) return a.report.total.memory() < b.report.total.memory();
+        return a.report.total.time() < b.report.total.time();
+    });
+    r.best = std::move(all.front());
+    for (size_t i = 1; i < all.size(); ++i) r.runnerUps.push_back(std::move(all[i]));
     r.feasible = r.best.report.total.memory() <= limit;
     r.warnings = table.warnings();
     for (std::string& w : headWarnings(*request.graph, request.mesh.tp)) r.warnings.push_back(std::move(w));

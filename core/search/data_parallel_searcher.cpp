@@ -17,6 +17,7 @@ public:
         if (!request.graph) return Result<SearchResult>::failure("search: no graph given");
         const auto start = std::chrono::steady_clock::now();
         const DeviceMesh mesh{request.cluster.deviceCount(), 1};
+        if (Status s = checkWorkloadBound(*request.graph); !s) return Result<SearchResult>::failure(s.error);
         if (Status s = checkBatchSplit(*request.graph, mesh); !s) return Result<SearchResult>::failure("data parallel: " + s.error);
         CostModel model(*request.graph, request.cluster, mesh, request.cost);
         DpConfig config;

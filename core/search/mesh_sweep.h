@@ -4,6 +4,9 @@
 // dialog so both pick the same plan for the same request.
 #include "core/search/searcher.h"
 
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace tapas {
@@ -15,6 +18,13 @@ namespace tapas {
 // plans of the whole sweep (its own mesh's runner-ups and the other meshes' plans, fitting the
 // memory limit first, then faster), at most request.runnerUps of them.
 Result<SearchResult> searchBestMesh(const Searcher& searcher, SearchRequest request, const std::vector<DeviceMesh>& meshes);
+
+// The sweep's word on a best plan whose tensor-parallel groups split nothing (each of their
+// devices computes the same thing): its effective device count, and why data parallelism does
+// not use those devices instead (the reason a mesh with more dp had no plan, e.g. a batch of 1,
+// or that it was slower). nullopt when the plan splits work over its tensor-parallel groups.
+std::optional<std::string> replicationWarning(const SearchResult& best, const std::vector<std::pair<DeviceMesh, std::string>>& failed,
+                                              const std::vector<std::pair<DeviceMesh, double>>& stepTimes);
 
 // Feasible before infeasible, then the shorter predicted step time.
 bool betterSearchResult(const SearchResult& a, const SearchResult& b);

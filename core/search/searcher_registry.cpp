@@ -27,6 +27,7 @@ Status validateRequest(const SearchRequest& request)
 {
     if (!request.graph) return Status::failure("search: no graph given");
     if (Status s = validateMesh(request.cluster, request.mesh, true); !s) return s;
+    if (Status s = checkWorkloadBound(*request.graph); !s) return s;
     if (Status s = checkBatchSplit(*request.graph, request.mesh); !s) return s;
     for (const StrategyOverride& f : request.fixed)
         if (f.node < 0 || f.node >= NodeId(request.graph->nodes.size()))

@@ -123,7 +123,38 @@ Result<Graph> zooGraph(const std::string& name, const ZooOptions& options)
     auto bytes = buildZooModel(name, options);
     if (!bytes.ok()) return Result<Graph>::failure(bytes.error());
     // The weights file is never written: the importer reports it absent, shapes are enough.
-    return importOnnxBytes(*bytes, "zoo:" + name, ".");
+    Result<Graph> g = importOnnxBytes(*bytes, "zoo:" + name, ".");
+    if (!g || options.batch <= 0) return g;
+    // A zoo model bakes its batch into its reshapes, as a fixed-batch export does, so the
+    // importer's probe cannot double it through the inputs; the zoo itself can. It builds the
+    // model again with twice the batch: the dims that doubled are the batch axes of the inputs and
+    // the dims of every tensor that scale with the batch.
+    ZooOptions twice = options;
+    twice.batch = options.batch * 2;
+    auto doubledBytes = buildZooModel(name, twice);
+    if (!doubledBytes.ok()) return Result<Graph>::failure(doubledBytes.error());
+    Result<Graph> doubled = importOnnxBytes(*doubledBytes, "zoo:" + name, ".");
+    if (!doubled) return Result<Graph>::failure(doubled.error());
+    g->batch = {};
+    g->batch.probed = true;
+    g->batch.size = options.batch;
+    for (Tensor& t : g->tensors) {
+        const TensorId d = doubled->findTensor(t.name);
+        if (d == kNoTensor || !t.shape.rankKnown || doubled->tensor(d).shape.rank() != t.shape.rank()) continue;
+        for (int i = 0; i < t.shape.rank() && i < 32; ++i) {
+            const Dim& a = t.shape.dims[size_t(i)];
+            const Dim& b = doubled->tensor(d).shape.dims[size_t(i)];
+            if (a.isKnown() && b.isKnown() && a.value > 0 && b.value == 2 * a.value) t.batchScaledDims |= 1u << i;
+        }
+    }
+    for (TensorId t : g->inputs)
+        for (int i = 0; i < g->tensor(t).shape.rank(); ++i)
+            if (g->tensor(t).batchScaledDims >> i & 1u) {
+                g->batch.inputs.emplace_back(t, i);
+                break;
+            }
+    if (g->batch.inputs.empty()) g->batch.why = "no input of the zoo model grows with its batch";
+    return g;
 }
 
 } // namespace tapas

@@ -271,7 +271,7 @@ int Run::exec()
     Graph localGraph;
     const Graph* local = &*global;
     if (dp > 1) {
-        const std::string& batch = unbound->batchSymbol;
+        const std::string& batch = global->batchSymbol;
         if (batch.empty() || !io.dims.count(batch))
             return failAll("model '" + o_.model + "': a data-parallel mesh (dp " + std::to_string(dp) +
                            ") needs a symbolic batch dimension on the inputs, bound by --dim or the plan");

@@ -100,12 +100,13 @@ private slots:
 
         tapas::ImportOptions io;
         io.dims = {{"batch", 16}, {"seq", 1024}};
+        io.probeBatch = true;
         tapas::Result<tapas::Graph> g = tapas::importOnnxFile(sampleGpt().toStdString(), io);
         QVERIFY2(g.ok(), g.error().c_str());
         tapas::SearchRequest request;
         request.graph = &*g;
         request.cluster = *tapas::loadClusterSpec("h100x16");
-        const std::vector<tapas::DeviceMesh> meshes = tapas::enumerateMeshes(request.cluster);
+        const std::vector<tapas::DeviceMesh> meshes = tapas::enumerateMeshes(request.cluster, true);
         QVERIFY(meshes.size() > 1);
         auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
         std::map<QString, double> stepTime;
@@ -168,6 +169,54 @@ private slots:
         Run cluster = runTapas({QStringLiteral("search"), sampleGpt(), QStringLiteral("--cluster"), path});
         QCOMPARE(cluster.exitCode, 2);
         QVERIFY2(cluster.err.contains("bad_cluster.json") && cluster.err.contains("devices_per_node"), cluster.err.constData());
+    }
+
+    // The workload is explicit: a --dim the model does not have is refused listing its dims, and
+    // a search whose cost depends on unbound dims stops naming them. With --json, stdout is JSON
+    // on failure too.
+    void workload_errors_name_the_dims_and_json_errors_are_json()
+    {
+        const QString a100 = QStringLiteral("a100x8");
+        const Run foo = runTapas({QStringLiteral("search"), sampleGpt(), QStringLiteral("--cluster"), a100, QStringLiteral("--dim"),
+                                  QStringLiteral("foo=3"), QStringLiteral("--dim"), QStringLiteral("batch=8")});
+        QCOMPARE(foo.exitCode, 2);
+        QVERIFY2(foo.err.contains("--dim foo=3") && foo.err.contains("batch, seq"), foo.err.constData());
+        const Run unbound = runTapas({QStringLiteral("search"), sampleGpt(), QStringLiteral("--cluster"), a100});
+        QCOMPARE(unbound.exitCode, 1);
+        QVERIFY2(unbound.err.contains("not bound") && unbound.err.contains("'batch'") && unbound.err.contains("'seq'"),
+                 unbound.err.constData());
+        QVERIFY2(unbound.out.isEmpty(), unbound.out.constData());
+        const Run json = runTapas({QStringLiteral("search"), sampleGpt(), QStringLiteral("--cluster"), a100, QStringLiteral("--json")});
+        QCOMPARE(json.exitCode, 1);
+        QJsonParseError pe;
+        const QJsonObject doc = QJsonDocument::fromJson(json.out, &pe).object();
+        QVERIFY2(pe.error == QJsonParseError::NoError, json.out.constData());
+        QVERIFY2(doc.value(QStringLiteral("error")).toString().contains(QStringLiteral("not bound")), json.out.constData());
+        QCOMPARE(doc.value(QStringLiteral("exit_code")).toInt(), 1);
+        const Run badJson = runTapas({QStringLiteral("search"), sampleGpt(), QStringLiteral("--cluster"), a100, QStringLiteral("--json"),
+                                      QStringLiteral("--dim"), QStringLiteral("foo=3")});
+        QCOMPARE(badJson.exitCode, 2);
+        QVERIFY2(QJsonDocument::fromJson(badJson.out).object().value(QStringLiteral("error")).toString().contains(QStringLiteral("foo=3")),
+                 badJson.out.constData());
+    }
+
+    // One sample a step on two nodes of 8: data parallelism cannot split it, so the only plans
+    // are on the 1x16 mesh, whose tensor-parallel group spans the nodes (at the inter-node cost).
+    void tensor_parallelism_may_span_nodes()
+    {
+        const Run r = runTapas({QStringLiteral("search"), sampleGpt(), QStringLiteral("--cluster"), QStringLiteral("h100x16"),
+                                QStringLiteral("--batch"), QStringLiteral("1"), QStringLiteral("--dim"), QStringLiteral("seq=1024"),
+                                QStringLiteral("--searchers"), QStringLiteral("tapas,megatron"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray plans = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("plans")).toArray();
+        QCOMPARE(plans.size(), 2);
+        for (const QJsonValue& v : plans) QCOMPARE(v.toObject().value(QStringLiteral("mesh")).toString(), QStringLiteral("1x16"));
+        // At one sample TAPAS keeps the small model whole on every device, and says so.
+        const QJsonObject tapas = plans.at(0).toObject();
+        QCOMPARE(tapas.value(QStringLiteral("effective_devices")).toDouble(), 1.0);
+        const QString warnings = QString::fromUtf8(QJsonDocument(tapas.value(QStringLiteral("warnings")).toArray()).toJson());
+        QVERIFY2(warnings.contains(QStringLiteral("computes the same thing")) && warnings.contains(QStringLiteral("does not divide the batch 1")),
+                 qPrintable(warnings));
     }
 };
 

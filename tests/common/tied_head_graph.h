@@ -46,7 +46,10 @@ inline Graph tiedHeadOnThreeLevels()
         const TensorId d = tensor("out" + l, {8, tokens, 64}, TensorKind::Activation);
         node("/head" + l + "/MatMul_1", "MatMul", {c, w2}, d);
         g.outputs.push_back(d);
+        g.batch.inputs.emplace_back(x, 0); // built by hand: the batch axis is declared, not probed
     }
+    g.batch.probed = true;
+    g.batch.size = 8;
     return g;
 }
 
