@@ -8,6 +8,7 @@
 #include "core/search/searcher.h"
 #include "core/shard/op_sharding.h"
 #include "tests/common/corpus.h"
+#include "tests/common/float_tensor.h"
 
 #include <QtTest>
 
@@ -110,13 +111,8 @@ private slots:
     void uses_in_different_layouts_are_settled_as_one_weight()
     {
         Graph g;
-        auto tensor = [&](const char* name, std::initializer_list<int64_t> dims, TensorKind kind) {
-            Tensor t;
-            t.name = name;
-            t.dtype = DType::Float32;
-            t.shape = Shape::of(dims);
-            t.kind = kind;
-            return g.addTensor(t);
+        auto tensor = [&](const char* name, std::vector<int64_t> dims, TensorKind kind) {
+            return tapas::testing::addFloatTensor(g, name, std::move(dims), kind);
         };
         const TensorId x = tensor("x", {64, 512}, TensorKind::Input);
         const TensorId w = tensor("W", {512, 512}, TensorKind::Weight);
