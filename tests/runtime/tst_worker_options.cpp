@@ -200,7 +200,7 @@ private Q_SLOTS:
         QTest::newRow("ema") << QStringList{"--ema", "1e400"} << "option --ema: '1e400' is not a number in [0, 1)";
         QTest::newRow("seed") << QStringList{"--seed", "-1"} << "option --seed: '-1' is not an integer in [0, 18446744073709551615]";
         QTest::newRow("staleness") << QStringList{"--staleness", "65"} << "option --staleness: '65' is not an integer in [0, 64]";
-        QTest::newRow("data") << QStringList{"--data", "ring9"} << "option --data: 'ring9' is not ring8, grid25, shapes or folder";
+        QTest::newRow("data") << QStringList{"--data", "ring9"} << "option --data: 'ring9' is not ring8, grid25, shapes, fashion-mnist or folder";
         QTest::newRow("switch word") << QStringList{"--async", "maybe"} << "unknown option 'maybe'";
         QTest::newRow("token") << QStringList{"--metrics-token", "t"}
                                << "option --metrics-token: the metrics token is not taken on the command line, where every "
