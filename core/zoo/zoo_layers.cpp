@@ -72,8 +72,10 @@ Val reshapeLead(OnnxBuilder& b, const Val& x, const std::vector<Dim>& lead, cons
     bool dynamic = false;
     for (const Dim& d : lead) dynamic = dynamic || !d.isKnown();
     if (!dynamic) {
-        Ints target;
-        for (const Dim& d : lead) target.push_back(d.value);
+        // The lead dims are x's own leading dims: 0 copies them (ONNX Reshape), so a fixed-size
+        // export still re-batches (the importer's batch probe doubles an input axis and needs
+        // every output to follow; a baked 8 would stop it here, as in exports that bake the batch).
+        Ints target(lead.size(), 0);
         target.insert(target.end(), tail.begin(), tail.end());
         return b.op("Reshape", {x, b.constInts(target)});
     }

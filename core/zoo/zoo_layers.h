@@ -29,7 +29,8 @@ Val rmsNorm(OnnxBuilder& b, const Val& x, int64_t dim, double eps);
 Val gelu(OnnxBuilder& b, const Val& x);
 
 // Reshape x to lead + tail. With a symbolic lead dim, the target is the Shape -> Gather ->
-// Unsqueeze -> Concat chain torch writes for `x.view(x.size()[:n] + tail)`; else a constant.
+// Unsqueeze -> Concat chain torch writes for `x.view(x.size()[:n] + tail)`; else a constant with
+// 0 (copy the input dim) for each lead dim, so fixed-size exports re-batch.
 Val reshapeLead(OnnxBuilder& b, const Val& x, const std::vector<Dim>& lead, const Ints& tail);
 Val unsqueeze(OnnxBuilder& b, const Val& x, const Ints& axes);
 // Size of dim `axis` of x as a 1-element int64 tensor (Shape -> Gather -> Unsqueeze).

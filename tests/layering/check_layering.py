@@ -74,7 +74,7 @@ PACKAGES = [
     ("/usr/local/cuda", "cuda"),
 ]
 # Single headers at the top of /usr/include that belong to a package, not to libc.
-TOP_LEVEL = {"mpi.h": "mpi", "mpi_portable_platform.h": "mpi", "nccl.h": "cuda"}
+TOP_LEVEL = {"mpi.h": "mpi", "mpi_portable_platform.h": "mpi", "nccl.h": "cuda", "zlib.h": "zlib", "zconf.h": "zlib"}
 
 # What allowing a package brings along (its own headers include these).
 IMPLIES = {"qt-gui": {"qt-core", "gl"}, "qt-widgets": {"qt-gui", "qt-core", "gl"}, "qt-network": {"qt-core"},
@@ -92,8 +92,9 @@ LIBRARIES = [
     ("launch", ["runtime/launch"], ["core", "runtime/protocol", "runtime/launch"],
      {"system", "json", "qt-core", "qt-network"}),
     ("cuda", ["runtime/cuda"], ["runtime/cuda"], {"system", "cuda"}),
+    # zlib: the worker reads Fashion-MNIST's gzip'd IDX files.
     ("runtime", ["runtime"], ["core", "runtime", "!runtime/launch"],
-     {"system", "json", "mpi", "torch", "cuda", "qt-core", "qt-gui"}),
+     {"system", "json", "mpi", "torch", "cuda", "qt-core", "qt-gui", "zlib"}),
     ("views", ["views"], ["core", "runtime/protocol", "views"], {"system", "json"} | QT_ALL),
     ("app", ["app"], ["core", "runtime/protocol", "runtime/launch", "views", "app", "tests/bench/bench.h"],
      {"system", "json"} | QT_ALL),
@@ -112,7 +113,7 @@ LIBRARIES = [
       "tests/core/onnx_test_models.h"],
      {"system", "json", "qt-test", "onnx", "protobuf"} | QT_ALL),
     ("tests/runtime", ["tests/runtime", "tests/gpu"], ["core", "runtime", "tests/runtime", "tests/gpu", "tests/common"],
-     {"system", "json", "qt-test", "mpi", "torch", "cuda"} | QT_ALL),
+     {"system", "json", "qt-test", "mpi", "torch", "cuda", "zlib"} | QT_ALL),
     ("tests/common", ["tests/common"], ["core", "runtime/protocol", "tests/common"], {"system", "json", "qt-test"} | QT_ALL),
 ]
 
