@@ -252,8 +252,11 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const QString whole = tmp.filePath(QStringLiteral("whole")), split = tmp.filePath(QStringLiteral("split"));
+        // No learning-rate decay: a decay runs over --steps, so a first launch of 40 steps would
+        // decay faster than the whole run of 60 and the two would differ before any resume.
         const QStringList common{QStringLiteral("--data"), QStringLiteral("ring8"), QStringLiteral("--checkpoint-every"),
-                                 QStringLiteral("20"), QStringLiteral("--loader-threads"), QStringLiteral("2")};
+                                 QStringLiteral("20"), QStringLiteral("--loader-threads"), QStringLiteral("2"),
+                                 QStringLiteral("--decay-g"), QStringLiteral("none"), QStringLiteral("--decay-d"), QStringLiteral("none")};
         const RunOutput a = runGan(2, whole, common + QStringList{QStringLiteral("--steps"), QStringLiteral("60")});
         QVERIFY2(a.exitCode == 0, (a.output + rankLogs(whole).toUtf8()).constData());
         const RunOutput b1 = runGan(2, split, common + QStringList{QStringLiteral("--steps"), QStringLiteral("40")});
