@@ -167,7 +167,9 @@ Result<std::unique_ptr<FashionQuality>> FashionQuality::open(const std::string& 
             d.net = Classifier();
         }
     }
-    Result<ImageSet> trainSet = loadFashionMnistSplit(dataDir, "train");
+    // The floor needs only the first 10,000 training images; all 60,000 (245 MB as floats) only
+    // when the classifier has to be trained.
+    Result<ImageSet> trainSet = loadFashionMnistSplit(dataDir, "train", loaded ? kFloorSamples : 0);
     if (!trainSet) return R::failure(trainSet.error());
     if (!loaded) {
         if (log) log("quality classifier: training on the 60,000 Fashion-MNIST training images (cached in " + cache + ")");

@@ -5,6 +5,7 @@
 #include "runtime/gan/gan_models.h" // torch first: Qt-free TU, but keep the house order
 
 #include "runtime/checkpoint_writer.h"
+#include "runtime/gan/fashion_mnist.h"
 #include "runtime/gan/fashion_quality.h"
 #include "runtime/gan/gan_checkpoint.h"
 #include "runtime/gan/gan_image_io.h"
@@ -501,7 +502,7 @@ void GanTrainer::evaluateImages(int stepsDone, GeneratorNet& gen)
     if (!quality_) return;
     constexpr int64_t kImages = 10000, kChunk = 500;
     std::vector<float> images;
-    images.reserve(size_t(kImages) * 32 * 32);
+    images.reserve(size_t(kImages) * kFashionMnistSide * kFashionMnistSide);
     {
         torch::NoGradGuard ng;
         auto rng = at::detail::createCPUGenerator(mixSeed(o_.seed, 0x1a6e5));
