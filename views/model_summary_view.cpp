@@ -55,7 +55,7 @@ QString joined(const std::vector<std::string>& items, const QString& sep)
 
 ModelSummaryView::ModelSummaryView(QWidget* parent)
     : QWidget(parent), stack_(new QStackedWidget(this)), placeholder_(new QLabel(this)),
-      title_(new QLabel(this)), path_(new QLabel(this)), ops_(new OpHistogramModel(this)),
+      title_(new QLabel(this)), path_(new QLabel(this)), runnable_(new QLabel(this)), ops_(new OpHistogramModel(this)),
       opsSorted_(new QSortFilterProxyModel(this)), inputs_(new TensorListModel(this)),
       outputs_(new TensorListModel(this)), warnings_(new QStandardItemModel(this))
 {
@@ -75,6 +75,10 @@ ModelSummaryView::ModelSummaryView(QWidget* parent)
     header->setSpacing(2);
     header->addWidget(title_);
     header->addWidget(path_);
+    runnable_->setObjectName(QStringLiteral("runnableLabel"));
+    runnable_->setWordWrap(true);
+    runnable_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    header->addWidget(runnable_);
 
     auto* tensors = new QSplitter(Qt::Vertical);
     inputsBox_ = buildTensorBox(inputs_, &inputsTable_);
@@ -298,11 +302,23 @@ QStringList ModelSummaryView::warnings() const
     return out;
 }
 
+QString ModelSummaryView::runnableText() const { return runnable_->text(); }
+
 void ModelSummaryView::fillFigures(const ModelSummary& s)
 {
     const QFileInfo file(QString::fromStdString(s.file));
     title_->setText(file.fileName().isEmpty() ? tr("Untitled model") : file.fileName());
     path_->setText(location_.isEmpty() ? QDir::toNativeSeparators(file.filePath()) : location_);
+    if (s.workerGaps.empty()) {
+        runnable_->setText(tr("Runnable by tapas-worker: yes"));
+    } else {
+        QStringList parts;
+        for (const WorkerGap& gap : s.workerGaps)
+            parts << tr("%1 (%n node(s), first '%2'): %3", nullptr, int(gap.nodes))
+                         .arg(QString::fromStdString(gap.opType), QString::fromStdString(gap.firstNode),
+                              QString::fromStdString(gap.why));
+        runnable_->setText(tr("Runnable by tapas-worker: no. %1").arg(parts.join(QStringLiteral("; "))));
+    }
 
     // Cards read at a glance: "124.4M", exact figures in the tooltips.
     figure(Figure::Nodes).value->setFullText(groupedCount(s.nodes));

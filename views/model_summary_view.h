@@ -48,6 +48,7 @@ public:
     TensorListModel* inputs() const { return inputs_; }
     TensorListModel* outputs() const { return outputs_; }
     QStringList warnings() const;
+    QString runnableText() const;
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -74,6 +75,7 @@ private:
     QLabel* placeholder_;
     QLabel* title_;
     QLabel* path_;
+    QLabel* runnable_; // whether tapas-worker runs the model, or what it lacks
     std::array<FigureWidgets, kFigureCount> figures_{};
     QGridLayout* figureGrid_ = nullptr;
     int figureColumns_ = 0;

@@ -62,6 +62,7 @@ int runRunCommand(const QStringList& args)
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     parser.addHelpOption();
     parser.addOption(dimOption());
+    parser.addOption(batchOption());
     const QCommandLineOption npOpt(QStringList{QStringLiteral("np"), QStringLiteral("n")}, QStringLiteral("Number of ranks."), QStringLiteral("N"));
     const QCommandLineOption stepsOpt(QStringLiteral("steps"), QStringLiteral("Training steps (default 50)."), QStringLiteral("S"), QStringLiteral("50"));
     const QCommandLineOption ckptOpt(QStringLiteral("checkpoint-every"), QStringLiteral("Checkpoint every K steps, 0: never (default 10)."), QStringLiteral("K"), QStringLiteral("10"));
@@ -122,6 +123,12 @@ int runRunCommand(const QStringList& args)
         printErr("tapas run: " + dims.error());
         return kExitBadInput;
     }
+    const Result<int64_t> batch = parseBatchOption(parser);
+    if (!batch) {
+        printErr("tapas run: " + batch.error());
+        return kExitBadInput;
+    }
+    if (*batch > 0) spec.options["batch"] = std::to_string(*batch);
     for (const QString& d : parser.values(dimOption()))
         spec.options[runtime::kDimOptionPrefix + d.section(QLatin1Char('='), 0, 0).trimmed().toStdString()] =
             d.section(QLatin1Char('='), 1).trimmed().toStdString();

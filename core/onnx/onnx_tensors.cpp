@@ -219,6 +219,38 @@ std::optional<ConstValue> tensorValue(const onnx::TensorProto& t)
     return v;
 }
 
+bool decodeFloats(const onnx::TensorProto& t, std::string_view raw, int64_t n, std::vector<float>& out)
+{
+    const DType dt = dtypeFromOnnx(t.data_type());
+    if (!dtypeIsFloating(dt) || n < 0) return false;
+    out.reserve(out.size() + size_t(n));
+    if (!raw.empty()) {
+        const int bytes = dtypeBytes(dt);
+        if (int64_t(raw.size()) != n * bytes) return false;
+        const char* p = raw.data();
+        for (int64_t i = 0; i < n; ++i, p += bytes) {
+            switch (dt) {
+            case DType::Float32: out.push_back(readLE<float>(p)); break;
+            case DType::Float64: out.push_back(float(readLE<double>(p))); break;
+            case DType::Float16: out.push_back(float(halfToDouble(readLE<uint16_t>(p)))); break;
+            case DType::BFloat16: out.push_back(float(bfloatToDouble(readLE<uint16_t>(p)))); break;
+            default: return false;
+            }
+        }
+        return true;
+    }
+    if (dt == DType::Float32) { // the common typed case, without a detour through double
+        if (t.float_data_size() != n) return false;
+        out.insert(out.end(), t.float_data().begin(), t.float_data().end());
+        return true;
+    }
+    ConstValue v;
+    v.dtype = dt;
+    if (!appendTyped(t, dt, n, v)) return false;
+    for (double x : v.floats) out.push_back(float(x));
+    return true;
+}
+
 Status checkStoredTensorDims(const onnx::GraphProto& g)
 {
     auto check = [](const onnx::TensorProto& t, const std::string& what) -> Status {

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tapas::onnximport {
@@ -25,6 +26,11 @@ Shape tensorShape(const onnx::TensorProto& t);
 // The value of a small numeric tensor whose data is in the file; nullopt otherwise (large,
 // external, string, complex, or data that does not match the dims).
 std::optional<ConstValue> tensorValue(const onnx::TensorProto& t);
+
+// Appends the n elements of float tensor t (fp32, fp64, fp16 or bf16) to `out` as fp32. `raw` is
+// its little-endian bytes (raw_data, or what was read from its external file); when empty, the
+// typed fields are read. False when the data does not hold exactly n elements.
+bool decodeFloats(const onnx::TensorProto& t, std::string_view raw, int64_t n, std::vector<float>& out);
 
 // Fails naming the first stored tensor of the main graph (initializer or Constant value) whose
 // dims are negative or implausibly large.

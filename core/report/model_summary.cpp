@@ -97,6 +97,7 @@ ModelSummary summarizeModel(const Graph& g)
     for (TensorId t : g.outputs) s.outputs.push_back(describe(g, t));
     s.symbolicDims = baseDimNames(g.symbolicDims());
     s.warnings = g.warnings;
+    s.workerGaps = workerGaps(g);
     if (!s.symbolicDims.empty()) {
         std::string example;
         for (const std::string& d : s.symbolicDims) example += " --dim " + d + "=N";
@@ -128,6 +129,10 @@ nlohmann::json summaryToJson(const ModelSummary& s)
     j["outputs"] = tensors(s.outputs);
     j["symbolic_dims"] = s.symbolicDims;
     j["warnings"] = s.warnings;
+    j["runnable_by_worker"] = s.workerGaps.empty();
+    j["worker_gaps"] = nlohmann::json::array();
+    for (const WorkerGap& gap : s.workerGaps)
+        j["worker_gaps"].push_back({{"op", gap.opType}, {"nodes", gap.nodes}, {"first_node", gap.firstNode}, {"why", gap.why}});
     return j;
 }
 
@@ -145,6 +150,7 @@ std::string summaryToText(const ModelSummary& s)
                            humanBytes(double(s.paramBytes)));
     line("FLOPs", humanCount(s.flops) + " per forward pass");
     line("Activations", humanBytes(s.activationBytes));
+    line("Runnable", "by tapas-worker: " + describeWorkerSupport(s.workerGaps));
 
     auto tensorTable = [&](const char* title, const std::vector<TensorSummary>& v) {
         out += std::string("\n") + title + "\n";

@@ -1,6 +1,7 @@
 #pragma once
 // What `tapas inspect` prints and the GUI's summary shows: one computation, two renderings.
 #include "core/ir/graph.h"
+#include "core/ops/worker_support.h"
 #include "core/util/human_units.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -31,6 +32,8 @@ struct ModelSummary {
     std::vector<TensorSummary> outputs;
     std::vector<std::string> symbolicDims; // dims left symbolic
     std::vector<std::string> warnings;
+    // What tapas-worker cannot run (core/ops/worker_support.h): empty when it runs the model.
+    std::vector<WorkerGap> workerGaps;
 };
 
 ModelSummary summarizeModel(const Graph& g);

@@ -45,15 +45,38 @@ torch::Tensor untrainedWeight(const Graph& g, TensorId t)
     return torch::zeros(shape, type);
 }
 
-GraphInterpreter::GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIndex)
+torch::Tensor storedValue(const Graph& g, TensorId t, const StoredWeights* stored)
+{
+    if (!stored) return {};
+    const Tensor& x = g.tensor(t);
+    const auto it = stored->tensors.find(x.name);
+    if (it == stored->tensors.end() || !x.shape.isFullyKnown()) return {};
+    const std::vector<int64_t> shape = x.shape.knownDims();
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    const std::vector<float>& v = it->second.values;
+    if (int64_t(v.size()) != n) return {};
+    // from_blob borrows the bytes; the clone owns them, so the map may go away.
+    return torch::from_blob(const_cast<float*>(v.data()), {n}, torch::kFloat32).clone().reshape(shape);
+}
+
+GraphInterpreter::GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIndex, const StoredWeights* stored)
     : g_(g), L_(std::move(layouts)), tpIndex_(tpIndex)
 {
     for (TensorId t = 0; t < TensorId(g.tensors.size()); ++t) {
         const Tensor& x = g.tensor(t);
-        if (knownValue(g, t)) constants_[t] = constTensor(*x.value);
-        else if (x.producer == kNoNode && (x.kind == TensorKind::Weight || x.kind == TensorKind::Constant) &&
-                 !isTrainable(g, t))
-            constants_[t] = untrainedWeight(g, t);
+        if (knownValue(g, t)) {
+            constants_[t] = constTensor(*x.value);
+        } else if (x.producer == kNoNode && (x.kind == TensorKind::Weight || x.kind == TensorKind::Constant) &&
+                   !isTrainable(g, t)) {
+            torch::Tensor v = storedValue(g, t, stored);
+            constants_[t] = v.defined() ? v : untrainedWeight(g, t);
+        } else if (x.producer != kNoNode && g.node(x.producer).opType == "Constant" && dtypeIsFloating(x.dtype) &&
+                   !isTrainable(g, t)) {
+            // The IR keeps only small values; a Constant node's weight comes from the file, and
+            // the node is then skipped as already computed.
+            if (torch::Tensor v = storedValue(g, t, stored); v.defined()) constants_[t] = v;
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 // layout its strategy needs (tp_collectives), a replicated float input of a node whose work is
 // split passes Megatron's "f", then the op runs on torch (op_kernels). The reference run is the
 // same interpreter with every node replicated and tp = 1.
+#include "core/onnx/onnx_stored_data.h"
 #include "runtime/exec/layout_analysis.h"
 
 #include <torch/torch.h>
@@ -23,7 +24,9 @@ struct LocalValue {
 class GraphInterpreter {
 public:
     // `g` must stay alive; its shapes are this rank's (batch already divided by dp).
-    GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIndex);
+    // `stored`: the values the model file holds (may be null): untrained weights (BatchNorm
+    // statistics) and Constant nodes whose values the IR did not keep take them.
+    GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIndex, const StoredWeights* stored = nullptr);
 
     const ExecLayouts& layouts() const { return L_; }
     // The local shape of tensor t in `layout` (split dim / tp), empty when the IR does not know it.
@@ -46,5 +49,9 @@ private:
 // The value an untrained stored tensor takes: BatchNorm running variance 1, masks of square
 // last dims lower-triangular (causal buffers), other bools true, the rest 0.
 torch::Tensor untrainedWeight(const Graph& g, TensorId t);
+
+// Tensor t's value as the model file stores it, shaped as the IR has it (fp32); undefined when
+// the file holds no data for it or its element count differs from the IR's shape.
+torch::Tensor storedValue(const Graph& g, TensorId t, const StoredWeights* stored);
 
 } // namespace tapas::runtime

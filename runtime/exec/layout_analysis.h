@@ -26,8 +26,9 @@ struct ExecLayouts {
     std::vector<std::vector<int>> needK;  // per node, per input: interleave the node needs
 };
 
-// A float initializer the run trains (initialised from the seed). Small scalar initializers
-// whose value the importer kept are constants, as are BatchNormalization's running statistics.
+// A float weight the run trains: an initializer, or a Constant node's value that is read as
+// data (paddle2onnx stores weights so). Scalars, BatchNormalization's running statistics and
+// constants read as sizes, scales or bounds (Resize scales, Clip limits) are not trained.
 bool isTrainable(const Graph& g, TensorId t);
 // The node's work is divided over tp (some output split or partial): a replicated float input
 // then needs Megatron's "f" (identity forward, all-reduce backward) so its gradient is complete.

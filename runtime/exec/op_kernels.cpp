@@ -4,6 +4,7 @@
 #include "runtime/exec/kernels/kernel_table.h"
 
 #include "core/ops/op_registry.h"
+#include "core/ops/worker_support.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -129,6 +130,12 @@ const KernelTable& kernelTable()
         for (const auto& [name, registerFamily] : families) {
             t.beginFamily(name);
             registerFamily(t);
+        }
+        // What has no kernel says why from the core's list, which the preflight reads too.
+        for (const auto& [op, why] : opsTheWorkerCannotRun()) {
+            const OpDef* def = OpRegistry::instance().find(op);
+            t.beginFamily(def ? def->family : "unknown");
+            t.notRun({op.c_str()}, why);
         }
         return t;
     }();

@@ -94,12 +94,14 @@ std::vector<int64_t> knownShape(const Graph& g, TensorId t)
     return x.shape.knownDims();
 }
 
-// The single-rank value of trainable weight t: norm scales 1 and biases 0, other weights
-// normal with std 1/sqrt(fan-in) from a generator seeded by (seed, name).
-Tensor fullWeight(const Graph& g, TensorId t, uint64_t seed)
+// The single-rank value of trainable weight t: the file's when it stores one; else norm scales
+// 1 and biases 0, other weights normal with std 1/sqrt(fan-in) from a generator seeded by
+// (seed, name).
+Tensor fullWeight(const Graph& g, TensorId t, uint64_t seed, const StoredWeights* stored)
 {
     const tapas::Tensor& x = g.tensor(t);
     const std::vector<int64_t> shape = knownShape(g, t);
+    if (Tensor v = storedValue(g, t, stored); v.defined()) return v;
     const bool norm = nameHas(x.name, {"norm", "ln_", "ln.", "_ln", "layer_norm", "bn"});
     const bool bias = nameHas(x.name, {"bias", "beta"});
     if (norm && shape.size() == 1) return bias ? torch::zeros(shape) : torch::ones(shape);
@@ -286,7 +288,7 @@ Result<std::unique_ptr<PlanTrainer>> PlanTrainer::create(const TrainerSetup& set
     try {
         Result<ExecLayouts> layouts = analyseLayouts(*setup.local, setup.plan, setup.tp);
         if (!layouts.ok()) return R::failure(layouts.error());
-        d.interp = std::make_unique<GraphInterpreter>(*setup.local, *layouts, setup.tpIndex);
+        d.interp = std::make_unique<GraphInterpreter>(*setup.local, *layouts, setup.tpIndex, setup.stored);
         d.tpGroup.comm = setup.tpComm;
         d.tpGroup.tp = setup.tp;
         d.tpGroup.index = setup.tpIndex;
@@ -295,12 +297,15 @@ Result<std::unique_ptr<PlanTrainer>> PlanTrainer::create(const TrainerSetup& set
         for (TensorId t = 0; t < TensorId(setup.local->tensors.size()); ++t) {
             if (!isTrainable(*setup.local, t)) continue;
             d.paramIds.push_back(t);
-            Tensor full = fullWeight(*setup.global, t, setup.seed);
+            Tensor full = fullWeight(*setup.global, t, setup.seed, setup.stored);
             Tensor shard = shardOf(full, L.storage[size_t(t)], L.producedK[size_t(t)], L.tp, setup.tpIndex).clone();
             d.params[t] = shard.set_requires_grad(true);
             d.adamM[t] = torch::zeros_like(shard);
             d.adamV[t] = torch::zeros_like(shard);
         }
+        if (d.paramIds.empty())
+            return R::failure("the model has no weight to train (no float initializer or Constant weight of two or more "
+                              "elements read as data)");
     } catch (const std::exception& e) {
         return R::failure(e.what());
     }
@@ -318,9 +323,9 @@ Result<NumericsReport> PlanTrainer::checkNumerics(int64_t step, double tolerance
         setActiveTpGroup(&d->noGroup);
         Result<ExecLayouts> refLayouts = analyseLayouts(g, nullptr, 1);
         if (!refLayouts.ok()) return Result<NumericsReport>::failure(refLayouts.error());
-        GraphInterpreter ref(g, *refLayouts, 0);
+        GraphInterpreter ref(g, *refLayouts, 0, d->s.stored);
         std::unordered_map<TensorId, Tensor> full;
-        for (TensorId t : d->paramIds) full[t] = fullWeight(g, t, d->s.seed).set_requires_grad(true);
+        for (TensorId t : d->paramIds) full[t] = fullWeight(g, t, d->s.seed, d->s.stored).set_requires_grad(true);
         LossParts l = d->loss(ref.forward(full, d->feeds(step, false)), step, false);
         l.backward.backward();
         setActiveTpGroup(nullptr);

@@ -1,10 +1,12 @@
 #pragma once
 // One rank's part of training a sharded plan (DESIGN.md, "Plan execution"): its shards of the
-// weights (initialised from the seed so that they are slices of the single-rank weights), the
+// weights (the model file's values where it stores them, else initialised from the seed; either
+// way slices of the single-rank weights), the
 // synthetic batch of each step (seeded by seed and step, so a resumed run sees the same data),
 // forward + backward on the plan's layouts, gradient averaging over dp, an Adam step, the
 // numerics check against the unsharded model, and checkpoints. No torch in this header.
 #include "core/ir/graph.h"
+#include "core/onnx/onnx_stored_data.h"
 #include "core/shard/sharding_plan.h"
 #include "core/util/result.h"
 #include "runtime/comm/communicator.h"
@@ -23,6 +25,7 @@ struct TrainerSetup {
     Communicator* tpComm = nullptr; // this rank's tp group (size tp)
     Communicator* dpComm = nullptr; // this rank's dp group (size dp)
     int dp = 1, tp = 1, dpIndex = 0, tpIndex = 0;
+    const StoredWeights* stored = nullptr; // the file's weight values (null or empty: all synthetic)
     uint64_t seed = 1;
     double lr = 1e-3;
     bool corruptCollective = false; // test hook: skip the backward all-reduce of Megatron's f

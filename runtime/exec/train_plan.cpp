@@ -10,6 +10,7 @@
 #include "core/util/json_fields.h"
 #include "runtime/blas_probe.h"
 #include "runtime/comm/communicator.h"
+#include "runtime/exec/layout_analysis.h"
 #include "runtime/exec/plan_trainer.h"
 #include "runtime/metrics/metrics_sink.h"
 #include "runtime/protocol/durable_file.h"
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <limits>
 #include <map>
 #include <csignal>
 #include <cstdio>
@@ -50,6 +52,57 @@ std::string readFile(const std::string& path, bool& ok)
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+// One line for the run record saying where the weights came from: a run of a trained model
+// must train that model, and a run of a file without weight data says it trains synthetic ones.
+MetricsEvent weightSourceEvent(const Graph& g, const StoredWeights& stored)
+{
+    int fromFile = 0, synthetic = 0;
+    int64_t fileParams = 0;
+    std::string firstMissing;
+    for (TensorId t = 0; t < TensorId(g.tensors.size()); ++t) {
+        if (!isTrainable(g, t)) continue;
+        const auto it = stored.tensors.find(g.tensor(t).name);
+        if (it != stored.tensors.end() && int64_t(it->second.values.size()) == g.tensor(t).shape.numElementsOr(-1)) {
+            ++fromFile;
+            fileParams += int64_t(it->second.values.size());
+            continue;
+        }
+        ++synthetic;
+        if (firstMissing.empty()) {
+            const auto why = stored.missing.find(g.tensor(t).name);
+            firstMissing = "'" + g.tensor(t).name + "': " +
+                           (why != stored.missing.end() ? why->second : std::string("the file stores no data for it"));
+        }
+    }
+    std::string text;
+    if (synthetic == 0)
+        text = "weights: all " + std::to_string(fromFile) + " trainable tensors from the model file (" +
+               std::to_string(fileParams) + " parameters)";
+    else if (fromFile == 0)
+        text = "weights: synthetic for all " + std::to_string(synthetic) + " trainable tensors (seeded by name; " +
+               firstMissing + ")";
+    else
+        text = "weights: " + std::to_string(fromFile) + " trainable tensors from the model file, " +
+               std::to_string(synthetic) + " synthetic (first: " + firstMissing + ")";
+    return MetricsEvent::logEvent(synthetic == 0 || fromFile == 0 ? "info" : "warning", 0, text);
+}
+
+// The most this process has held resident so far (VmHWM): what a device must have room for.
+double peakResidentBytes()
+{
+    std::ifstream in("/proc/self/status");
+    std::string key;
+    while (in >> key) {
+        if (key == "VmHWM:") {
+            double kb = 0;
+            in >> kb;
+            return kb * 1024.0;
+        }
+        in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    return 0;
 }
 
 double residentBytes()
@@ -176,6 +229,7 @@ private:
     std::unique_ptr<Communicator> world_;
     MeshGroups groups_;
     std::unique_ptr<PlanTrainer> trainer_;
+    StoredWeights stored_;
 };
 
 // Every rank writes its shard into checkpoints/.tmp-step-N; once all of them are complete, rank
@@ -263,6 +317,7 @@ int Run::exec()
     Result<Graph> unbound = importOnnxFile(o_.model, io);
     if (!unbound.ok()) return failAll(unbound.error());
     io.dims = bindDims(*unbound, *header, o_.dims);
+    io.batch = o_.batch;
     Result<Graph> global = importOnnxFile(o_.model, io);
     if (!global.ok()) return failAll(global.error());
     Result<PlanDocument> doc = loadPlanFile(o_.plan, *global);
@@ -270,7 +325,18 @@ int Run::exec()
     const int dp = doc->plan.mesh.dp, tp = doc->plan.mesh.tp;
     Graph localGraph;
     const Graph* local = &*global;
-    if (dp > 1) {
+    if (dp > 1 && o_.batch > 0) { // re-batched through the probed axis, named or not
+        if (o_.batch % dp != 0)
+            return failAll("--batch " + std::to_string(o_.batch) + " does not divide over dp " + std::to_string(dp));
+        ImportOptions lo = io;
+        lo.batch = o_.batch / dp;
+        Result<Graph> l = importOnnxFile(o_.model, lo);
+        if (!l.ok()) return failAll(l.error());
+        if (l->nodes.size() != global->nodes.size())
+            return failAll("model '" + o_.model + "' imports differently with the batch divided by dp");
+        localGraph = std::move(*l);
+        local = &localGraph;
+    } else if (dp > 1) {
         const std::string& batch = global->batchSymbol;
         if (batch.empty() || !io.dims.count(batch))
             return failAll("model '" + o_.model + "': a data-parallel mesh (dp " + std::to_string(dp) +
@@ -287,6 +353,11 @@ int Run::exec()
         localGraph = std::move(*l);
         local = &localGraph;
     }
+
+    Result<StoredWeights> stored = readStoredWeights(o_.model);
+    if (!stored.ok()) return failAll(stored.error());
+    stored_ = std::move(*stored);
+    emit(weightSourceEvent(*global, stored_));
 
     world_ = makeWorldCommunicator();
     try {
@@ -305,6 +376,7 @@ int Run::exec()
     setup.tp = tp;
     setup.tpIndex = groups_.tpIndex;
     setup.dpIndex = groups_.dpIndex;
+    setup.stored = &stored_;
     setup.seed = o_.seed;
     setup.lr = o_.lr;
     const char* corrupt = std::getenv("TAPAS_TEST_CORRUPT_COLLECTIVE");
@@ -350,16 +422,17 @@ int Run::exec()
     const std::string host = hostName();
     const std::vector<std::string> hosts = mpi_.gatherToRoot(host);
     const int size = mpi_.size();
-    constexpr int kFigures = 5;
+    constexpr int kFigures = 6;
+    const double predictedMemory = doc->cost.memory();
     for (int64_t step = first; step <= o_.steps; ++step) {
         Result<StepFigures> f = trainer_->step(step);
         if (!f.ok()) failHere(f.error());
         const float mine[kFigures] = {float(f->stepTime), float(f->computeTime), float(f->commTime), float(residentBytes()),
-                                      float(trainer_->shardBytes())};
+                                      float(trainer_->shardBytes()), float(peakResidentBytes())};
         std::vector<float> all(size_t(size) * kFigures);
         world_->allGather(mine, kFigures, all.data());
         if (rank == 0) {
-            double stepTime = 0, compute = 0, comm = 0;
+            double stepTime = 0, compute = 0, comm = 0, peak = 0;
             MetricsEvent stats;
             stats.type = protocol::EventType::RankStats;
             stats.step = step;
@@ -368,14 +441,17 @@ int Run::exec()
                 stepTime = std::max(stepTime, double(v[0]));
                 compute = std::max(compute, double(v[1]));
                 comm = std::max(comm, double(v[2]));
+                peak = std::max(peak, double(v[5]));
                 protocol::RankStat rs;
                 rs.rank = r;
                 rs.host = size_t(r) < hosts.size() ? hosts[size_t(r)] : std::string();
-                rs.values = {{"step_time", v[0]}, {"compute_time", v[1]}, {"comm_time", v[2]}, {"memory_bytes", v[3]}, {"shard_bytes", v[4]}};
+                rs.values = {{"step_time", v[0]}, {"compute_time", v[1]}, {"comm_time", v[2]}, {"memory_bytes", v[3]}, {"shard_bytes", v[4]},
+                             {"peak_memory_bytes", v[5]}};
                 stats.ranks.push_back(std::move(rs));
             }
             emit(MetricsEvent::stepEvent(step, {{"loss", f->loss}, {"step_time", stepTime}, {"compute_time", compute},
                                                 {"comm_time", comm}, {"predicted_step_time", predicted},
+                                                {"peak_memory_bytes", peak}, {"predicted_memory_bytes", predictedMemory},
                                                 {"samples_per_s", stepTime > 0 ? double(batch) / stepTime : 0}}));
             emit(stats);
         }
@@ -415,7 +491,7 @@ int Run::exec()
 const char* trainPlanUsage()
 {
     return "  train-plan --model M.onnx --plan P.tapas.json --run-dir D [--steps N] [--checkpoint-every K]\n"
-           "             [--resume] [--dim name=value ...] [--seed S] [--lr X] [--tolerance E]\n"
+           "             [--resume] [--dim name=value ...] [--batch N] [--seed S] [--lr X] [--tolerance E]\n"
            "             [--skip-numerics] [--metrics-port P (token in TAPAS_METRICS_TOKEN)] [--no-rank-logs]\n"
            "                  train a sharded plan on the ranks (mesh dp x tp = ranks)\n";
 }
@@ -434,6 +510,7 @@ Result<TrainPlanOptions> parseTrainPlanArgs(int argc, char** argv, int first)
         .text("--run-dir", &o.runDir)
         .custom("--metrics-token", [](const std::string&) { return Status::failure(protocol::kTokenNotOnCommandLine); })
         .custom("--dim", [&o](const std::string& v) { return addDimBinding(o.dims, v); })
+        .integer<int64_t>("--batch", &o.batch, 1, int64_t(1) << 40)
         .integer<int64_t>("--steps", &o.steps, 0, kMaxCount)
         .integer<int64_t>("--checkpoint-every", &o.checkpointEvery, 0, kMaxCount)
         .integer<uint64_t>("--seed", &o.seed)

@@ -24,6 +24,7 @@ struct TrainPlanOptions {
     int64_t checkpointEvery = 0;
     bool resume = false;
     DimBindings dims;
+    int64_t batch = 0; // --batch: samples per step through the probed batch axis (0: dims/plan)
     uint64_t seed = 1;
     double lr = 1e-3;
     int metricsPort = 0;

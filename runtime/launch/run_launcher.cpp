@@ -1,5 +1,8 @@
 #include "runtime/launch/run_launcher.h"
 
+#include "core/onnx/onnx_importer.h"
+#include "core/ops/worker_support.h"
+
 #include "runtime/launch/metrics_server.h"
 #include "runtime/launch/mpi_failure.h"
 #include "runtime/launch/mpirun_command.h"
@@ -105,6 +108,15 @@ Status RunLauncher::start(const LaunchRequest& request)
         const QFileInfo fi(QString::fromStdString(*path));
         if (!fi.isFile() || !fi.isReadable()) return Status::failure("cannot read " + *path);
         *path = fi.absoluteFilePath().toStdString();
+    }
+    // Preflight: a model with ops the worker cannot run is refused now, naming them, rather than
+    // by every rank after the launch.
+    if (spec.kind == "train-plan" && !spec.modelPath.empty() && !spec.resume) {
+        ImportOptions io;
+        io.runChecker = false;
+        Result<Graph> g = importOnnxFile(spec.modelPath, io);
+        if (!g) return Status::failure(g.error());
+        if (Status s = checkWorkerRuns(*g, spec.modelPath); !s) return s;
     }
     if (!r.hostfile.isEmpty() && !QFileInfo(r.hostfile).isReadable())
         return Status::failure("cannot read the hostfile " + r.hostfile.toStdString());

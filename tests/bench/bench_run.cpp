@@ -4,6 +4,7 @@
 // Measured = median step time after the warm-up steps.
 #include "tests/bench/bench.h"
 #include "tests/bench/bench_ddp_reference.h"
+#include "core/util/human_units.h"
 
 #include "core/cluster/cluster_spec.h"
 #include "core/fold/folded_graph.h"
@@ -36,6 +37,8 @@ struct RunFigures {
     std::string error;
     std::vector<double> stepTimes;
     double predicted = 0;
+    double peakMemory = 0;      // the largest peak resident set over ranks (VmHWM)
+    double predictedMemory = 0; // the plan's memory per device
 };
 
 double median(std::vector<double> v)
@@ -66,6 +69,8 @@ RunFigures runPlan(const QString& runsRoot, const std::string& model, const std:
         if (e.type != protocol::EventType::Step) return;
         if (auto it = e.values.find("step_time"); it != e.values.end()) fig.stepTimes.push_back(it->second);
         if (auto it = e.values.find("predicted_step_time"); it != e.values.end()) fig.predicted = it->second;
+        if (auto it = e.values.find("peak_memory_bytes"); it != e.values.end()) fig.peakMemory = std::max(fig.peakMemory, it->second);
+        if (auto it = e.values.find("predicted_memory_bytes"); it != e.values.end()) fig.predictedMemory = it->second;
     });
     QObject::connect(&launcher, &runtime::RunLauncher::runFinished, &loop, &QEventLoop::quit);
     if (Status s = launcher.start(r); !s) {
@@ -144,8 +149,10 @@ int run(const std::vector<std::string>& args)
     std::printf("zoo GPT: %d layers, hidden %d, %d heads, seq %d, batch %d, vocab %d; %d ranks on cluster cpu-mpi; "
                 "%d steps, median after %d warm-up steps\n\n",
                 layers, hidden, heads, seq, batch, vocab, ranks, steps, warmup);
-    std::printf("%-9s %-5s %14s %15s %15s %9s\n", "plan", "mesh", "measured step", "predicted step", "cost model", "ratio");
-    std::printf("%-9s %-5s %14s %15s %15s %9s\n", "", "", "(median)", "(worker)", "(plan file)", "meas/pred");
+    std::printf("%-9s %-5s %14s %15s %15s %9s %12s %12s\n", "plan", "mesh", "measured step", "predicted step", "cost model",
+                "ratio", "peak memory", "predicted");
+    std::printf("%-9s %-5s %14s %15s %15s %9s %12s %12s\n", "", "", "(median)", "(worker)", "(plan file)", "meas/pred",
+                "(rank RSS)", "(per device)");
     int failures = 0;
     // TAPAS on the mesh it finds cheapest, then each plan on its own mesh: tensor parallel for
     // TAPAS and Megatron, data parallel for DP, so the measurements also test the cost model's ranking.
@@ -196,8 +203,9 @@ int run(const std::vector<std::string>& args)
         std::vector<double> measured(fig.stepTimes.begin() + std::min<size_t>(warmup, fig.stepTimes.size()), fig.stepTimes.end());
         const double med = median(measured);
         const double predicted = fig.predicted > 0 ? fig.predicted : costModel;
-        std::printf("%-9s %-5s %12.2fms %13.2fms %13.2fms %9.2f\n", name, res->best.plan.mesh.toString().c_str(), med * 1e3,
-                    fig.predicted * 1e3, costModel * 1e3, predicted > 0 ? med / predicted : 0.0);
+        std::printf("%-9s %-5s %12.2fms %13.2fms %13.2fms %9.2f %12s %12s\n", name, res->best.plan.mesh.toString().c_str(),
+                    med * 1e3, fig.predicted * 1e3, costModel * 1e3, predicted > 0 ? med / predicted : 0.0,
+                    humanBytes(fig.peakMemory).c_str(), humanBytes(fig.predictedMemory).c_str());
         std::fflush(stdout);
         if (std::string(name) == "dp") ourDataParallel = med;
     }

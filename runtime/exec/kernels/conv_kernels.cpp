@@ -84,7 +84,6 @@ void registerConvKernels(KernelTable& t)
         for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
         return one(x.amax(dims, true));
     });
-    t.notRun({"LpPool", "GlobalLpPool"}, "no torch kernel for Lp pooling yet");
 }
 
 } // namespace tapas::runtime

@@ -45,8 +45,6 @@ void registerGeneratorKernels(KernelTable& t)
     t.add("Constant", constantNode);
     t.add("ConstantOfShape", constantOfShape);
     t.add("Range", range);
-    t.notRun({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "EyeLike"},
-             "no torch kernel for it yet");
 }
 
 } // namespace tapas::runtime

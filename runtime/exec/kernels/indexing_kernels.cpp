@@ -146,8 +146,6 @@ void registerIndexingKernels(KernelTable& t)
         const int64_t k = has(c, 1) ? ints(c.in[1]).at(0) : 0;
         return one(c.node.attrInt("upper", 1) ? torch::triu(in(c, 0), k) : torch::tril(in(c, 0), k));
     });
-    t.notRun({"GatherND", "Scatter", "ScatterND", "ReverseSequence", "OneHot", "CumSum", "NonZero", "Compress"},
-             "no torch kernel for it yet");
 }
 
 } // namespace tapas::runtime

@@ -1,4 +1,4 @@
-// BatchNorm (inference form), LayerNorm and Softmax on torch.
+// BatchNorm (inference form), InstanceNorm, LayerNorm and Softmax on torch.
 #include "runtime/exec/kernels/kernel_table.h"
 
 #include <algorithm>
@@ -20,6 +20,17 @@ std::vector<Tensor> softmax(const KernelCall& c, bool log)
     return one(y.reshape(shape));
 }
 
+// A per-channel parameter of a normalization whose input the plan splits over the channels:
+// this rank's contiguous part when the parameter is still whole (statistics are constants the
+// plan keeps replicated); as it is when it already matches.
+Tensor channelPart(const KernelCall& c, const Tensor& p, int64_t channels)
+{
+    if (p.numel() == channels) return p.reshape({-1});
+    if (c.tp > 1 && p.numel() == channels * c.tp) return p.reshape({-1}).narrow(0, c.tpIndex * channels, channels);
+    fail(c, "a per-channel parameter has " + std::to_string(p.numel()) + " values for " + std::to_string(channels) +
+                " channels on this rank");
+}
+
 std::vector<Tensor> batchNorm(const KernelCall& c)
 {
     // Inference form with the stored statistics: the same function on every batch split.
@@ -27,11 +38,26 @@ std::vector<Tensor> batchNorm(const KernelCall& c)
     std::vector<int64_t> bshape(size_t(x.dim()), 1);
     bshape[1] = -1;
     const double eps = c.node.attrFloat("epsilon", 1e-5);
-    Tensor y = (x - in(c, 3).reshape(bshape)) / (in(c, 4).reshape(bshape) + eps).sqrt() * in(c, 1).reshape(bshape) +
-               in(c, 2).reshape(bshape);
+    const int64_t ch = x.size(1);
+    auto p = [&](size_t i) { return channelPart(c, in(c, i), ch).reshape(bshape); };
+    Tensor y = (x - p(3)) / (p(4) + eps).sqrt() * p(1) + p(2);
     std::vector<Tensor> out{y};
     for (size_t o = 1; o < c.node.outputs.size(); ++o) out.push_back(c.in[std::min<size_t>(o + 2, 4)]);
     return out;
+}
+
+// Normalizes each (sample, channel) over the spatial dims, then the per-channel affine.
+std::vector<Tensor> instanceNorm(const KernelCall& c)
+{
+    Tensor x = in(c, 0);
+    if (x.dim() < 3) fail(c, "expects a rank of at least 3 (N, C, spatial...)");
+    std::vector<int64_t> dims, bshape(size_t(x.dim()), 1);
+    for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+    bshape[1] = -1;
+    const double eps = c.node.attrFloat("epsilon", 1e-5);
+    Tensor mean = x.mean(dims, true);
+    Tensor y = (x - mean) * ((x - mean).pow(2).mean(dims, true) + eps).rsqrt();
+    return one(y * channelPart(c, in(c, 1), x.size(1)).reshape(bshape) + channelPart(c, in(c, 2), x.size(1)).reshape(bshape));
 }
 
 std::vector<Tensor> layerNorm(const KernelCall& c)
@@ -54,12 +80,10 @@ std::vector<Tensor> layerNorm(const KernelCall& c)
 void registerNormalizationKernels(KernelTable& t)
 {
     t.add("BatchNormalization", batchNorm);
+    t.add("InstanceNormalization", instanceNorm);
     t.add("LayerNormalization", layerNorm);
     t.add("Softmax", [](const KernelCall& c) { return softmax(c, false); });
     t.add("LogSoftmax", [](const KernelCall& c) { return softmax(c, true); });
-    t.notRun({"InstanceNormalization", "GroupNormalization", "MeanVarianceNormalization", "LRN", "Hardmax",
-              "LpNormalization", "SimplifiedLayerNormalization", "SkipLayerNormalization"},
-             "no torch kernel for it yet");
 }
 
 } // namespace tapas::runtime

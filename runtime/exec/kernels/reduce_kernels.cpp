@@ -50,7 +50,6 @@ void registerReduceKernels(KernelTable& t)
              {"ReduceLogSumExp", "lse"}})
         t.add(op, [k = std::string(kind)](const KernelCall& c) { return reduce(c, k); });
     t.add("TopK", topk);
-    t.notRun({"ReduceL1", "ReduceLogSum", "ArgMax", "ArgMin"}, "no torch kernel for it yet");
 }
 
 } // namespace tapas::runtime
