@@ -314,9 +314,12 @@ void ModelSummaryView::fillFigures(const ModelSummary& s)
     } else {
         QStringList parts;
         for (const WorkerGap& gap : s.workerGaps)
-            parts << tr("%1 (%n node(s), first '%2'): %3", nullptr, int(gap.nodes))
-                         .arg(QString::fromStdString(gap.opType), QString::fromStdString(gap.firstNode),
-                              QString::fromStdString(gap.why));
+            parts << (gap.nodes == 1 ? tr("%1 (1 node, first '%2'): %3")
+                                           .arg(QString::fromStdString(gap.opType), QString::fromStdString(gap.firstNode),
+                                                QString::fromStdString(gap.why))
+                                     : tr("%1 (%2 nodes, first '%3'): %4")
+                                           .arg(QString::fromStdString(gap.opType), QString::number(gap.nodes),
+                                                QString::fromStdString(gap.firstNode), QString::fromStdString(gap.why)));
         runnable_->setText(tr("Runnable by tapas-worker: no. %1").arg(parts.join(QStringLiteral("; "))));
     }
 

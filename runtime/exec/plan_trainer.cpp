@@ -179,25 +179,33 @@ struct PlanTrainer::Impl {
         return torch::ones(shape, torchType(x.dtype)); // masks: attend everywhere
     }
 
-    // A graph tensor's rows for this dp rank (dim 0, when the local graph divides it).
-    Tensor dpSlice(const Tensor& whole, TensorId t) const
+    // The axis data parallelism divides in tensor t: the one dim the local graph (batch / dp)
+    // holds dp times smaller than the global one, wherever the batch sits (dim 1 of a
+    // sequence-first model); -1 when t is not divided.
+    int dpAxis(TensorId t) const
     {
-        if (s.dp <= 1) return whole;
-        const Shape& ls = s.local->tensor(t).shape;
-        if (!ls.rankKnown || ls.dims.empty() || !ls.dims[0].isKnown() || whole.dim() == 0) return whole;
-        const int64_t rows = ls.dims[0].value;
-        if (rows * s.dp != whole.size(0)) return whole;
-        return whole.narrow(0, s.dpIndex * rows, rows).contiguous();
-    }
-
-    bool dpSplit(TensorId t) const
-    {
-        if (s.dp <= 1) return false;
+        if (s.dp <= 1) return -1;
         const Shape& ls = s.local->tensor(t).shape;
         const Shape& gs = s.global->tensor(t).shape;
-        return ls.rank() > 0 && gs.rank() > 0 && ls.dims[0].isKnown() && gs.dims[0].isKnown() &&
-               ls.dims[0].value * s.dp == gs.dims[0].value;
+        if (!ls.rankKnown || !gs.rankKnown || ls.rank() != gs.rank()) return -1;
+        for (int d = 0; d < ls.rank(); ++d) {
+            const Dim& l = ls.dims[size_t(d)];
+            const Dim& g = gs.dims[size_t(d)];
+            if (l.isKnown() && g.isKnown() && l.value != g.value) return l.value * s.dp == g.value ? d : -1;
+        }
+        return -1;
     }
+
+    // A graph tensor's part for this dp rank along its dp axis (whole when it has none).
+    Tensor dpSlice(const Tensor& whole, TensorId t) const
+    {
+        const int axis = dpAxis(t);
+        if (axis < 0 || axis >= whole.dim()) return whole;
+        const int64_t part = whole.size(axis) / s.dp;
+        return whole.narrow(axis, s.dpIndex * part, part).contiguous();
+    }
+
+    bool dpSplit(TensorId t) const { return dpAxis(t) >= 0; }
 
     std::unordered_map<TensorId, Tensor> feeds(int64_t step, bool local) const
     {

@@ -132,6 +132,7 @@ void TstCliInspect::cli_inspect_text_output_is_readable()
     QVERIFY(r.out.contains("Conv"));
     QVERIFY(r.out.contains("[batch,3,224,224]"));
     QVERIFY(r.out.contains("--dim batch="));
+    QVERIFY2(r.out.contains("Runnable     by tapas-worker: yes"), r.out.constData());
 }
 
 void TstCliInspect::cli_inspect_bad_files_exit_2_and_name_the_file_data()
@@ -196,6 +197,11 @@ void TstCliInspect::cli_inspect_unknown_op_succeeds_with_warning()
     for (const QJsonValue& w : j.value(QStringLiteral("warnings")).toArray())
         warned = warned || (w.toString().contains(QStringLiteral("/x/Foo_3")) && w.toString().contains(QStringLiteral("com.acme")));
     QVERIFY(warned);
+    // ... and the preflight says the worker cannot run it, naming the op with its domain.
+    QCOMPARE(j.value(QStringLiteral("runnable_by_worker")).toBool(true), false);
+    const QJsonObject gap = j.value(QStringLiteral("worker_gaps")).toArray().at(0).toObject();
+    QCOMPARE(gap.value(QStringLiteral("op")).toString(), QStringLiteral("com.acme::Foo"));
+    QCOMPARE(gap.value(QStringLiteral("first_node")).toString(), QStringLiteral("/x/Foo_3"));
 }
 
 void TstCliInspect::cli_inspect_bad_arguments_are_usage_errors()

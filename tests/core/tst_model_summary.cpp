@@ -111,6 +111,18 @@ void TstModelSummary::summary_counts_main_graph_nodes_only()
     QCOMPARE(qlonglong(s.nodes), 3LL);
     QCOMPARE(qlonglong(s.ops.at("If")), 1LL);
     QVERIFY(!s.ops.count("Neg") && !s.ops.count("Abs") && !s.ops.count("Exp"));
+    // The worker does not run control flow: the preflight names the op, its count and first node.
+    QCOMPARE(s.workerGaps.size(), size_t(1));
+    QCOMPARE(s.workerGaps[0].opType, std::string("If"));
+    QCOMPARE(s.workerGaps[0].nodes, int64_t(1));
+    const std::string text = summaryToText(s);
+    QVERIFY2(text.find("Runnable     by tapas-worker: no: If (1 node, first '") != std::string::npos, text.c_str());
+    QCOMPARE(summaryToJson(s)["runnable_by_worker"].get<bool>(), false);
+    QCOMPARE(summaryToJson(s)["worker_gaps"][0]["op"].get<std::string>(), std::string("If"));
+    const Status refused = checkWorkerRuns(*g, "if.onnx");
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error.find("model 'if.onnx' cannot run on tapas-worker") != std::string::npos, refused.error.c_str());
+    QVERIFY2(refused.error.find("If (1 node") != std::string::npos, refused.error.c_str());
 }
 
 void TstModelSummary::summary_json_has_documented_keys()
@@ -142,6 +154,7 @@ void TstModelSummary::summary_text_lists_figures_ops_and_warnings()
     QVERIFY(text.contains(QRegularExpression(QStringLiteral("\\n  Conv +20\\n"))));
     QVERIFY(text.contains(QStringLiteral("Warnings (1)")));
     QVERIFY(text.contains(QStringLiteral("--dim batch=")));
+    QVERIFY2(text.contains(QStringLiteral("Runnable     by tapas-worker: yes\n")), qPrintable(text));
 }
 
 void TstModelSummary::human_count_and_bytes_are_short_and_exact_enough()

@@ -138,6 +138,21 @@ private Q_SLOTS:
         QCOMPARE(view.outputs()->rowCount(), 2);
         QCOMPARE(view.warnings().size(), 2);
         QVERIFY(view.warnings().at(1).contains(QStringLiteral("unknown op Foo")));
+        QCOMPARE(view.runnableText(), QStringLiteral("Runnable by tapas-worker: yes"));
+    }
+
+    void summary_view_says_what_the_worker_cannot_run()
+    {
+        ModelSummaryView view;
+        ModelSummary s = sampleSummary();
+        s.workerGaps = {{"If", "control flow (subgraphs) is not run by the executor", 3, "/model/decoder/If"},
+                        {"com.acme::Foo", "ops of domain 'com.acme' are not run by the executor", 1, "/x/Foo_3"}};
+        view.setSummary(s);
+        const QString text = view.runnableText();
+        QVERIFY2(text.startsWith(QStringLiteral("Runnable by tapas-worker: no. If (3 nodes, first '/model/decoder/If')")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("com.acme::Foo (1 node, first '/x/Foo_3')")), qPrintable(text));
+        QVERIFY(view.findChild<QLabel*>(QStringLiteral("runnableLabel"))->isVisibleTo(&view));
     }
 
     void summary_view_clear_returns_to_placeholder()
