@@ -5,6 +5,7 @@
 // started, watched, stopped and resumed from the dock.
 #include "app/studio/main_window.h"
 #include "app/studio/runs_controller.h"
+#include "../core/onnx_test_models.h"
 #include "core/cluster/cluster_spec.h"
 #include "core/fold/folded_graph.h"
 #include "core/onnx/onnx_importer.h"
@@ -33,6 +34,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
 #include <QtTest>
 
 #include <cmath>
@@ -281,6 +283,41 @@ private Q_SLOTS:
         panel->selectRun(id);
         QVERIFY(chartPoints(panel->planMonitor()->lossChart(), QStringLiteral("loss")) >= 3);
         QCOMPARE(panel->record(id)->state(), std::string("stopped"));
+    }
+
+    // The preflight: a model with an op the worker cannot run is refused at Start, naming the op
+    // and its node, and nothing is launched (no run directory, no run in the list).
+    void a_model_the_worker_cannot_run_is_refused_at_start_by_name()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString model = dir.filePath(QStringLiteral("branchy.onnx"));
+        const QString plan = dir.filePath(QStringLiteral("branchy.tapas.json"));
+        for (const auto& [path, bytes] : {std::pair{model, QByteArray::fromStdString(tapas::testmodels::serialize(tapas::testmodels::ifModel()))},
+                                          std::pair{plan, QByteArray("{}")}}) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+        }
+        MainWindow w;
+        w.runsController()->setWorkerPath(kWorker);
+        RunsPanel* panel = w.runsPanel();
+        const int runsBefore = panel->listModel()->rowCount();
+        const QStringList dirsBefore = QDir(root_).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        QSignalSpy messages(w.runsController(), &RunsController::message);
+        LaunchForm* form = panel->form();
+        form->setKind(LaunchForm::PlanTraining);
+        form->setPlanPath(plan);
+        form->setModelPath(model);
+        form->ranksBox()->setValue(2);
+        QTest::mouseClick(form->startButton(), Qt::LeftButton);
+        QCOMPARE(messages.count(), 1);
+        const QString text = messages.at(0).at(1).toString();
+        QVERIFY2(text.contains(QStringLiteral("cannot run on tapas-worker")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("If (1 node, first '")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("branchy.onnx")), qPrintable(text));
+        QCOMPARE(panel->listModel()->rowCount(), runsBefore);
+        QCOMPARE(QDir(root_).entryList(QDir::Dirs | QDir::NoDotAndDotDot), dirsBefore);
     }
 
     void gan_run_from_the_dock_shows_losses_and_samples_stops_and_resumes()
