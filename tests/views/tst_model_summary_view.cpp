@@ -153,6 +153,13 @@ private Q_SLOTS:
                  qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("com.acme::Foo (1 node, first '/x/Foo_3')")), qPrintable(text));
         QVERIFY(view.findChild<QLabel*>(QStringLiteral("runnableLabel"))->isVisibleTo(&view));
+        // TAPAS_SHOT_DIR=dir: also save the view as a user sees it, to look at.
+        if (const QString shots = qEnvironmentVariable("TAPAS_SHOT_DIR"); !shots.isEmpty()) {
+            view.resize(900, 600);
+            view.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&view));
+            QVERIFY(view.grab().save(shots + QStringLiteral("/summary_not_runnable.png")));
+        }
     }
 
     void summary_view_clear_returns_to_placeholder()
