@@ -18,6 +18,14 @@ public:
     {
         const auto start = std::chrono::steady_clock::now(); // the fold is part of the search's time
         if (Status s = validateRequest(request); !s) return Result<SearchResult>::failure(s.error);
+        Result<FoldedGraph> folded = foldGraph(*request.graph, {}, request.progress);
+        if (!folded) return Result<SearchResult>::failure(folded.error());
+        Result<SearchResult> r = runBlockSearcher(name(), request, *folded, *blockConfig(request));
+        if (r) r->searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return r;
+    }
+    std::optional<DpConfig> blockConfig(const SearchRequest& request) const override
+    {
         const std::vector<MegatronRole> roles = megatronRoles(*request.graph);
         DpConfig config;
         config.beam = request.beam;
@@ -31,11 +39,7 @@ public:
             }
             return true;
         };
-        Result<FoldedGraph> folded = foldGraph(*request.graph, {}, request.progress);
-        if (!folded) return Result<SearchResult>::failure(folded.error());
-        Result<SearchResult> r = runBlockSearcher(name(), request, *folded, config);
-        if (r) r->searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return r;
+        return config;
     }
 };
 

@@ -18,11 +18,15 @@ public:
         if (Status s = validateRequest(request); !s) return Result<SearchResult>::failure(s.error);
         Result<FoldedGraph> folded = foldGraph(*request.graph, {}, request.progress);
         if (!folded) return Result<SearchResult>::failure(folded.error());
-        DpConfig config;
-        config.beam = request.beam;
-        Result<SearchResult> r = runBlockSearcher(name(), request, *folded, config);
+        Result<SearchResult> r = runBlockSearcher(name(), request, *folded, *blockConfig(request));
         if (r) r->searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return r;
+    }
+    std::optional<DpConfig> blockConfig(const SearchRequest& request) const override
+    {
+        DpConfig config;
+        config.beam = request.beam;
+        return config;
     }
 };
 
