@@ -305,13 +305,13 @@ int runSearch(const QStringList& args)
     if (const std::string stages = describeStages(main.best.plan, limit); !stages.empty()) out << "\n" << stages;
     if (!main.runnerUps.empty()) {
         out << "\nrunner-up plans (" << main.searcher << "):\n";
-        std::snprintf(line, sizeof line, "%-4s %-6s %12s %12s %12s %6s\n", "rank", "mesh", "step (ms)", "memory/dev",
+        std::snprintf(line, sizeof line, "%-4s %-9s %12s %12s %12s %6s\n", "rank", "mesh", "step (ms)", "memory/dev",
                       "comm/step", "fits");
         out << line;
         int rank = 2;
         for (const PlanCandidate& c : main.runnerUps) {
             const CostTerms& t = c.report.total;
-            std::snprintf(line, sizeof line, "%-4d %-6s %12.3f %12s %12s %6s\n", rank++, c.plan.mesh.toString().c_str(),
+            std::snprintf(line, sizeof line, "%-4d %-9s %12.3f %12s %12s %6s\n", rank++, c.plan.mesh.toString().c_str(),
                           t.time() * 1e3, gb(t.memory()).c_str(), gb(t.commBytes).c_str(), t.memory() <= limit ? "yes" : "NO");
             out << line;
         }
