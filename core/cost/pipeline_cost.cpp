@@ -94,10 +94,13 @@ std::vector<BlockProfile> blockProfiles(const ShardingPlan& plan, const CostRepo
         for (NodeId n : inst.nodes) {
             if (!core[size_t(n)] || size_t(n) >= report.perNode.size()) continue;
             p.coreForwardTime += report.perNode[size_t(n)].compute * fwdShare;
-            // The last product's output (the context) is what the next layer reads: kept.
-            if (!activationMatMul(g, g.node(n)) || g.tensor(g.node(n).inputs[0]).producer == kNoNode ||
-                !core[size_t(g.tensor(g.node(n).inputs[0]).producer)])
-                p.coreActivation += report.perNode[size_t(n)].activationMemory;
+            // The product that applies the scores (it reads a core output) makes the context,
+            // which the next op reads: kept.
+            bool appliesScores = false;
+            if (activationMatMul(g, g.node(n)))
+                for (TensorId t : g.node(n).inputs)
+                    appliesScores = appliesScores || (g.tensor(t).producer != kNoNode && core[size_t(g.tensor(t).producer)]);
+            if (!appliesScores) p.coreActivation += report.perNode[size_t(n)].activationMemory;
         }
         for (TensorId t : inst.inputs) {
             if (t == kNoTensor) continue;
