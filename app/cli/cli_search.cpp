@@ -221,7 +221,7 @@ int runSearch(const QStringList& args)
             Result<SearchResult> staged = searchBestMesh(*s, req, meshes);
             if (staged && betterSearchResult(*staged, *r)) {
                 if (results.empty())
-                    pipelineNote = "no plan without pipeline stages fits (the leanest needs " + gb(r->best.report.total.memory()) +
+                    pipelineNote = "no plan without pipeline stages fits (the fastest needs " + gb(r->best.report.total.memory()) +
                                    " per device); planned with stages";
                 r = std::move(staged);
             }
