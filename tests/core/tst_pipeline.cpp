@@ -323,14 +323,7 @@ private slots:
         QVERIFY2(bad.error().find("pipeline.stages[0].recompute") != std::string::npos, bad.error().c_str());
 
         // Version 1: the file tst_plan_export checked in before stages existed still loads.
-        ZooOptions zo;
-        zo.layers = 2;
-        zo.hidden = 256;
-        zo.heads = 8;
-        zo.seq = 64;
-        zo.batch = 8;
-        zo.vocab = 1024;
-        const Graph v1graph = *zooGraph("gpt", zo);
+        const Graph v1graph = gpt(2, 256, 8, 64, 8); // tst_plan_export's model
         const std::string path = TAPAS_SOURCE_DIR "/tests/data/plan_v1/gpt2_h100x16_megatron.tapas.json";
         std::ifstream in(path);
         QVERIFY2(in.good(), path.c_str());
