@@ -29,6 +29,88 @@ std::string gb(double bytes)
     return b;
 }
 
+// The stages of a pipelined plan, one line each: blocks, rank, recomputation, time per
+// micro-batch and memory, against the device memory.
+std::string describeStages(const ShardingPlan& plan, double limit)
+{
+    const PipelineSchedule& p = plan.pipeline;
+    if (!p.staged() && p.microBatches <= 1) return {};
+    std::ostringstream out;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "pipeline: %d stage(s) on pp %d, %d micro-batch(es) of %d, %d virtual stage(s) per rank, bubble %.1f%%, "
+                  "distributed optimizer %s\n",
+                  int(p.stages.size()), plan.mesh.pp, p.microBatches, p.microBatchSize, p.virtualStages, p.bubbleFraction * 100,
+                  p.distributedOptimizer ? "yes" : "no");
+    out << line;
+    std::vector<double> rankMemory(size_t(std::max(1, plan.mesh.pp)), 0);
+    for (const PipelineStage& s : p.stages)
+        if (s.device >= 0 && s.device < int(rankMemory.size())) rankMemory[size_t(s.device)] += s.weightMemory + s.activationMemory;
+    std::snprintf(line, sizeof line, "%-6s %-5s %-12s %-10s %14s %12s %12s %12s\n", "stage", "rank", "blocks", "recompute",
+                  "ms/micro-batch", "weights", "activations", "rank total");
+    out << line;
+    for (size_t i = 0; i < p.stages.size(); ++i) {
+        const PipelineStage& s = p.stages[i];
+        const double rank = s.device >= 0 && s.device < int(rankMemory.size()) ? rankMemory[size_t(s.device)] : 0;
+        const std::string blocks = std::to_string(s.firstBlock) + "-" + std::to_string(s.endBlock - 1);
+        std::snprintf(line, sizeof line, "%-6zu %-5d %-12s %-10s %14.2f %12s %12s %12s%s\n", i, s.device, blocks.c_str(),
+                      recomputeName(s.recompute), s.timePerMicroBatch * 1e3, gb(s.weightMemory).c_str(),
+                      gb(s.activationMemory).c_str(), gb(rank).c_str(), rank > limit ? " OVER" : "");
+        out << line;
+    }
+    return out.str();
+}
+
+nlohmann::json pipelineJson(const ShardingPlan& plan)
+{
+    const PipelineSchedule& p = plan.pipeline;
+    nlohmann::json stages = nlohmann::json::array();
+    for (const PipelineStage& s : p.stages)
+        stages.push_back({{"first_block", s.firstBlock}, {"end_block", s.endBlock}, {"device", s.device},
+                          {"recompute", recomputeName(s.recompute)}, {"time_per_micro_batch_s", s.timePerMicroBatch},
+                          {"weight_memory_bytes", s.weightMemory}, {"activation_memory_bytes", s.activationMemory}});
+    return {{"pp", plan.mesh.pp}, {"micro_batches", p.microBatches}, {"micro_batch_size", p.microBatchSize},
+            {"virtual_stages", p.virtualStages}, {"distributed_optimizer", p.distributedOptimizer},
+            {"bubble_fraction", p.bubbleFraction}, {"stages", stages}};
+}
+
+// --pipeline, --micro-batch, --recompute, --virtual-stages and a DPxPPxTP --mesh as the sweep's options.
+Result<PipelineOptions> pipelineOptions(const QCommandLineParser& parser, const QCommandLineOption& micro,
+                                        const QCommandLineOption& recompute, const QCommandLineOption& virtualStages,
+                                        const std::optional<DeviceMesh>& mesh)
+{
+    PipelineOptions o;
+    auto positive = [](const QString& v, const char* what) -> Result<int> {
+        bool ok = false;
+        const int n = v.toInt(&ok);
+        if (!ok || n <= 0) return Result<int>::failure(std::string("--") + what + " '" + v.toStdString() + "': expected a positive integer");
+        return n;
+    };
+    if (parser.isSet(micro)) {
+        Result<int> b = positive(parser.value(micro), "micro-batch");
+        if (!b) return Result<PipelineOptions>::failure(b.error());
+        o.microBatchSizes = {*b};
+    }
+    if (parser.isSet(virtualStages)) {
+        Result<int> v = positive(parser.value(virtualStages), "virtual-stages");
+        if (!v) return Result<PipelineOptions>::failure(v.error());
+        o.virtualStages = {*v};
+    }
+    if (parser.isSet(recompute)) {
+        Recompute r;
+        if (!parseRecompute(parser.value(recompute).toStdString(), &r))
+            return Result<PipelineOptions>::failure("--recompute '" + parser.value(recompute).toStdString() +
+                                                    "': expected none, selective or full");
+        o.recompute = r;
+    }
+    if (mesh) {
+        o.tp = {mesh->tp};
+        o.pp = {mesh->pp};
+        o.tpAcrossNodes = true;
+    }
+    return o;
+}
+
 } // namespace
 
 int runSearch(const QStringList& args)
@@ -49,7 +131,18 @@ int runSearch(const QStringList& args)
     const QCommandLineOption memOpt(QStringLiteral("memory-limit"), QStringLiteral("Bytes per device (default: the cluster's)."), QStringLiteral("bytes"));
     const QCommandLineOption ilpOpt(QStringLiteral("ilp-time-limit"), QStringLiteral("Seconds for the ILP (default 60)."),
                                     QStringLiteral("seconds"), QStringLiteral("60"));
-    parser.addOptions({clusterOpt, meshOpt, searchersOpt, outOpt, memOpt, ilpOpt});
+    const QCommandLineOption pipelineOpt(QStringLiteral("pipeline"),
+                                         QStringLiteral("Plan pipeline stages too: sweep dp x pp x tp, micro-batch size, interleaving "
+                                                        "and recomputation (also chosen when no plan fits without stages)."));
+    const QCommandLineOption microOpt(QStringLiteral("micro-batch"), QStringLiteral("Pipeline: samples per micro-batch (default: try them)."),
+                                      QStringLiteral("n"));
+    const QCommandLineOption recomputeOpt(QStringLiteral("recompute"),
+                                          QStringLiteral("Pipeline: none|selective|full for every stage (default: per rank, the least that fits)."),
+                                          QStringLiteral("mode"));
+    const QCommandLineOption virtualOpt(QStringLiteral("virtual-stages"),
+                                        QStringLiteral("Pipeline: stages per rank, interleaved 1F1B when > 1 (default: try 1, 2, 4)."),
+                                        QStringLiteral("v"));
+    parser.addOptions({clusterOpt, meshOpt, searchersOpt, outOpt, memOpt, ilpOpt, pipelineOpt, microOpt, recomputeOpt, virtualOpt});
     parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("The ONNX file."));
     int exitCode = kExitOk;
     if (!parseOrExplain(parser, args, &exitCode)) return exitCode;
@@ -74,6 +167,7 @@ int runSearch(const QStringList& args)
     }
     // Tensor parallelism may span nodes: it is costed on the inter-node link there.
     std::vector<DeviceMesh> meshes = enumerateMeshes(*cluster, true);
+    std::optional<DeviceMesh> meshGiven;
     if (parser.isSet(meshOpt)) {
         Result<DeviceMesh> m = parseMesh(parser.value(meshOpt).toStdString());
         if (!m) {
@@ -83,7 +177,12 @@ int runSearch(const QStringList& args)
             return fail(kExitBadInput, s.error);
         }
         meshes = {*m};
+        meshGiven = *m;
     }
+    const Result<PipelineOptions> pipeline = pipelineOptions(parser, microOpt, recomputeOpt, virtualOpt, meshGiven);
+    if (!pipeline) return fail(kExitBadInput, pipeline.error());
+    const bool pipelined = parser.isSet(pipelineOpt) || (meshGiven && meshGiven->pp > 1) || parser.isSet(microOpt) ||
+                           parser.isSet(recomputeOpt) || parser.isSet(virtualOpt);
     std::vector<const Searcher*> chosen;
     for (const QString& name : parser.value(searchersOpt).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const Searcher* s = findSearcher(name.trimmed().toStdString());
@@ -106,12 +205,27 @@ int runSearch(const QStringList& args)
     request.cluster = *cluster;
     request.memoryLimit = parser.value(memOpt).toDouble();
     request.ilpTimeLimit = parser.value(ilpOpt).toDouble() > 0 ? parser.value(ilpOpt).toDouble() : 60;
+    if (pipelined) request.pipeline = *pipeline;
     // The first searcher's plan is the answer; a baseline that cannot run here (e.g. data
     // parallel with more replicas than samples) is listed with its reason instead of failing all.
     std::vector<SearchResult> results;
     std::vector<std::pair<std::string, std::string>> notRun; // searcher, why
+    std::string pipelineNote;
     for (const Searcher* s : chosen) {
-        Result<SearchResult> r = searchBestMesh(*s, request, meshes);
+        SearchRequest req = request;
+        if (req.pipeline && !s->blockConfig(req)) req.pipeline.reset(); // dp, ilp, unfolded plan no stages
+        Result<SearchResult> r = searchBestMesh(*s, req, meshes);
+        // Nothing fits without stages: the block searchers try pipelines before giving up.
+        if (r && !r->feasible && !req.pipeline && s->blockConfig(req) && !meshGiven) {
+            req.pipeline = *pipeline;
+            Result<SearchResult> staged = searchBestMesh(*s, req, meshes);
+            if (staged && betterSearchResult(*staged, *r)) {
+                if (results.empty())
+                    pipelineNote = "no plan without pipeline stages fits (the fastest needs " + gb(r->best.report.total.memory()) +
+                                   " per device); planned with stages";
+                r = std::move(staged);
+            }
+        }
         if (!r) {
             if (results.empty()) {
                 return fail(kExitFailed, s->name() + ": " + r.error());
@@ -132,7 +246,7 @@ int runSearch(const QStringList& args)
         }
     }
     std::optional<FitAdvice> advice;
-    if (!results.front().feasible) {
+    if (!results.front().feasible && !results.front().best.report.pipelined) {
         SearchRequest r = request;
         r.mesh = results.front().best.plan.mesh;
         Result<FitAdvice> a = adviseFit(*chosen.front(), r);
@@ -147,6 +261,7 @@ int runSearch(const QStringList& args)
                              {"memory_bytes_per_device", t.memory()}, {"comm_bytes_per_step", t.commBytes},
                              {"search_time_s", r.searchSeconds}, {"optimal", r.optimal}, {"time_limit_hit", r.timeLimitHit},
                              {"feasible", r.feasible}, {"effective_devices", r.best.report.effectiveDevices},
+                             {"pp_comm_s", t.ppComm}, {"bubble_s", t.bubble}, {"pipeline", pipelineJson(r.best.plan)},
                              {"warnings", r.warnings}});
         }
         for (const auto& [name, why] : notRun) plans.push_back({{"searcher", name}, {"error", why}, {"feasible", false}});
@@ -157,6 +272,7 @@ int runSearch(const QStringList& args)
                                  {"comm_bytes_per_step", c.report.total.commBytes},
                                  {"feasible", c.report.total.memory() <= limit}});
         nlohmann::json doc = {{"cluster", cluster->name}, {"plans", plans}, {"runner_ups", runnerUps}};
+        if (!pipelineNote.empty()) doc["note"] = pipelineNote;
         if (advice)
             doc["does_not_fit"] = {{"memory_bytes_per_device_needed", advice->bytesPerDevice},
                                    {"smallest_device_count", advice->devices},
@@ -167,32 +283,35 @@ int runSearch(const QStringList& args)
     std::ostringstream out;
     const SearchResult& main = results.front();
     out << "cluster " << cluster->name << " (" << cluster->nodes << " x " << cluster->devicesPerNode << "), plan by "
-        << main.searcher << " on mesh " << main.best.plan.mesh.toString() << " (dp x tp)\n";
+        << main.searcher << " on mesh " << main.best.plan.mesh.toString()
+        << (main.best.plan.mesh.pp > 1 ? " (dp x pp x tp)\n" : " (dp x tp)\n");
+    if (!pipelineNote.empty()) out << pipelineNote << "\n";
     char effective[32];
     std::snprintf(effective, sizeof effective, "%.3g", main.best.report.effectiveDevices);
     out << "collectives per step: " << main.best.plan.reshards.size() << ", warnings: " << main.warnings.size()
         << ", effective devices: " << effective << " of " << main.best.plan.mesh.size() << "\n\n";
     char line[256];
-    std::snprintf(line, sizeof line, "%-9s %-6s %12s %12s %12s %14s %10s %s\n", "searcher", "mesh", "step (ms)", "memory/dev",
+    std::snprintf(line, sizeof line, "%-9s %-9s %12s %12s %12s %14s %10s %s\n", "searcher", "mesh", "step (ms)", "memory/dev",
                   "comm/step", "search (ms)", "feasible", "");
     out << line;
     for (const SearchResult& r : results) {
         const CostTerms& t = r.best.report.total;
-        std::snprintf(line, sizeof line, "%-9s %-6s %12.3f %12s %12s %14.1f %10s\n", r.searcher.c_str(),
+        std::snprintf(line, sizeof line, "%-9s %-9s %12.3f %12s %12s %14.1f %10s\n", r.searcher.c_str(),
                       r.best.plan.mesh.toString().c_str(), t.time() * 1e3, gb(t.memory()).c_str(), gb(t.commBytes).c_str(),
                       r.searchSeconds * 1e3, r.feasible ? "yes" : "NO");
         out << line;
     }
     for (const auto& [name, why] : notRun) out << std::left << std::setw(10) << name << "not run: " << why << "\n";
+    if (const std::string stages = describeStages(main.best.plan, limit); !stages.empty()) out << "\n" << stages;
     if (!main.runnerUps.empty()) {
         out << "\nrunner-up plans (" << main.searcher << "):\n";
-        std::snprintf(line, sizeof line, "%-4s %-6s %12s %12s %12s %6s\n", "rank", "mesh", "step (ms)", "memory/dev",
+        std::snprintf(line, sizeof line, "%-4s %-9s %12s %12s %12s %6s\n", "rank", "mesh", "step (ms)", "memory/dev",
                       "comm/step", "fits");
         out << line;
         int rank = 2;
         for (const PlanCandidate& c : main.runnerUps) {
             const CostTerms& t = c.report.total;
-            std::snprintf(line, sizeof line, "%-4d %-6s %12.3f %12s %12s %6s\n", rank++, c.plan.mesh.toString().c_str(),
+            std::snprintf(line, sizeof line, "%-4d %-9s %12.3f %12s %12s %6s\n", rank++, c.plan.mesh.toString().c_str(),
                           t.time() * 1e3, gb(t.memory()).c_str(), gb(t.commBytes).c_str(), t.memory() <= limit ? "yes" : "NO");
             out << line;
         }
@@ -247,8 +366,25 @@ int runPlanCommand(const QStringList& args)
         printErr("tapas plan check: " + pos[1].toStdString() + ": " + s.error);
         return kExitBadInput;
     }
+    // Stages name ranges of the folded chain: they must cover this model's chain exactly.
+    if (d->plan.pipeline.staged()) {
+        Result<FoldedGraph> folded = foldGraph(*graph);
+        if (!folded) {
+            printErr("tapas plan check: " + folded.error());
+            return kExitFailed;
+        }
+        const int chain = int(folded->chain.size());
+        if (d->plan.pipeline.stages.front().firstBlock != 0 || d->plan.pipeline.stages.back().endBlock != chain) {
+            printErr("tapas plan check: " + pos[1].toStdString() + ": field 'pipeline.stages' covers blocks " +
+                     std::to_string(d->plan.pipeline.stages.front().firstBlock) + " to " +
+                     std::to_string(d->plan.pipeline.stages.back().endBlock - 1) + " but the model's chain has " +
+                     std::to_string(chain) + " blocks (0 to " + std::to_string(chain - 1) + ")");
+            return kExitBadInput;
+        }
+    }
     printOut("plan ok: mesh " + d->plan.mesh.toString() + ", " + std::to_string(d->plan.reshards.size()) +
              " collectives, searcher " + d->provenance.searcher);
+    if (const std::string stages = describeStages(d->plan, d->cluster.memoryBytes); !stages.empty()) printOut(stages);
     return kExitOk;
 }
 

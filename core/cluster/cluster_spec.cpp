@@ -153,33 +153,42 @@ std::string clusterSpecToJson(const ClusterSpec& c)
     return j.dump(2);
 }
 
-std::string DeviceMesh::toString() const { return std::to_string(dp) + "x" + std::to_string(tp); }
+std::string DeviceMesh::toString() const
+{
+    if (pp == 1) return std::to_string(dp) + "x" + std::to_string(tp);
+    return std::to_string(dp) + "x" + std::to_string(pp) + "x" + std::to_string(tp);
+}
 
 Result<DeviceMesh> parseMesh(const std::string& text)
 {
-    const size_t x = text.find_first_of("xX");
     auto bad = [&] {
-        return Result<DeviceMesh>::failure("mesh '" + text + "': expected DPxTP with positive integers, e.g. 2x4");
+        return Result<DeviceMesh>::failure("mesh '" + text +
+                                           "': expected DPxTP or DPxPPxTP with positive integers, e.g. 2x4 or 8x16x8");
     };
-    if (x == std::string::npos || x == 0 || x + 1 >= text.size()) return bad();
-    DeviceMesh m;
-    try {
-        size_t a = 0, b = 0;
-        m.dp = std::stoi(text.substr(0, x), &a);
-        m.tp = std::stoi(text.substr(x + 1), &b);
-        if (a != x || b != text.size() - x - 1) return bad();
-    } catch (...) {
-        return bad();
+    std::vector<int> parts;
+    size_t at = 0;
+    while (true) {
+        const size_t x = text.find_first_of("xX", at);
+        const std::string part = text.substr(at, x == std::string::npos ? std::string::npos : x - at);
+        if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) return bad();
+        parts.push_back(std::stoi(part));
+        if (x == std::string::npos) break;
+        at = x + 1;
     }
-    if (m.dp <= 0 || m.tp <= 0) return bad();
-    if (int64_t(m.dp) * m.tp > kMaxDevices)
+    if (parts.size() != 2 && parts.size() != 3) return bad();
+    DeviceMesh m;
+    m.dp = parts.front();
+    m.tp = parts.back();
+    if (parts.size() == 3) m.pp = parts[1];
+    if (m.dp <= 0 || m.tp <= 0 || m.pp <= 0) return bad();
+    if (int64_t(m.dp) * m.tp * m.pp > kMaxDevices)
         return Result<DeviceMesh>::failure("mesh '" + text + "': more than " + std::to_string(kMaxDevices) + " devices");
     return m;
 }
 
 Status validateMesh(const ClusterSpec& c, const DeviceMesh& m, bool allowTpAcrossNodes)
 {
-    if (m.dp <= 0 || m.tp <= 0) return Status::failure("mesh " + m.toString() + ": both degrees must be positive");
+    if (m.dp <= 0 || m.tp <= 0 || m.pp <= 0) return Status::failure("mesh " + m.toString() + ": every degree must be positive");
     if (m.size() != c.deviceCount())
         return Status::failure("mesh " + m.toString() + " has " + std::to_string(m.size()) + " devices but cluster '" +
                                c.name + "' has " + std::to_string(c.deviceCount()) + " (" + std::to_string(c.nodes) +
@@ -205,8 +214,10 @@ std::vector<DeviceMesh> enumerateMeshes(const ClusterSpec& c, bool allowTpAcross
 LinkSpec axisLink(const ClusterSpec& c, const DeviceMesh& m, MeshAxis axis)
 {
     // tp groups are consecutive devices; a dp group strides by tp, so it leaves the node as soon
-    // as dp * tp exceeds a node.
-    const int span = axis == MeshAxis::Tp ? m.tp : m.dp * m.tp;
+    // as dp * tp exceeds a node; neighbouring stages are dp * tp devices apart, so they share a
+    // node only while two stages' worth of devices fit in one.
+    const int span = axis == MeshAxis::Tp ? m.tp : axis == MeshAxis::Dp ? m.dp * m.tp : 2 * m.dp * m.tp;
+    if (axis == MeshAxis::Pp && m.pp <= 1) return c.intraNode;
     return span <= c.devicesPerNode ? c.intraNode : c.interNode;
 }
 

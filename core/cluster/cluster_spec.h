@@ -43,24 +43,28 @@ std::string clusterSpecToJson(const ClusterSpec& c); // pretty-printed, parseabl
 // The compiled-in presets (name, JSON text), the same text as resources/clusters/<name>.json.
 const std::vector<std::pair<std::string, std::string>>& builtinClusterPresets();
 
-// A device mesh dp x tp: tp devices share every tensor-parallel collective, dp groups of them
-// replicate the model and average gradients. Devices are numbered node-major, tp fastest.
+// A device mesh dp x pp x tp: tp devices share every tensor-parallel collective, pp groups of
+// them hold consecutive pipeline stages and pass activations point to point, dp replicas of the
+// whole pipeline average gradients. Devices are numbered node-major, tp fastest, then dp, then
+// pp (Megatron-LM's order), so a stage's tp and dp groups stay as close as they can.
 struct DeviceMesh {
     int dp = 1;
     int tp = 1;
-    int size() const { return dp * tp; }
-    std::string toString() const; // "2x4"
-    bool operator==(const DeviceMesh& o) const { return dp == o.dp && tp == o.tp; }
+    int pp = 1;
+    int size() const { return dp * pp * tp; }
+    std::string toString() const; // "2x4" (dp x tp) without stages, "8x16x8" (dp x pp x tp) with them
+    bool operator==(const DeviceMesh& o) const { return dp == o.dp && tp == o.tp && pp == o.pp; }
 };
 
-Result<DeviceMesh> parseMesh(const std::string& text); // "2x4" -> dp 2, tp 4
+Result<DeviceMesh> parseMesh(const std::string& text); // "2x4" -> dp 2, tp 4; "8x16x8" -> dp 8, pp 16, tp 8
 // Checks the mesh covers the cluster and (unless allowed) keeps tp inside one node.
 Status validateMesh(const ClusterSpec& c, const DeviceMesh& m, bool allowTpAcrossNodes = false);
 // Every valid dp x tp factorisation, tp ascending.
 std::vector<DeviceMesh> enumerateMeshes(const ClusterSpec& c, bool allowTpAcrossNodes = false);
 
-enum class MeshAxis { Dp, Tp };
-// The link a collective over that mesh axis runs on: intra-node while the group fits in a node.
+enum class MeshAxis { Dp, Tp, Pp };
+// The link a collective over that mesh axis runs on: intra-node while the group fits in a node;
+// for Pp, the link between neighbouring stages (dp x tp devices apart).
 LinkSpec axisLink(const ClusterSpec& c, const DeviceMesh& m, MeshAxis axis);
 
 } // namespace tapas

@@ -17,6 +17,8 @@ CostTerms& CostTerms::operator+=(const CostTerms& o)
     compute += o.compute;
     tpComm += o.tpComm;
     dpComm += o.dpComm;
+    ppComm += o.ppComm;
+    bubble += o.bubble;
     dpGradBytes += o.dpGradBytes;
     commBytes += o.commBytes;
     weightMemory += o.weightMemory;
@@ -50,7 +52,7 @@ double CostModel::replicaBytes(TensorId t) const
     const double elems = double(x.shape.numElementsOr(1));
     const int bytes = dtypeIsFloating(x.dtype) ? elemBytes_ : std::max(1, dtypeBytes(x.dtype));
     const bool batched = x.kind == TensorKind::Activation || x.kind == TensorKind::Input;
-    return elems * bytes / (batched && !x.value ? mesh_.dp : 1);
+    return elems * bytes / (batched && !x.value ? batchShards() : 1);
 }
 
 double CostModel::collectiveTime(CollectiveKind k, double fullBytes, MeshAxis axis, double* wireBytes) const
@@ -84,6 +86,8 @@ CostTerms CostTerms::scaled(double f) const
     c.compute *= f;
     c.tpComm *= f;
     c.dpComm *= f;
+    c.ppComm *= f;
+    c.bubble *= f;
     c.commBytes *= f;
     c.weightMemory *= f;
     c.activationMemory *= f;
@@ -173,7 +177,7 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     const Node& n = g_.node(id);
     CostTerms c;
     const OpCost oc = tapas::nodeCost(g_, n);
-    c.compute = oc.flops / mesh_.dp * s.computeFraction / flopRate_ * (1 + options_.backwardFactor);
+    c.compute = oc.flops / batchShards() * s.computeFraction / flopRate_ * (1 + options_.backwardFactor);
     const bool split = s.computeFraction < 1;
     for (size_t i = 0; i < n.inputs.size() && i < s.inputs.size(); ++i) {
         const TensorId t = n.inputs[i];

@@ -8,6 +8,7 @@
 #include "core/fold/folded_graph.h"
 #include "core/shard/sharding_plan.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -19,6 +20,12 @@ struct CostOptions {
     std::string dtype = "fp16";  // compute dtype: peak FLOP/s and bytes of activations/gradients
     double bytesPerParam = 16;   // fp16 weight + fp16 grad + fp32 master, m and v
     double backwardFactor = 2;   // backward FLOPs per forward FLOP
+    // Of bytesPerParam, the optimizer's part (fp32 master weights, Adam's m and v): what a
+    // distributed optimizer (ZeRO-1) shards over the data-parallel group.
+    double optimizerBytesPerParam = 12;
+    // Micro-batches per replica and step: node costs are then those of one micro-batch (the
+    // batch is cut into dp x microBatches pieces); the pipeline cost model adds them up.
+    int microBatches = 1;
 };
 
 struct CostTerms {
@@ -26,12 +33,14 @@ struct CostTerms {
     double tpComm = 0;     // s, tensor-parallel collectives, forward and backward
     double dpComm = 0;     // s, gradient all-reduce over the data-parallel axis (a node's: bandwidth
                            // only; a plan's: DDP's buckets, less what overlaps the backward)
+    double ppComm = 0;     // s, point-to-point activation and gradient sends between pipeline stages
+    double bubble = 0;     // s, pipeline fill and drain: the step's idle time on the busiest rank
     double dpGradBytes = 0; // bytes of gradients each replica all-reduces over dp
     double commBytes = 0;  // bytes each device sends per step
     double weightMemory = 0;     // bytes: weights + gradients + optimizer state
     double activationMemory = 0; // bytes kept for backward
 
-    double time() const { return compute + tpComm + dpComm; }
+    double time() const { return compute + tpComm + dpComm + ppComm + bubble; }
     CostTerms scaled(double f) const; // every term times f
     double memory() const { return weightMemory + activationMemory; }
     CostTerms& operator+=(const CostTerms& o);
@@ -70,6 +79,8 @@ public:
 
     // Bytes of t in the compute dtype for one data-parallel replica (activations: local batch).
     double replicaBytes(TensorId t) const;
+    // dp x microBatches: the pieces one step's batch is cut into (a node cost is for one).
+    int batchShards() const { return mesh_.dp * std::max(1, options_.microBatches); }
     const Graph& graph() const { return g_; }
     const ClusterSpec& cluster() const { return cluster_; }
     const DeviceMesh& mesh() const { return mesh_; }
@@ -97,6 +108,10 @@ struct CostReport {
     // tensor-parallel group that splits nothing computes the same thing on each of its devices,
     // so a 1x8 plan that splits nothing does the work of 1 device, not 8.
     double effectiveDevices = 1;
+    // A pipelined plan: total is the step of the busiest pipeline rank (its compute, sends and
+    // bubble; the memory of the rank that holds the most), and the plan's PipelineSchedule holds
+    // the figures per stage. perNode and perBlock stay those of one micro-batch.
+    bool pipelined = false;
 };
 
 CostReport evaluatePlan(const ShardingPlan& plan, const CostModel& model, const FoldedGraph* folded = nullptr);

@@ -183,7 +183,7 @@ const CostModel& PlanEditor::model() const { return d->model; }
 std::vector<OpStrategy> PlanEditor::allowedStrategies(NodeId n) const
 {
     if (n < 0 || size_t(n) >= d->g.nodes.size()) return {};
-    return nodeStrategies(d->g, n, d->plan.mesh.tp, nullptr, d->plan.mesh.dp);
+    return nodeStrategies(d->g, n, d->plan.mesh.tp, nullptr, d->plan.batchShards());
 }
 
 std::vector<NodeId> PlanEditor::classPeers(NodeId n) const

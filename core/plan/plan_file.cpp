@@ -98,6 +98,58 @@ OpStrategy readStrategy(const json& j, const std::string& origin, const std::str
     return s;
 }
 
+json pipelineJson(const PipelineSchedule& p)
+{
+    json stages = json::array();
+    for (const PipelineStage& s : p.stages)
+        stages.push_back({{"first_block", s.firstBlock}, {"end_block", s.endBlock}, {"device", s.device},
+                          {"recompute", recomputeName(s.recompute)}, {"time_per_micro_batch_s", s.timePerMicroBatch},
+                          {"weight_memory_bytes", s.weightMemory}, {"activation_memory_bytes", s.activationMemory}});
+    return {{"micro_batches", p.microBatches}, {"micro_batch_size", p.microBatchSize}, {"virtual_stages", p.virtualStages},
+            {"distributed_optimizer", p.distributedOptimizer}, {"bubble_fraction", p.bubbleFraction}, {"stages", stages}};
+}
+
+// The pipeline section of a version 2 file: stages in chain order, contiguous, pp x virtual
+// stages of them, each on a rank of the mesh.
+PipelineSchedule readPipeline(const json& j, const DeviceMesh& mesh, const std::string& origin)
+{
+    PipelineSchedule p;
+    p.microBatches = int(readInteger(j, "micro_batches", origin, "pipeline.micro_batches", 1, kMaxDevices));
+    p.microBatchSize = int(readInteger(j, "micro_batch_size", origin, "pipeline.micro_batch_size", 0, int64_t(1) << 40));
+    p.virtualStages = int(readInteger(j, "virtual_stages", origin, "pipeline.virtual_stages", 1, 1 << 20));
+    const json& zero = need(j, "distributed_optimizer", origin, "pipeline.distributed_optimizer");
+    if (!zero.is_boolean()) throw Fail{where(origin, "pipeline.distributed_optimizer", "must be true or false")};
+    p.distributedOptimizer = zero.get<bool>();
+    p.bubbleFraction = readNumber(j, "bubble_fraction", origin, "pipeline.bubble_fraction", 0, 1);
+    const json& stages = need(j, "stages", origin, "pipeline.stages");
+    if (!stages.is_array()) throw Fail{where(origin, "pipeline.stages", "must be an array")};
+    if (!stages.empty() && int64_t(stages.size()) != int64_t(mesh.pp) * p.virtualStages)
+        throw Fail{where(origin, "pipeline.stages", "has " + std::to_string(stages.size()) + " stages but mesh pp " +
+                                                        std::to_string(mesh.pp) + " x virtual_stages " +
+                                                        std::to_string(p.virtualStages) + " needs " +
+                                                        std::to_string(int64_t(mesh.pp) * p.virtualStages))};
+    if (stages.empty() && mesh.pp > 1) throw Fail{where(origin, "pipeline.stages", "is empty but mesh pp is " + std::to_string(mesh.pp))};
+    constexpr double kHuge = 1e300;
+    for (size_t i = 0; i < stages.size(); ++i) {
+        const std::string at = "pipeline.stages[" + std::to_string(i) + "]";
+        PipelineStage s;
+        s.firstBlock = int(readInteger(stages[i], "first_block", origin, at + ".first_block", 0, 1 << 30));
+        s.endBlock = int(readInteger(stages[i], "end_block", origin, at + ".end_block", s.firstBlock + 1, 1 << 30));
+        if (i > 0 && s.firstBlock != p.stages.back().endBlock)
+            throw Fail{where(origin, at + ".first_block", "is " + std::to_string(s.firstBlock) + " but the stage before ends at " +
+                                                              std::to_string(p.stages.back().endBlock) + ": stages must be contiguous")};
+        s.device = int(readInteger(stages[i], "device", origin, at + ".device", 0, mesh.pp - 1));
+        const json& r = need(stages[i], "recompute", origin, at + ".recompute");
+        if (!r.is_string() || !parseRecompute(r.get<std::string>(), &s.recompute))
+            throw Fail{where(origin, at + ".recompute", "is " + r.dump() + ", expected \"none\", \"selective\" or \"full\"")};
+        s.timePerMicroBatch = readNumber(stages[i], "time_per_micro_batch_s", origin, at + ".time_per_micro_batch_s", 0, kHuge);
+        s.weightMemory = readNumber(stages[i], "weight_memory_bytes", origin, at + ".weight_memory_bytes", 0, kHuge);
+        s.activationMemory = readNumber(stages[i], "activation_memory_bytes", origin, at + ".activation_memory_bytes", 0, kHuge);
+        p.stages.push_back(s);
+    }
+    return p;
+}
+
 } // namespace
 
 std::string modelHash(const Graph& g)
@@ -130,7 +182,8 @@ std::string savePlanJson(const Graph& g, const FoldedGraph* folded, const Shardi
     json j;
     j["schema"] = "tapas-plan";
     j["version"] = kPlanSchemaVersion;
-    j["mesh"] = {{"dp", plan.mesh.dp}, {"tp", plan.mesh.tp}};
+    j["mesh"] = {{"dp", plan.mesh.dp}, {"tp", plan.mesh.tp}, {"pp", plan.mesh.pp}};
+    j["pipeline"] = pipelineJson(plan.pipeline);
     j["cluster"] = json::parse(clusterSpecToJson(cluster));
     json inputs = json::array();
     for (TensorId t : g.inputs) inputs.push_back({{"name", g.tensor(t).name}, {"shape", g.tensor(t).shape.toString()}});
@@ -185,7 +238,7 @@ std::string savePlanJson(const Graph& g, const FoldedGraph* folded, const Shardi
     j["cost"] = {{"step_time_s", t.time()}, {"compute_s", t.compute}, {"tp_comm_s", t.tpComm}, {"dp_comm_s", t.dpComm},
                  {"comm_bytes_per_step", t.commBytes}, {"weight_memory_bytes", t.weightMemory},
                  {"activation_memory_bytes", t.activationMemory}, {"memory_bytes_per_device", t.memory()},
-                 {"fits", report.fits}};
+                 {"pp_comm_s", t.ppComm}, {"bubble_s", t.bubble}, {"fits", report.fits}};
     return j.dump(1);
 }
 
@@ -197,8 +250,10 @@ Result<PlanDocument> loadPlanJson(const std::string& text, const Graph& g, const
         if (!j.is_object() || j.value("schema", std::string()) != "tapas-plan")
             throw Fail{where(origin, "schema", "must be \"tapas-plan\"")};
         const json& v = need(j, "version", origin, "version");
-        if (!v.is_number_integer() || !jsonInteger(v, kPlanSchemaVersion, kPlanSchemaVersion))
-            throw Fail{where(origin, "version", "is " + v.dump() + ", this build reads version " + std::to_string(kPlanSchemaVersion))};
+        if (!v.is_number_integer() || !jsonInteger(v, kOldestPlanSchemaVersion, kPlanSchemaVersion))
+            throw Fail{where(origin, "version", "is " + v.dump() + ", this build reads versions " +
+                                                    std::to_string(kOldestPlanSchemaVersion) + " to " + std::to_string(kPlanSchemaVersion))};
+        const int version = int(v.get<int64_t>());
         PlanDocument d;
         const json& model = need(j, "model", origin, "model");
         const json& hash = need(model, "hash", origin, "model.hash");
@@ -209,11 +264,14 @@ Result<PlanDocument> loadPlanJson(const std::string& text, const Graph& g, const
         const json& mesh = need(j, "mesh", origin, "mesh");
         const int64_t dp = readInteger(mesh, "dp", origin, "mesh.dp", 1, kMaxDevices);
         const int64_t tp = readInteger(mesh, "tp", origin, "mesh.tp", 1, kMaxDevices);
-        if (dp * tp > kMaxDevices)
-            throw Fail{where(origin, "mesh", "is " + std::to_string(dp) + "x" + std::to_string(tp) + " = " +
-                                                 std::to_string(dp * tp) + " devices, more than " +
+        // Absent (version 1, or a mesh without stages): one stage.
+        const int64_t pp = version >= 2 && mesh.is_object() && mesh.contains("pp") ? readInteger(mesh, "pp", origin, "mesh.pp", 1, kMaxDevices) : 1;
+        if (dp * tp > kMaxDevices / pp)
+            throw Fail{where(origin, "mesh", "is " + DeviceMesh{int(dp), int(tp), int(pp)}.toString() + " = " +
+                                                 std::to_string(dp * tp * pp) + " devices, more than " +
                                                  std::to_string(kMaxDevices))};
-        d.plan.mesh = {int(dp), int(tp)};
+        d.plan.mesh = {int(dp), int(tp), int(pp)};
+        if (version >= 2) d.plan.pipeline = readPipeline(need(j, "pipeline", origin, "pipeline"), d.plan.mesh, origin);
         Result<ClusterSpec> cluster = parseClusterSpec(need(j, "cluster", origin, "cluster").dump(), origin + "#cluster");
         if (!cluster) throw Fail{cluster.error()};
         d.cluster = *cluster;
@@ -274,6 +332,8 @@ Result<PlanDocument> loadPlanJson(const std::string& text, const Graph& g, const
         d.cost.commBytes = readNumber(cost, "comm_bytes_per_step", origin, "cost.comm_bytes_per_step", 0, kHuge);
         d.cost.weightMemory = readNumber(cost, "weight_memory_bytes", origin, "cost.weight_memory_bytes", 0, kHuge);
         d.cost.activationMemory = readNumber(cost, "activation_memory_bytes", origin, "cost.activation_memory_bytes", 0, kHuge);
+        d.cost.ppComm = readNumber(cost, "pp_comm_s", origin, "cost.pp_comm_s", 0, kHuge);
+        d.cost.bubble = readNumber(cost, "bubble_s", origin, "cost.bubble_s", 0, kHuge);
         return d;
     } catch (const Fail& f) {
         return Result<PlanDocument>::failure(f.message);

@@ -11,7 +11,10 @@
 
 namespace tapas {
 
-inline constexpr int kPlanSchemaVersion = 1;
+// Version 2 added pipelines: mesh.pp and the "pipeline" section (micro-batches, interleaving,
+// distributed optimizer, stages with their recomputation). Version 1 files still load (pp 1).
+inline constexpr int kPlanSchemaVersion = 2;
+inline constexpr int kOldestPlanSchemaVersion = 1;
 
 struct PlanProvenance {
     std::string searcher;
@@ -35,7 +38,7 @@ std::string modelHash(const Graph& g);
 // `folded` may be null: every node is then its own entry.
 std::string savePlanJson(const Graph& g, const FoldedGraph* folded, const ShardingPlan& plan, const ClusterSpec& cluster,
                          const CostReport& report, const PlanProvenance& provenance);
-// Refuses a plan of another model or schema version and a corrupt file, naming the field.
+// Refuses a plan of another model or an unknown schema version and a corrupt file, naming the field.
 Result<PlanDocument> loadPlanJson(const std::string& text, const Graph& g, const std::string& origin);
 Status savePlanFile(const std::string& path, const std::string& json);
 Result<PlanDocument> loadPlanFile(const std::string& path, const Graph& g);

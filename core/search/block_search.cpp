@@ -345,4 +345,15 @@ Result<SearchResult> runBlockSearcher(const std::string& name, const SearchReque
     return r;
 }
 
+Result<SearchResult> foldAndSearchBlocks(const Searcher& searcher, const SearchRequest& request)
+{
+    const auto start = std::chrono::steady_clock::now();
+    if (Status s = validateRequest(request); !s) return Result<SearchResult>::failure(s.error);
+    Result<FoldedGraph> folded = foldGraph(*request.graph, {}, request.progress);
+    if (!folded) return Result<SearchResult>::failure(folded.error());
+    Result<SearchResult> r = runBlockSearcher(searcher.name(), request, *folded, *searcher.blockConfig(request));
+    if (r) r->searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
 } // namespace tapas

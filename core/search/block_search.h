@@ -33,6 +33,10 @@ std::unordered_map<NodeId, std::string> fixedStrategies(const SearchRequest& req
 // structurally identical), so an instance replays its class's work instead of redoing it.
 PlanCandidate makeCandidate(StrategyTable& table, const std::vector<int>& choices, const FoldedGraph* folded);
 
+// A block searcher's whole search: validate the request, fold (timed as part of the search) and
+// run the block search with searcher.blockConfig(request).
+Result<SearchResult> foldAndSearchBlocks(const Searcher& searcher, const SearchRequest& request);
+
 // Runs searchBlocks and packages a SearchResult (shared by the TAPAS, Megatron and unfolded searchers).
 Result<SearchResult> runBlockSearcher(const std::string& name, const SearchRequest& request, const FoldedGraph& folded,
                                       const DpConfig& config);

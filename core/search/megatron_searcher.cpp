@@ -4,8 +4,6 @@
 #include "core/search/megatron_roles.h"
 #include "core/search/searcher_factories.h"
 
-#include <chrono>
-
 namespace tapas {
 
 namespace {
@@ -14,10 +12,9 @@ class MegatronSearcher : public Searcher {
 public:
     std::string name() const override { return "megatron"; }
     std::string description() const override { return "Megatron-LM: column/row-parallel pairs, vocab-parallel embedding"; }
-    Result<SearchResult> search(const SearchRequest& request) const override
+    Result<SearchResult> search(const SearchRequest& request) const override { return foldAndSearchBlocks(*this, request); }
+    std::optional<DpConfig> blockConfig(const SearchRequest& request) const override
     {
-        const auto start = std::chrono::steady_clock::now(); // the fold is part of the search's time
-        if (Status s = validateRequest(request); !s) return Result<SearchResult>::failure(s.error);
         const std::vector<MegatronRole> roles = megatronRoles(*request.graph);
         DpConfig config;
         config.beam = request.beam;
@@ -31,11 +28,7 @@ public:
             }
             return true;
         };
-        Result<FoldedGraph> folded = foldGraph(*request.graph, {}, request.progress);
-        if (!folded) return Result<SearchResult>::failure(folded.error());
-        Result<SearchResult> r = runBlockSearcher(name(), request, *folded, config);
-        if (r) r->searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return r;
+        return config;
     }
 };
 

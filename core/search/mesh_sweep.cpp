@@ -1,5 +1,7 @@
 #include "core/search/mesh_sweep.h"
 
+#include "core/search/pipeline_sweep.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -47,6 +49,7 @@ std::optional<std::string> replicationWarning(const SearchResult& best, const st
 
 Result<SearchResult> searchBestMesh(const Searcher& searcher, SearchRequest request, const std::vector<DeviceMesh>& meshes)
 {
+    if (request.pipeline) return searchPipelined(searcher, request); // sweeps dp x pp x tp itself
     if (meshes.empty()) return Result<SearchResult>::failure(searcher.name() + ": no device mesh to search on");
     const bool fixedMesh = searcher.name() == "dp"; // data parallel puts every device on dp
     const size_t runs = fixedMesh ? 1 : meshes.size();

@@ -33,7 +33,7 @@ StrategyTable::Entry& StrategyTable::entry(NodeId n)
     Entry& e = entries_[size_t(n)];
     if (e.ready) return e;
     std::string warning;
-    e.all = nodeStrategies(g_, n, model_.mesh().tp, &warning, model_.mesh().dp);
+    e.all = nodeStrategies(g_, n, model_.mesh().tp, &warning, model_.batchShards());
     if (!warning.empty()) warnings_.push_back(warning);
     for (size_t i = 0; i < e.all.size(); ++i) e.costs.push_back(model_.nodeCost(n, e.all[i]));
     auto pin = config_.fixed.find(n);

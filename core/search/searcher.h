@@ -3,10 +3,13 @@
 // unfolded, ...), all behind this interface and listed in one registry (searcher_registry.cpp),
 // so adding a searcher is one new file and one line there. All share the same cost model.
 #include "core/cost/cost_model.h"
+#include "core/cost/pipeline_cost.h"
+#include "core/search/scope_dp.h"
 #include "core/util/progress.h"
 #include "core/util/result.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,9 @@ struct SearchRequest {
     // Strategies the plan must keep ("Re-search with my overrides fixed"); a searcher that
     // cannot honour one reports it in SearchResult::warnings.
     std::vector<StrategyOverride> fixed;
+    // Set: plan pipeline stages too (searchBestMesh then sweeps tp, pp, dp, micro-batch size,
+    // interleaving and recomputation; see pipeline_sweep.h).
+    std::optional<PipelineOptions> pipeline;
 };
 
 struct PlanCandidate {
@@ -50,6 +56,9 @@ public:
     virtual std::string name() const = 0;        // "tapas", "megatron", "dp", "unfolded"
     virtual std::string description() const = 0;
     virtual Result<SearchResult> search(const SearchRequest& request) const = 0;
+    // The block search this searcher runs over the folded chain, for the pipeline sweep to run it
+    // per micro-batch and tp degree; nullopt for searchers that do not plan block by block.
+    virtual std::optional<DpConfig> blockConfig(const SearchRequest&) const { return std::nullopt; }
 };
 
 const std::vector<std::unique_ptr<Searcher>>& searchers();

@@ -2,8 +2,6 @@
 #include "core/search/block_search.h"
 #include "core/search/searcher_factories.h"
 
-#include <chrono>
-
 namespace tapas {
 
 namespace {
@@ -12,17 +10,12 @@ class TapasSearcher : public Searcher {
 public:
     std::string name() const override { return "tapas"; }
     std::string description() const override { return "fold, search each unique block once, stitch"; }
-    Result<SearchResult> search(const SearchRequest& request) const override
+    Result<SearchResult> search(const SearchRequest& request) const override { return foldAndSearchBlocks(*this, request); }
+    std::optional<DpConfig> blockConfig(const SearchRequest& request) const override
     {
-        const auto start = std::chrono::steady_clock::now(); // the fold is part of the search's time
-        if (Status s = validateRequest(request); !s) return Result<SearchResult>::failure(s.error);
-        Result<FoldedGraph> folded = foldGraph(*request.graph, {}, request.progress);
-        if (!folded) return Result<SearchResult>::failure(folded.error());
         DpConfig config;
         config.beam = request.beam;
-        Result<SearchResult> r = runBlockSearcher(name(), request, *folded, config);
-        if (r) r->searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return r;
+        return config;
     }
 };
 

@@ -70,11 +70,15 @@ Status checkPlan(const Graph& g, const ShardingPlan& plan)
     const int tp = plan.mesh.tp;
     auto splitOk = [&](TensorId t, const TensorLayout& l) {
         if (l.kind != TensorLayout::S) return true;
-        return tp > 1 && splitsEvenly(g, t, l.dim, tp, plan.mesh.dp);
+        return tp > 1 && splitsEvenly(g, t, l.dim, tp, plan.batchShards());
     };
     // Says so when the split would divide the whole but not one replica's share of it.
     auto why = [&](TensorId t, const TensorLayout& l) -> std::string {
         if (l.kind != TensorLayout::S || tp == 1 || !splitsEvenly(g, t, l.dim, tp, 1)) return "";
+        if (plan.pipeline.microBatches > 1)
+            return " (dim " + std::to_string(l.dim) + " scales with the batch: each of dp " + std::to_string(plan.mesh.dp) +
+                   " replicas x " + std::to_string(plan.pipeline.microBatches) + " micro-batches holds 1/" +
+                   std::to_string(plan.batchShards()) + " of it)";
         return " (dim " + std::to_string(l.dim) + " scales with the batch: each of dp " + std::to_string(plan.mesh.dp) +
                " replicas holds 1/" + std::to_string(plan.mesh.dp) + " of it)";
     };

@@ -5,6 +5,7 @@
 #include "core/cluster/cluster_spec.h"
 #include "core/shard/collective.h"
 #include "core/shard/op_sharding.h"
+#include "core/shard/pipeline_schedule.h"
 #include "core/util/result.h"
 
 #include <string>
@@ -32,9 +33,13 @@ struct StrategyOverride {
 
 struct ShardingPlan {
     DeviceMesh mesh;
-    std::vector<OpStrategy> nodes; // indexed by NodeId
+    std::vector<OpStrategy> nodes; // indexed by NodeId, the strategies of one micro-batch
     std::vector<Reshard> reshards;
     std::vector<std::string> warnings;
+    PipelineSchedule pipeline;
+    // The pieces the batch is cut into on one device's step: dp replicas x micro-batches. A dim
+    // that scales with the batch is 1/batchShards() of itself in one micro-batch.
+    int batchShards() const { return mesh.dp * pipeline.microBatches; }
 };
 
 // The layout a tensor has before any consumer reshards it: its producer's output layout; R

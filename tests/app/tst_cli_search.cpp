@@ -15,6 +15,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -169,6 +170,59 @@ private slots:
         Run cluster = runTapas({QStringLiteral("search"), sampleGpt(), QStringLiteral("--cluster"), path});
         QCOMPARE(cluster.exitCode, 2);
         QVERIFY2(cluster.err.contains("bad_cluster.json") && cluster.err.contains("devices_per_node"), cluster.err.constData());
+    }
+
+    // A DPxPPxTP mesh plans stages: the text lists each stage, the plan file keeps them and
+    // `tapas plan check` prints them again; a file whose stages miss blocks of the chain is refused.
+    void pipeline_stages_are_printed_saved_and_checked()
+    {
+        QTemporaryDir dir;
+        const QString plan = dir.filePath(QStringLiteral("staged.tapas.json"));
+        const Run r = runTapas(searchArgs({QStringLiteral("--mesh"), QStringLiteral("2x2x4"), QStringLiteral("--searchers"),
+                                           QStringLiteral("tapas"), QStringLiteral("--micro-batch"), QStringLiteral("2"),
+                                           QStringLiteral("--recompute"), QStringLiteral("selective"), QStringLiteral("--virtual-stages"),
+                                           QStringLiteral("1"), QStringLiteral("-o"), plan}));
+        QCOMPARE(r.exitCode, 0);
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.contains(QStringLiteral("plan by tapas on mesh 2x2x4 (dp x pp x tp)")), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("pipeline: 2 stage(s) on pp 2, 2 micro-batch(es) of 2")), qPrintable(out));
+        // The bubble: (p-1)/(m+p-1) = 1/3 for equal stages, less when the slowest stage sets the pace.
+        const QRegularExpressionMatch bubble = QRegularExpression(QStringLiteral("bubble ([0-9.]+)%")).match(out);
+        QVERIFY2(bubble.hasMatch(), qPrintable(out));
+        QVERIFY2(bubble.captured(1).toDouble() > 5 && bubble.captured(1).toDouble() <= 33.4, qPrintable(out));
+        int stages = 0;
+        for (const QString& line : out.split(QLatin1Char('\n')))
+            if (line.contains(QStringLiteral(" selective ")) && line.contains(QStringLiteral(" GB"))) ++stages;
+        QCOMPARE(stages, 2);
+        const Run check = runTapas({QStringLiteral("plan"), QStringLiteral("check"), plan, sampleGpt(), QStringLiteral("--dim"),
+                                    QStringLiteral("batch=8"), QStringLiteral("--dim"), QStringLiteral("seq=1024")});
+        QCOMPARE(check.exitCode, 0);
+        QVERIFY2(check.out.contains("plan ok: mesh 2x2x4") && check.out.contains("pipeline: 2 stage(s)"), check.out.constData());
+        // Stages that stop short of the chain's end.
+        QFile f(plan);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
+        f.close();
+        QJsonObject pipeline = doc.value(QStringLiteral("pipeline")).toObject();
+        QJsonArray st = pipeline.value(QStringLiteral("stages")).toArray();
+        QJsonObject last = st.last().toObject();
+        last.insert(QStringLiteral("end_block"), last.value(QStringLiteral("end_block")).toInt() - 1);
+        st.replace(st.size() - 1, last);
+        pipeline.insert(QStringLiteral("stages"), st);
+        doc.insert(QStringLiteral("pipeline"), pipeline);
+        const QString cut = dir.filePath(QStringLiteral("cut.tapas.json"));
+        QFile g(cut);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write(QJsonDocument(doc).toJson());
+        g.close();
+        const Run bad = runTapas({QStringLiteral("plan"), QStringLiteral("check"), cut, sampleGpt(), QStringLiteral("--dim"),
+                                  QStringLiteral("batch=8"), QStringLiteral("--dim"), QStringLiteral("seq=1024")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("pipeline.stages") && bad.err.contains("chain has"), bad.err.constData());
+        // A mode that does not exist is refused naming the option.
+        const Run mode = runTapas(searchArgs({QStringLiteral("--pipeline"), QStringLiteral("--recompute"), QStringLiteral("some")}));
+        QCOMPARE(mode.exitCode, 2);
+        QVERIFY2(mode.err.contains("--recompute 'some'"), mode.err.constData());
     }
 
     // The workload is explicit: a --dim the model does not have is refused listing its dims, and

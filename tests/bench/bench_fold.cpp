@@ -27,15 +27,6 @@ namespace tapas::bench {
 
 namespace {
 
-// CPU time of this thread: folding is single-threaded, and on a shared machine the wall clock
-// also counts the time other processes held the core.
-double threadCpuSeconds()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
 double wallSeconds()
 {
     timespec ts{};

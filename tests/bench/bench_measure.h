@@ -17,6 +17,10 @@ struct Measurement {
 
 // Runs `fn` `repeats` times in a child process; `fn` returns "" on success or an error,
 // and may write a short detail string.
+// CPU time of the calling thread (one core): what a search costs on a shared machine, where
+// wall time also measures the other jobs.
+double threadCpuSeconds();
+
 Measurement measureInChild(const std::function<std::string(std::string& detail)>& fn, int repeats);
 
 } // namespace tapas::bench

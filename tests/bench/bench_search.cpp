@@ -12,6 +12,8 @@
 // The ILP runs under a time limit that covers model building; a run stopped by it is marked
 // "limit" and its time (and the ratio) is then a bound, not a measurement to completion.
 #include "tests/bench/bench.h"
+#include "tests/bench/bench_measure.h"
+#include "tests/bench/bench_megatron.h"
 
 #include "core/fold/folded_graph.h"
 #include "core/search/searcher.h"
@@ -44,13 +46,6 @@ std::vector<int64_t> parseList(const std::string& s)
         at = comma + 1;
     }
     return v;
-}
-
-double threadCpuSeconds()
-{
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
 struct Timed {
@@ -158,6 +153,8 @@ int run(const std::vector<std::string>& args)
     double ilpLimit = 10;
     size_t ilpMaxNodes = 1000000;
     std::vector<int64_t> chains;
+    bool megatron = false;
+    std::vector<std::string> megatronRows;
     for (size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--layers" && i + 1 < args.size()) layers = parseList(args[++i]);
         else if (args[i] == "--devices" && i + 1 < args.size()) devices = parseList(args[++i]);
@@ -169,14 +166,25 @@ int run(const std::vector<std::string>& args)
         else if (args[i] == "--ilp-time-limit" && i + 1 < args.size()) ilpLimit = std::stod(args[++i]);
         else if (args[i] == "--ilp-max-nodes" && i + 1 < args.size()) ilpMaxNodes = size_t(std::stoll(args[++i]));
         else if (args[i] == "--chain" && i + 1 < args.size()) chains = parseList(args[++i]);
+        else if (args[i] == "--megatron") megatron = true;
+        else if (args[i] == "--gpt3") return runGpt3Target();
+        else if (args[i] == "--rows" && i + 1 < args.size()) {
+            for (size_t at = 0; at < args[i + 1].size();) {
+                const size_t comma = std::min(args[i + 1].find(',', at), args[i + 1].size());
+                megatronRows.push_back(args[i + 1].substr(at, comma - at));
+                at = comma + 1;
+            }
+            ++i;
+        }
         else {
             std::fprintf(stderr, "tapas bench search: unknown option '%s' (options: --layers 12,24,... --devices 8,32 "
                                  "--repeats N --hidden H --heads A --no-unfolded --gpt-only --ilp-time-limit S "
-                                 "--ilp-max-nodes N --chain 25000,50000,...)\n", args[i].c_str());
+                                 "--ilp-max-nodes N --chain 25000,50000,... --megatron [--rows 1.7B,145B,...] --gpt3)\n", args[i].c_str());
             return 2;
         }
     }
     if (!chains.empty()) return runChains(chains, repeats);
+    if (megatron) return runMegatronTable(megatronRows);
     std::vector<Case> cases;
     for (int64_t l : layers) {
         ZooOptions o;
@@ -271,7 +279,7 @@ int run(const std::vector<std::string>& args)
     std::printf("\n(step times in ms, predicted by the cost model; \"limit\": the ILP hit its time limit)\n");
     // The depth ratio on its own, 12 and 96 layers timed alternately so that both see the same
     // machine: on a shared VM the speed drifts within a run by more than the ratio being measured.
-    if (!g12 || !g96) return 0;
+    if (!g12 || !g96) return runGpt3Target();
     const int pairs = std::max(repeats, 9);
     for (int64_t d : devices) {
         const SearchRequest r12 = benchRequest(*g12, d, ilpLimit), r96 = benchRequest(*g96, d, ilpLimit);
@@ -293,7 +301,7 @@ int run(const std::vector<std::string>& args)
                     (long long)d, t96 / t12, ratios[ratios.size() / 2], pairs, ratios.front(), ratios.back(),
                     (t96 - f96) / std::max(1e-9, t12 - f12), t96);
     }
-    return 0;
+    return runGpt3Target();
 }
 
 } // namespace

@@ -67,7 +67,7 @@ private slots:
 
     void builtin_presets_match_resource_files()
     {
-        QCOMPARE(builtinClusterPresets().size(), size_t(4));
+        QCOMPARE(builtinClusterPresets().size(), size_t(5)); // a100x8, cpu-mpi, h100x16, selene-a100x1024, v100x32
         for (const auto& [name, text] : builtinClusterPresets()) {
             const std::string file = readFile(kPresetDir + "/" + name + ".json");
             QVERIFY2(!file.empty(), name.c_str());
@@ -175,7 +175,13 @@ private slots:
         QCOMPARE(m->dp, 2);
         QCOMPARE(m->tp, 4);
         QCOMPARE(m->toString(), std::string("2x4"));
-        for (const char* bad : {"", "x4", "2x", "2*4", "0x8", "-1x2", "2x4x1", "ax4"}) QVERIFY2(!parseMesh(bad).ok(), bad);
+        // Three degrees are dp x pp x tp (pipeline stages in the middle).
+        m = parseMesh("2x4x1");
+        QVERIFY(m.ok());
+        QCOMPARE(m->dp, 2);
+        QCOMPARE(m->pp, 4);
+        QCOMPARE(m->tp, 1);
+        for (const char* bad : {"", "x4", "2x", "2*4", "0x8", "-1x2", "2x4x1x1", "2x0x1", "ax4"}) QVERIFY2(!parseMesh(bad).ok(), bad);
     }
 
     void collective_links_follow_the_mesh_axis()
