@@ -129,7 +129,7 @@ std::string fmt(double v)
 
 // The plan file's mesh and the input shapes it was made for (to bind dims the user left open).
 struct PlanHeader {
-    int dp = 1, tp = 1;
+    int dp = 1, tp = 1, pp = 1;
     std::map<std::string, std::vector<std::string>> inputDims; // input -> dims as text
 };
 
@@ -146,6 +146,11 @@ Result<PlanHeader> readPlanHeader(const std::string& path)
             Result<int64_t> v = jsonInteger(j.at("mesh").at(key), 1, kMaxDevices);
             if (!v) return Result<PlanHeader>::failure("plan file '" + path + "': field 'mesh." + key + "' " + v.error());
             *out = int(*v);
+        }
+        if (j.at("mesh").contains("pp")) { // plan files of version 2 (pipeline stages)
+            Result<int64_t> v = jsonInteger(j["mesh"]["pp"], 1, kMaxDevices);
+            if (!v) return Result<PlanHeader>::failure("plan file '" + path + "': field 'mesh.pp' " + v.error());
+            h.pp = int(*v);
         }
         if (j.contains("model") && j["model"].contains("inputs"))
             for (const auto& in : j["model"]["inputs"]) {
@@ -307,6 +312,9 @@ int Run::exec()
 
     Result<PlanHeader> header = readPlanHeader(o_.plan);
     if (!header.ok()) return failAll(header.error());
+    if (header->pp > 1)
+        return failAll("plan '" + o_.plan + "' has " + std::to_string(header->pp) +
+                       " pipeline stages: tapas-worker runs dp x tp plans only; plan without --pipeline to train here");
     const int meshSize = header->dp * header->tp;
     if (meshSize != mpi_.size())
         return failAll("plan '" + o_.plan + "' is for a " + std::to_string(header->dp) + "x" + std::to_string(header->tp) +

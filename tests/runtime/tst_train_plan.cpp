@@ -23,6 +23,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 
 using namespace tapas;
@@ -267,6 +269,26 @@ private Q_SLOTS:
         QVERIFY2(failed, r.states().c_str());
         QVERIFY2(failed->text.find("1x2") != std::string::npos && failed->text.find("4 ranks") != std::string::npos,
                  failed->text.c_str());
+        QVERIFY(r.of(EventType::Step).empty());
+    }
+
+    // A plan with pipeline stages (plan file version 2) is refused by name until stages run.
+    void plan_with_pipeline_stages_is_refused()
+    {
+        const std::string plan = savePlan(gpt_, "megatron", {1, 2}, dir("staged.tapas.json"));
+        QFile f(QString::fromStdString(plan));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        nlohmann::json j = nlohmann::json::parse(f.readAll().toStdString());
+        f.close();
+        j["mesh"]["pp"] = 2;
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QByteArray::fromStdString(j.dump()));
+        f.close();
+        const WorkerRun r = runWorker(2, gptPath_, plan, dir("run-staged"), {"--steps", "1"});
+        QVERIFY(r.exitCode != 0);
+        const MetricsEvent* failed = r.status("failed");
+        QVERIFY2(failed, r.states().c_str());
+        QVERIFY2(failed->text.find("2 pipeline stages") != std::string::npos, failed->text.c_str());
         QVERIFY(r.of(EventType::Step).empty());
     }
 
