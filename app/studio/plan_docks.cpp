@@ -87,12 +87,14 @@ void PlanDocks::syncPanel()
     if (!panelStale_) return;
     panelStale_ = false;
     panel_->setGraph(session_->graph(), session_->folded());
+    if (session_->hasPlan()) panel_->setEditor(session_->editor());
 }
 
 void PlanDocks::onResultsChanged()
 {
-    syncPanel();
-    panel_->setEditor(session_->editor());
+    // Opening a model also says its results changed (to none): that alone builds no tree.
+    if (session_->hasPlan()) syncPanel();
+    if (!panelStale_) panel_->setEditor(session_->editor());
     overlay_->setEditor(session_->editor());
     if (!session_->hasPlan()) return;
     // A plan arrived: show it (the dock shares the bottom with the Log).
