@@ -2,6 +2,14 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>tapas::BackgroundJob</name>
+    <message>
+        <location filename="../views/background_job.cpp" line="+120"/>
+        <source>done</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>tapas::BlockStyle</name>
     <message>
         <location filename="../views/graph/block_style.cpp" line="+50"/>
@@ -17,7 +25,12 @@
 <context>
     <name>tapas::BlocksModel</name>
     <message>
-        <location filename="../views/blocks_model.cpp" line="+159"/>
+        <location filename="../views/blocks_model.cpp" line="+166"/>
+        <source>Shared-weight block %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Stage %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -37,7 +50,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+34"/>
         <source>×%1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -218,7 +231,7 @@
 <context>
     <name>tapas::CostsView</name>
     <message>
-        <location filename="../views/costs/costs_view.cpp" line="+269"/>
+        <location filename="../views/costs/costs_view.cpp" line="+270"/>
         <location line="+43"/>
         <source>Compute</source>
         <translation type="unfinished"></translation>
@@ -284,10 +297,8 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+1"/>
-        <location line="+24"/>
-        <location line="+24"/>
-        <location line="+1"/>
+        <location line="+25"/>
+        <location line="+25"/>
         <source>ms</source>
         <translation type="unfinished"></translation>
     </message>
@@ -297,7 +308,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+0"/>
         <location line="+22"/>
         <source>GB</source>
         <translation type="unfinished"></translation>
@@ -500,12 +510,12 @@
     <name>tapas::GanRunMonitor</name>
     <message>
         <location filename="../views/runs/gan_run_monitor.cpp" line="+44"/>
-        <location line="+175"/>
+        <location line="+186"/>
         <source>Smoothing: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-118"/>
+        <location line="-129"/>
         <source>G loss</source>
         <translation type="unfinished"></translation>
     </message>
@@ -526,12 +536,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+103"/>
+        <location line="+114"/>
         <source>images/s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-101"/>
+        <location line="-112"/>
         <source>data wait (ms)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -556,7 +566,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
         <source>modes covered</source>
         <translation type="unfinished"></translation>
     </message>
@@ -566,7 +576,27 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>reverse KL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>classes covered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>class KL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fréchet distance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>G</source>
         <translation type="unfinished"></translation>
     </message>
@@ -758,7 +788,7 @@
 <context>
     <name>tapas::GraphPanel</name>
     <message>
-        <location filename="../views/graph/graph_panel.cpp" line="+107"/>
+        <location filename="../views/graph/graph_panel.cpp" line="+115"/>
         <source>Fit</source>
         <translation type="unfinished"></translation>
     </message>
@@ -785,6 +815,26 @@
     <message>
         <location line="+1"/>
         <source>Zoom out (-)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Expand all</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Expand every folded block of the picture (as many as stay within the drawing limit)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Collapse all</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fold every expanded block back into its box</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -860,38 +910,74 @@
 <context>
     <name>tapas::GraphPresentation</name>
     <message>
-        <location filename="../views/graph/graph_presentation.cpp" line="+171"/>
-        <location line="+39"/>
+        <location filename="../views/graph/graph_presentation.cpp" line="+269"/>
+        <location line="+76"/>
         <source>scope %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-37"/>
+        <location line="-74"/>
         <source>out  %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="-64"/>
         <source>%1 · %2/%3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+120"/>
         <source>%1 ops · %2 params</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+12"/>
         <source>%1, instance %2 of %3 (×%3)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-34"/>
+        <location line="+35"/>
         <source>%1 ops, %2 parameters per instance</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <location line="-136"/>
+        <source>%1 · %2–%3/%4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Section %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+92"/>
+        <source>%1 blocks · %2 params</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <location line="+6"/>
+        <source>%1, instances %2 to %3 of %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Double-click, click ⊕ or press Enter to show its blocks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>%1, a stretch of the model that does not repeat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 ops, %2 parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Double-click, click ⊕ or press Enter to expand</source>
         <translation type="unfinished"></translation>
     </message>
@@ -906,58 +992,60 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+43"/>
         <source>… and %1 more</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
-    <name>tapas::GraphScene</name>
-    <message>
-        <location filename="../views/graph/graph_scene.cpp" line="+59"/>
-        <source>%1 · %2/%3</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>tapas::GraphView</name>
     <message>
-        <location filename="../views/graph/graph_view.cpp" line="+94"/>
+        <location filename="../views/graph/graph_view.cpp" line="+113"/>
         <source>This model has %1 nodes, too many to draw expanded. It opens folded into %2 boxes; expand blocks one at a time.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>This model has %1 nodes and no repeated blocks: every node is drawn, and the layout may take a while.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+4"/>
+        <location line="+12"/>
         <source>No repeated blocks were found: every node is drawn as unique.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
-        <source>Laying out %1 boxes</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+40"/>
+        <location line="+68"/>
         <source>Expanding %1 would draw %2 boxes, more than the limit of %3. Collapse other blocks first.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+16"/>
-        <source>Expanding a block (%1 boxes)</source>
+        <location line="-95"/>
+        <source>Laying out the graph</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+16"/>
-        <source>Could not collapse the block: %1</source>
+        <location line="+20"/>
+        <source>No repeated blocks were found. The %1 nodes open as %2 sections; expand the ones you want to read.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+4"/>
+        <source>This model has %1 nodes and no repeated blocks: every node is drawn.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+85"/>
+        <source>Expanding %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Collapsing a block</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>Expanded %1 blocks; %2 stay folded, as expanding them would draw more than %3 boxes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+23"/>
         <source>The graph layout failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -967,7 +1055,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+157"/>
+        <location filename="../views/graph/graph_view_export.cpp" line="+26"/>
         <location line="+28"/>
         <source>There is no graph to export to %1.</source>
         <translation type="unfinished"></translation>
@@ -1355,7 +1443,7 @@
 <context>
     <name>tapas::InstanceFrameItem</name>
     <message>
-        <location filename="../views/graph/block_item.cpp" line="+155"/>
+        <location filename="../views/graph/block_item.cpp" line="+156"/>
         <source>%1 (expanded)
 Double-click the caption, click ⊖ or select it and press Enter to collapse</source>
         <translation type="unfinished"></translation>
@@ -1364,7 +1452,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
 <context>
     <name>tapas::LaunchForm</name>
     <message>
-        <location filename="../views/runs/launch_form.cpp" line="+141"/>
+        <location filename="../views/runs/launch_form.cpp" line="+144"/>
         <source>Plan files (*.tapas.json *.json);;All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1374,7 +1462,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+52"/>
         <source>Choose a Folder of Images</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1452,12 +1540,22 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
     </message>
     <message>
         <location line="+1"/>
-        <source>Ring of 8 Gaussians, MLP, asynchronous (k = 2)</source>
+        <source>Ring of 8 Gaussians, MLP, asynchronous (k = 1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Grid of 25 Gaussians, MLP</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fashion-MNIST, DCGAN, synchronous</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fashion-MNIST, DCGAN, asynchronous (k = 1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1478,6 +1576,11 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
     <message>
         <location line="+1"/>
         <source>Grid of 25 Gaussians</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fashion-MNIST (Debian&apos;s dataset-fashion-mnist)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1598,14 +1701,6 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
     </message>
 </context>
 <context>
-    <name>tapas::BackgroundJob</name>
-    <message>
-        <location filename="../views/background_job.cpp" line="+120"/>
-        <source>done</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
     <name>tapas::LogModel</name>
     <message>
         <location filename="../views/log_model.cpp" line="+42"/>
@@ -1667,7 +1762,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         </translation>
     </message>
     <message>
-        <location line="+209"/>
+        <location line="+211"/>
         <source>&amp;Open…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1885,7 +1980,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <location line="+30"/>
+        <location line="+36"/>
         <source>%n file(s) dropped; opening the first, %1.</source>
         <translation>
             <numerusform>%n file dropped; opening it, %1.</numerusform>
@@ -2330,7 +2425,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+28"/>
         <source>Plan</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2345,7 +2440,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+59"/>
         <source>Change refused: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3188,6 +3283,31 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     </message>
     <message>
         <location line="+1"/>
+        <source>Reverse KL to the uniform mode histogram</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Classes covered</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KL of the class histogram to uniform</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fréchet distance (classifier features)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fréchet distance, real against real</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Generator learning rate</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3200,7 +3320,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::RunsController</name>
     <message>
-        <location filename="../app/studio/runs_controller.cpp" line="+84"/>
+        <location filename="../app/studio/runs_controller.cpp" line="+88"/>
         <source>Cannot read the metrics of run %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3236,12 +3356,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+12"/>
         <source>No run %1 in the list.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>Run %1 is still running.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3334,7 +3454,7 @@ Start a new run with the form on the left.</source>
 <context>
     <name>tapas::SearchDialog</name>
     <message>
-        <location filename="../app/studio/search_dialog.cpp" line="+175"/>
+        <location filename="../app/studio/search_dialog.cpp" line="+184"/>
         <source>Search Sharding Plans</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3442,17 +3562,17 @@ Start a new run with the form on the left.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="-111"/>
         <source>Searching: %1…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
         <source>The search stopped: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+129"/>
         <source>Open a model first.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3477,22 +3597,23 @@ Start a new run with the form on the left.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+15"/>
+        <location line="+21"/>
         <source>Searching…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+7"/>
         <source>Cancelling…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-207"/>
         <source>Search cancelled; the previous plans are kept.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+217"/>
         <source>No searcher found a plan:</source>
         <translation type="unfinished"></translation>
     </message>

@@ -2,6 +2,14 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>tapas::BackgroundJob</name>
+    <message>
+        <location filename="../views/background_job.cpp" line="+120"/>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+</context>
+<context>
     <name>tapas::BlockStyle</name>
     <message>
         <location filename="../views/graph/block_style.cpp" line="+50"/>
@@ -17,7 +25,12 @@
 <context>
     <name>tapas::BlocksModel</name>
     <message>
-        <location filename="../views/blocks_model.cpp" line="+159"/>
+        <location filename="../views/blocks_model.cpp" line="+166"/>
+        <source>Shared-weight block %1</source>
+        <translation>共享权重块 %1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Stage %1</source>
         <translation>阶段 %1</translation>
     </message>
@@ -37,7 +50,7 @@
         <translation>模型</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+34"/>
         <source>×%1</source>
         <translation>×%1</translation>
     </message>
@@ -218,7 +231,7 @@
 <context>
     <name>tapas::CostsView</name>
     <message>
-        <location filename="../views/costs/costs_view.cpp" line="+269"/>
+        <location filename="../views/costs/costs_view.cpp" line="+270"/>
         <location line="+43"/>
         <source>Compute</source>
         <translation>计算</translation>
@@ -300,10 +313,8 @@
         <translation>每设备单步时间</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <location line="+24"/>
-        <location line="+24"/>
-        <location line="+1"/>
+        <location line="+25"/>
+        <location line="+25"/>
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
@@ -313,7 +324,6 @@
         <translation>每设备内存</translation>
     </message>
     <message>
-        <location line="+0"/>
         <location line="+22"/>
         <source>GB</source>
         <translation>GB</translation>
@@ -533,12 +543,12 @@
     <name>tapas::GanRunMonitor</name>
     <message>
         <location filename="../views/runs/gan_run_monitor.cpp" line="+44"/>
-        <location line="+175"/>
+        <location line="+186"/>
         <source>Smoothing: %1</source>
         <translation>平滑：%1</translation>
     </message>
     <message>
-        <location line="-118"/>
+        <location line="-129"/>
         <source>G loss</source>
         <translation>G 损失</translation>
     </message>
@@ -559,12 +569,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+103"/>
+        <location line="+114"/>
         <source>images/s</source>
         <translation>图像/秒</translation>
     </message>
     <message>
-        <location line="-101"/>
+        <location line="-112"/>
         <source>data wait (ms)</source>
         <translation>数据等待（毫秒）</translation>
     </message>
@@ -589,7 +599,7 @@
         <translation>陈旧度</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
         <source>modes covered</source>
         <translation>覆盖的模式</translation>
     </message>
@@ -599,7 +609,27 @@
         <translation>高质量占比（%）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>reverse KL</source>
+        <translation>反向 KL</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>classes covered</source>
+        <translation>覆盖的类别</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>class KL</source>
+        <translation>类别 KL</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fréchet distance</source>
+        <translation>Fréchet 距离</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>G</source>
         <translation>G</translation>
     </message>
@@ -794,7 +824,7 @@
 <context>
     <name>tapas::GraphPanel</name>
     <message>
-        <location filename="../views/graph/graph_panel.cpp" line="+107"/>
+        <location filename="../views/graph/graph_panel.cpp" line="+115"/>
         <source>Fit</source>
         <translation>适应窗口</translation>
     </message>
@@ -822,6 +852,26 @@
         <location line="+1"/>
         <source>Zoom out (-)</source>
         <translation>缩小 (-)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Expand all</source>
+        <translation>全部展开</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Expand every folded block of the picture (as many as stay within the drawing limit)</source>
+        <translation>展开图中每个折叠的块（在绘制上限之内能展开多少就展开多少）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Collapse all</source>
+        <translation>全部折叠</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fold every expanded block back into its box</source>
+        <translation>把每个已展开的块折叠回它的方框</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -895,33 +945,69 @@
 <context>
     <name>tapas::GraphPresentation</name>
     <message>
-        <location filename="../views/graph/graph_presentation.cpp" line="+171"/>
-        <location line="+39"/>
+        <location filename="../views/graph/graph_presentation.cpp" line="+269"/>
+        <location line="+76"/>
         <source>scope %1</source>
         <translation>作用域 %1</translation>
     </message>
     <message>
-        <location line="-37"/>
+        <location line="-74"/>
         <source>out  %1</source>
         <translation>输出  %1</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="-64"/>
         <source>%1 · %2/%3</source>
         <translation>%1 · %2/%3</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-3"/>
+        <source>%1 · %2–%3/%4</source>
+        <translation>%1 · %2–%3/%4</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Section %1</source>
+        <translation>片段 %1</translation>
+    </message>
+    <message>
+        <location line="+92"/>
+        <source>%1 blocks · %2 params</source>
+        <translation>%1 个块 · %2 个参数</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1, instances %2 to %3 of %4</source>
+        <translation>%1，第 %2 至 %3 个实例（共 %4 个）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Double-click, click ⊕ or press Enter to show its blocks</source>
+        <translation>双击、点击 ⊕ 或按 Enter 显示其中的块</translation>
+    </message>
+    <message>
+        <location line="+19"/>
         <source>%1 ops · %2 params</source>
         <translation>%1 个算子 · %2 个参数</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+9"/>
+        <source>%1, a stretch of the model that does not repeat</source>
+        <translation>%1，模型中不重复的一段</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 ops, %2 parameters</source>
+        <translation>%1 个算子，%2 个参数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>%1, instance %2 of %3 (×%3)</source>
         <translation>%1，第 %2 个实例，共 %3 个 (×%3)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-34"/>
+        <location line="+35"/>
         <source>%1 ops, %2 parameters per instance</source>
         <translation>每个实例 %1 个算子、%2 个参数</translation>
     </message>
@@ -945,7 +1031,7 @@
         <translation>图输出  %1</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+43"/>
         <source>… and %1 more</source>
         <translation>… 另有 %1 个</translation>
     </message>
@@ -953,50 +1039,75 @@
 <context>
     <name>tapas::GraphScene</name>
     <message>
-        <location filename="../views/graph/graph_scene.cpp" line="+59"/>
         <source>%1 · %2/%3</source>
-        <translation>%1 · %2/%3</translation>
+        <translation type="vanished">%1 · %2/%3</translation>
     </message>
 </context>
 <context>
     <name>tapas::GraphView</name>
     <message>
-        <location filename="../views/graph/graph_view.cpp" line="+94"/>
+        <location filename="../views/graph/graph_view.cpp" line="+113"/>
         <source>This model has %1 nodes, too many to draw expanded. It opens folded into %2 boxes; expand blocks one at a time.</source>
         <translation>此模型有 %1 个节点，太多而无法展开绘制。它以折叠形式打开，共 %2 个方框；请逐个展开块。</translation>
     </message>
     <message>
-        <location line="+5"/>
         <source>This model has %1 nodes and no repeated blocks: every node is drawn, and the layout may take a while.</source>
-        <translation>此模型有 %1 个节点且没有重复块：每个节点都会绘制，布局可能需要一些时间。</translation>
+        <translation type="vanished">此模型有 %1 个节点且没有重复块：每个节点都会绘制，布局可能需要一些时间。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+12"/>
         <source>No repeated blocks were found: every node is drawn as unique.</source>
         <translation>未找到重复块：每个节点都按独立节点绘制。</translation>
     </message>
     <message>
-        <location line="+7"/>
         <source>Laying out %1 boxes</source>
-        <translation>正在布局 %1 个方框</translation>
+        <translation type="vanished">正在布局 %1 个方框</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+68"/>
         <source>Expanding %1 would draw %2 boxes, more than the limit of %3. Collapse other blocks first.</source>
         <translation>展开 %1 将绘制 %2 个方框，超过上限 %3。请先折叠其他块。</translation>
     </message>
     <message>
-        <location line="+16"/>
         <source>Expanding a block (%1 boxes)</source>
-        <translation>正在展开块（%1 个方框）</translation>
+        <translation type="vanished">正在展开块（%1 个方框）</translation>
     </message>
     <message>
-        <location line="+16"/>
         <source>Could not collapse the block: %1</source>
-        <translation>无法折叠该块：%1</translation>
+        <translation type="vanished">无法折叠该块：%1</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="-95"/>
+        <source>Laying out the graph</source>
+        <translation>正在布局图</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>No repeated blocks were found. The %1 nodes open as %2 sections; expand the ones you want to read.</source>
+        <translation>未找到重复块。%1 个节点以 %2 个片段打开；展开你想查看的片段。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>This model has %1 nodes and no repeated blocks: every node is drawn.</source>
+        <translation>此模型有 %1 个节点且没有重复块：每个节点都会绘制。</translation>
+    </message>
+    <message>
+        <location line="+85"/>
+        <source>Expanding %1</source>
+        <translation>正在展开 %1</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Collapsing a block</source>
+        <translation>正在折叠块</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>Expanded %1 blocks; %2 stay folded, as expanding them would draw more than %3 boxes.</source>
+        <translation>已展开 %1 个块；%2 个保持折叠，因为展开它们会绘制超过 %3 个方框。</translation>
+    </message>
+    <message>
+        <location line="+23"/>
         <source>The graph layout failed: %1</source>
         <translation>图布局失败：%1</translation>
     </message>
@@ -1006,7 +1117,7 @@
         <translation>图布局已取消。</translation>
     </message>
     <message>
-        <location line="+157"/>
+        <location filename="../views/graph/graph_view_export.cpp" line="+26"/>
         <location line="+28"/>
         <source>There is no graph to export to %1.</source>
         <translation>没有可导出到 %1 的图。</translation>
@@ -1400,7 +1511,7 @@ Double-click the caption or press − to collapse</source>
 双击标题或按 − 折叠</translation>
     </message>
     <message>
-        <location filename="../views/graph/block_item.cpp" line="+155"/>
+        <location filename="../views/graph/block_item.cpp" line="+156"/>
         <source>%1 (expanded)
 Double-click the caption, click ⊖ or select it and press Enter to collapse</source>
         <translation>%1（已展开）
@@ -1410,7 +1521,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
 <context>
     <name>tapas::LaunchForm</name>
     <message>
-        <location filename="../views/runs/launch_form.cpp" line="+141"/>
+        <location filename="../views/runs/launch_form.cpp" line="+144"/>
         <source>Plan files (*.tapas.json *.json);;All files (*)</source>
         <translation>方案文件 (*.tapas.json *.json);;所有文件 (*)</translation>
     </message>
@@ -1420,7 +1531,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+52"/>
         <source>Choose a Folder of Images</source>
         <translation>选择图像文件夹</translation>
     </message>
@@ -1497,14 +1608,28 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         <translation>8 个高斯环，MLP，同步</translation>
     </message>
     <message>
-        <location line="+1"/>
         <source>Ring of 8 Gaussians, MLP, asynchronous (k = 2)</source>
-        <translation>8 个高斯环，MLP，异步（k = 2）</translation>
+        <translation type="vanished">8 个高斯环，MLP，异步（k = 2）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ring of 8 Gaussians, MLP, asynchronous (k = 1)</source>
+        <translation>8 个高斯环，MLP，异步（k = 1）</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>Grid of 25 Gaussians, MLP</source>
         <translation>25 个高斯网格，MLP</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fashion-MNIST, DCGAN, synchronous</source>
+        <translation>Fashion-MNIST，DCGAN，同步</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fashion-MNIST, DCGAN, asynchronous (k = 1)</source>
+        <translation>Fashion-MNIST，DCGAN，异步（k = 1）</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1525,6 +1650,11 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         <location line="+1"/>
         <source>Grid of 25 Gaussians</source>
         <translation>25 个高斯网格</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fashion-MNIST (Debian&apos;s dataset-fashion-mnist)</source>
+        <translation>Fashion-MNIST（Debian 的 dataset-fashion-mnist）</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1644,14 +1774,6 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
     </message>
 </context>
 <context>
-    <name>tapas::BackgroundJob</name>
-    <message>
-        <location filename="../views/background_job.cpp" line="+120"/>
-        <source>done</source>
-        <translation>完成</translation>
-    </message>
-</context>
-<context>
     <name>tapas::LogModel</name>
     <message>
         <location filename="../views/log_model.cpp" line="+42"/>
@@ -1712,7 +1834,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         </translation>
     </message>
     <message>
-        <location line="+209"/>
+        <location line="+211"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
@@ -1929,7 +2051,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         <translation>Tapas Studio 自带的示例模型</translation>
     </message>
     <message numerus="yes">
-        <location line="+30"/>
+        <location line="+36"/>
         <source>%n file(s) dropped; opening the first, %1.</source>
         <translation>
             <numerusform>拖入了 %n 个文件；正在打开第一个：%1。</numerusform>
@@ -2373,7 +2495,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+28"/>
         <source>Plan</source>
         <translation>方案</translation>
     </message>
@@ -2388,7 +2510,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>按切分为算子着色，并在边上标出集合通信</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+59"/>
         <source>Change refused: %1</source>
         <translation>更改被拒绝：%1</translation>
     </message>
@@ -3223,6 +3345,31 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     </message>
     <message>
         <location line="+1"/>
+        <source>Reverse KL to the uniform mode histogram</source>
+        <translation>相对均匀模式直方图的反向 KL</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Classes covered</source>
+        <translation>覆盖的类别</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KL of the class histogram to uniform</source>
+        <translation>类别直方图相对均匀分布的 KL</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fréchet distance (classifier features)</source>
+        <translation>Fréchet 距离（分类器特征）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fréchet distance, real against real</source>
+        <translation>Fréchet 距离，真实对真实</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Generator learning rate</source>
         <translation>生成器学习率</translation>
     </message>
@@ -3235,7 +3382,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::RunsController</name>
     <message>
-        <location filename="../app/studio/runs_controller.cpp" line="+84"/>
+        <location filename="../app/studio/runs_controller.cpp" line="+88"/>
         <source>Cannot read the metrics of run %1: %2</source>
         <translation>无法读取运行 %1 的指标：%2</translation>
     </message>
@@ -3271,12 +3418,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>正在停止运行 %1…</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+12"/>
         <source>No run %1 in the list.</source>
         <translation>列表中没有运行 %1。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>Run %1 is still running.</source>
         <translation>运行 %1 仍在进行。</translation>
     </message>
@@ -3370,7 +3517,7 @@ Start a new run with the form on the left.</source>
 <context>
     <name>tapas::SearchDialog</name>
     <message>
-        <location filename="../app/studio/search_dialog.cpp" line="+175"/>
+        <location filename="../app/studio/search_dialog.cpp" line="+184"/>
         <source>Search Sharding Plans</source>
         <translation>搜索切分方案</translation>
     </message>
@@ -3478,17 +3625,17 @@ Start a new run with the form on the left.</source>
         <translation>修改维度后，搜索前会重新导入模型。</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="-111"/>
         <source>Searching: %1…</source>
         <translation>正在搜索：%1…</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
         <source>The search stopped: %1</source>
         <translation>搜索已停止：%1</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+129"/>
         <source>Open a model first.</source>
         <translation>请先打开模型。</translation>
     </message>
@@ -3513,22 +3660,23 @@ Start a new run with the form on the left.</source>
         <translation>该集群没有有效的设备网格。</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+15"/>
+        <location line="+21"/>
         <source>Searching…</source>
         <translation>正在搜索…</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+7"/>
         <source>Cancelling…</source>
         <translation>正在取消…</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-207"/>
         <source>Search cancelled; the previous plans are kept.</source>
         <translation>搜索已取消；保留之前的方案。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+217"/>
         <source>No searcher found a plan:</source>
         <translation>没有搜索器找到方案：</translation>
     </message>

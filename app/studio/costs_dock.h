@@ -27,6 +27,7 @@ private:
 
     PlanSession* session_;
     CostsView* view_;
+    bool showsNothing_ = false; // the view shows empty charts already
 };
 
 } // namespace tapas

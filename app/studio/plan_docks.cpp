@@ -47,6 +47,9 @@ PlanDocks::PlanDocks(QMainWindow* window, PlanSession* session, GraphPanel* grap
     if (first) editMenu->insertSeparator(first);
 
     connect(session_, &PlanSession::modelChanged, this, &PlanDocks::onModelChanged);
+    connect(dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible) syncPanel();
+    });
     connect(session_, &PlanSession::resultsChanged, this, &PlanDocks::onResultsChanged);
     connect(session_, &PlanSession::planChanged, this, &PlanDocks::onPlanChanged);
     connect(session_, &PlanSession::nodeSelected, this, [this](NodeId n) { onNodeSelected(n); });
@@ -72,12 +75,26 @@ void PlanDocks::retranslate()
 void PlanDocks::onModelChanged()
 {
     overlay_->setEditor(nullptr);
+    // The tree of every op cost 0.2 s of the GUI thread on opening Swin-T, while the dock is
+    // hidden until a plan exists: it is built when the dock is shown or a plan arrives.
+    panelStale_ = true;
+    if (dock_->isVisible()) syncPanel();
+    else panel_->setGraph(nullptr, nullptr); // empty (and without the editor the session dropped) until then
+}
+
+void PlanDocks::syncPanel()
+{
+    if (!panelStale_) return;
+    panelStale_ = false;
     panel_->setGraph(session_->graph(), session_->folded());
+    if (session_->hasPlan()) panel_->setEditor(session_->editor());
 }
 
 void PlanDocks::onResultsChanged()
 {
-    panel_->setEditor(session_->editor());
+    // Opening a model also says its results changed (to none): that alone builds no tree.
+    if (session_->hasPlan()) syncPanel();
+    if (!panelStale_) panel_->setEditor(session_->editor());
     overlay_->setEditor(session_->editor());
     if (!session_->hasPlan()) return;
     // A plan arrived: show it (the dock shares the bottom with the Log).
@@ -87,13 +104,13 @@ void PlanDocks::onResultsChanged()
 
 void PlanDocks::onPlanChanged()
 {
-    panel_->refresh();
+    if (!panelStale_) panel_->refresh();
     overlay_->refresh();
 }
 
 void PlanDocks::onNodeSelected(int node)
 {
-    panel_->selectNode(node);
+    if (!panelStale_) panel_->selectNode(node);
     if (!fromGraph_ && node != kNoNode) graph_->focusNode(node);
 }
 

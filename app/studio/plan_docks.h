@@ -38,6 +38,8 @@ Q_SIGNALS:
 
 private:
     void onModelChanged();
+    // Gives the panel the session's model when it has not seen it yet.
+    void syncPanel();
     void onResultsChanged();
     void onPlanChanged();
     void onNodeSelected(int node);
@@ -53,6 +55,7 @@ private:
     QAction* overlayAction_;
     QAction* undoAction_;
     QAction* redoAction_;
+    bool panelStale_ = false; // the panel still shows an earlier model
     bool fromGraph_ = false; // the selection started in the graph: do not re-centre it
 };
 

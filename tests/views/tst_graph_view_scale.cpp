@@ -172,10 +172,11 @@ private Q_SLOTS:
 
     void fit_keeps_a_tall_model_readable_and_the_minimap_shows_the_rest()
     {
-        auto m = graphtest::layeredModel(120);
+        auto m = graphtest::layeredModel(GraphPresentation::kSectionSize); // the longest run drawn unsectioned
         GraphView view;
         QVERIFY(openIn(view, m));
-        // 120 boxes in a column fitted whole would be a sliver at zoom ~0.08.
+        QVERIFY(!view.presentation().sectioned(0));
+        // 100 boxes in a column fitted whole would be a sliver at zoom ~0.08.
         QVERIFY2(view.zoom() >= GraphView::kReadableZoom - 1e-9, qPrintable(QString::number(view.zoom())));
         // It starts at the top: the first layer's box is on screen.
         QGraphicsItem* first = view.graphScene()->itemForId(view.presentation().blockItemId({0, 0}));
@@ -186,7 +187,7 @@ private Q_SLOTS:
         // A click low on the minimap moves the view down the model.
         const int before = view.verticalScrollBar()->value();
         QTest::mouseClick(view.minimap(), Qt::LeftButton, {}, QPoint(view.minimap()->width() / 2, view.minimap()->height() - 5));
-        QVERIFY(view.verticalScrollBar()->value() > before);
+        QVERIFY2(view.verticalScrollBar()->value() > before, qPrintable(QStringLiteral("%1 -> %2 of %3, minimap %4x%5").arg(before).arg(view.verticalScrollBar()->value()).arg(view.verticalScrollBar()->maximum()).arg(view.minimap()->width()).arg(view.minimap()->height())));
         // A small model fits whole, and needs no minimap.
         auto small = graphtest::layeredModel(3);
         view.setModel(small.graph, small.folded);
@@ -239,6 +240,81 @@ private Q_SLOTS:
         const QString expected = groupedCount(int64_t(m.graph->nodes.size())); // 25
         QVERIFY2(notices.at(0).at(0).toString().contains(QStringLiteral("has %1 nodes").arg(expected)),
                  qPrintable(notices.at(0).at(0).toString()));
+    }
+
+    void a_long_run_of_one_class_opens_in_sections_of_a_hundred()
+    {
+        auto m = graphtest::layeredModel(250); // one class, 250 instances
+        GraphView view;
+        QVERIFY(openIn(view, m));
+        const GraphPresentation& p = view.presentation();
+        QVERIFY(p.sectioned(0));
+        QCOMPARE(p.sectionCount(0), 3);
+        // Three section boxes instead of 250 instance boxes (plus the head op, input and output).
+        QCOMPARE(view.graphScene()->blockItemCount(), 3);
+        QVERIFY(int(p.items().size()) < 10);
+        const InstanceKey second = InstanceKey::section(0, 1);
+        QCOMPARE(p.instanceTitle(second), QStringLiteral("Block A · 101–200/250"));
+        QCOMPARE(p.sectionRange(InstanceKey::section(0, 2)), std::make_pair(200, 250));
+        // An op of instance 150 is shown by its section's box.
+        const NodeId op150 = m.folded->classes[0].instances[150].nodes[0];
+        QCOMPARE(p.itemOfNode(op150), p.blockItemId(second));
+
+        view.expand(second);
+        QVERIFY(waitIdle(view));
+        QVERIFY(view.isExpanded(second));
+        QCOMPARE(view.graphScene()->blockItemCount(), 2 + 100);
+        QVERIFY(view.graphScene()->frameFor(second));
+        QVERIFY(!layoutHasOverlap(view.currentLayout()));
+        QCOMPARE(view.presentation().itemOfNode(op150), view.presentation().blockItemId({0, 150}));
+
+        // An instance inside the expanded section expands like any block.
+        view.expand({0, 150});
+        QVERIFY(waitIdle(view));
+        QVERIFY(view.isExpanded({0, 150}));
+        QCOMPARE(view.presentation().itemOfNode(op150), int(op150));
+        QVERIFY(view.graphScene()->frameFor({0, 150}));
+        QVERIFY(!layoutHasOverlap(view.currentLayout()));
+
+        // Collapsing the section folds its instances with it.
+        view.collapse(second);
+        QVERIFY(waitIdle(view));
+        QVERIFY(view.presentation().expanded().empty());
+        QCOMPARE(view.graphScene()->blockItemCount(), 3);
+        QVERIFY(!view.graphScene()->frameFor({0, 150}));
+        QVERIFY(!layoutHasOverlap(view.currentLayout()));
+    }
+
+    void expanding_keeps_the_scene_items_that_stay_and_moves_them()
+    {
+        auto m = graphtest::layeredModel(12);
+        GraphView view;
+        QVERIFY(openIn(view, m));
+        GraphScene* scene = view.graphScene();
+        const int last = view.presentation().blockItemId({0, 11});
+        QGraphicsItem* lastBox = scene->itemForId(last);
+        QGraphicsItem* firstBox = scene->itemForId(view.presentation().blockItemId({0, 0}));
+        QVERIFY(lastBox && firstBox);
+        const QPointF before = lastBox->pos();
+        const int items = int(scene->items().size());
+
+        view.expand({0, 5});
+        QVERIFY(waitIdle(view));
+        // The same item objects, the ones below moved down; only block 6's box went and its ops came.
+        QCOMPARE(scene->itemForId(last), lastBox);
+        QCOMPARE(scene->itemForId(view.presentation().blockItemId({0, 0})), firstBox);
+        QVERIFY(lastBox->pos().y() > before.y());
+        QCOMPARE(lastBox->pos(), QPointF(view.currentLayout().find(last)->x, view.currentLayout().find(last)->y));
+        QVERIFY(!scene->itemForId(view.presentation().blockItemId({0, 5})));
+        QCOMPARE(scene->blockItemCount(), 11);
+
+        view.collapse({0, 5});
+        QVERIFY(waitIdle(view));
+        QCOMPARE(scene->itemForId(last), lastBox);
+        QCOMPARE(int(scene->items().size()), items);
+        QCOMPARE(scene->blockItemCount(), 12);
+        // Every edge of the picture is drawn once, at its routed place.
+        QCOMPARE(scene->edgeItemCount(), int(view.currentLayout().edges.size()));
     }
 };
 

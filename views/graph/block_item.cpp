@@ -1,6 +1,7 @@
 #include "views/graph/block_item.h"
 
 #include "views/graph/graph_scene.h"
+#include "views/graph/node_item.h"
 
 #include <QCoreApplication>
 #include <QGraphicsSceneMouseEvent>
@@ -102,12 +103,12 @@ void BlockItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     const QFont base = painter->font();
     painter->setPen(QColor(0x1A, 0x1A, 0x1A));
     painter->setFont(GraphPresentation::titleFont(base));
-    painter->drawText(QRectF(text.left(), text.top(), text.width(), text.height() / 2), Qt::AlignLeft | Qt::AlignBottom,
-                      item_.title);
+    drawBoxText(painter, titleText_, item_.title, QRectF(text.left(), text.top(), text.width(), text.height() / 2),
+                Qt::AlignLeft | Qt::AlignBottom);
     painter->setFont(GraphPresentation::detailFont(base));
     painter->setPen(QColor(0x40, 0x40, 0x40));
-    painter->drawText(QRectF(text.left(), text.center().y() + 2, text.width(), text.height() / 2 - 2),
-                      Qt::AlignLeft | Qt::AlignTop, item_.detail);
+    drawBoxText(painter, detailText_, item_.detail,
+                QRectF(text.left(), text.center().y() + 2, text.width(), text.height() / 2 - 2), Qt::AlignLeft | Qt::AlignTop);
     drawControl(painter, controlRect(), item_.border, true);
 }
 

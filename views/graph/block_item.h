@@ -5,6 +5,7 @@
 
 #include <QBrush>
 #include <QGraphicsItem>
+#include <QStaticText>
 
 namespace tapas {
 
@@ -40,6 +41,7 @@ private:
     bool hit_ = false;
     QColor overlayFill_;
     QString baseTooltip_;
+    QStaticText titleText_, detailText_;
 };
 
 // The frame around an expanded instance's ops: a caption strip with the instance's name and a

@@ -38,7 +38,18 @@ QPolygonF arrowHead(QPointF from, QPointF tip)
 EdgeItem::EdgeItem(const RoutedEdge& route, const VisualEdge& edge, QGraphicsItem* parent)
     : QGraphicsPathItem(parent), edge_(edge)
 {
+    setRoute(route);
+    setToolTip(edge_.tooltip);
+    baseTooltip_ = edge_.tooltip;
+    setAcceptHoverEvents(true);
+    setFlag(ItemIsSelectable);
+    setZValue(1);
+}
+
+void EdgeItem::setRoute(const RoutedEdge& route)
+{
     QPainterPath path = splinePath(route);
+    arrow_.clear();
     if (route.hasArrow && !route.points.empty()) {
         const QPointF end(route.points.back().x, route.points.back().y);
         const QPointF tip(route.arrowTip.x, route.arrowTip.y);
@@ -49,12 +60,12 @@ EdgeItem::EdgeItem(const RoutedEdge& route, const VisualEdge& edge, QGraphicsIte
         const auto& b = route.points.back();
         arrow_ = arrowHead(QPointF(a.x, a.y), QPointF(b.x, b.y));
     }
+    prepareGeometryChange(); // the arrow and the label widen the bounds beyond the path's
     setPath(path);
-    setToolTip(edge_.tooltip);
-    baseTooltip_ = edge_.tooltip;
-    setAcceptHoverEvents(true);
-    setFlag(ItemIsSelectable);
-    setZValue(1);
+    if (!labelRect_.isNull()) {
+        const QPointF mid = path.pointAtPercent(0.5);
+        labelRect_.moveCenter(mid);
+    }
 }
 
 void EdgeItem::setCollectives(const QString& label, const QString& note)

@@ -14,6 +14,8 @@ public:
     EdgeItem(const RoutedEdge& route, const VisualEdge& edge, QGraphicsItem* parent = nullptr);
 
     int type() const override { return Type; }
+    // Moves the line to a new route (the scene keeps the item when only its ends moved).
+    void setRoute(const RoutedEdge& route);
     QPainterPath shape() const override;
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;

@@ -103,7 +103,8 @@ int GraphPresentation::expandedItemCount(const Graph& graph)
 
 GraphPresentation::GraphPresentation(const Graph& graph, const FoldedGraph* folded, const ExpandedSet& expanded,
                                      const QFont& font, int levelBoxLimit, const Progress& progress)
-    : nodeCount_(int(graph.nodes.size())), expanded_(expanded)
+    : nodeCount_(int(graph.nodes.size())), terminalCount_(int(graph.inputs.size() + graph.outputs.size())),
+      expanded_(expanded)
 {
     // A fold that does not match the graph (stale, or from another model) is ignored rather
     // than trusted with out-of-range ids.
@@ -113,6 +114,9 @@ GraphPresentation::GraphPresentation(const Graph& graph, const FoldedGraph* fold
         for (const BlockClass& c : folded->classes) {
             instanceBase_.push_back(instanceCount_);
             instanceCount_ += int(c.instances.size());
+            sectionBase_.push_back(sectionTotal_);
+            if (c.repeated() && int(c.instances.size()) > kSectionSize)
+                sectionTotal_ += (int(c.instances.size()) + kSectionSize - 1) / kSectionSize;
         }
         decideUniqueBoxes(graph, *folded, levelBoxLimit);
     }
@@ -135,7 +139,9 @@ void GraphPresentation::decideUniqueBoxes(const Graph& g, const FoldedGraph& fol
     }
     int boxes = int(g.inputs.size() + g.outputs.size());
     for (const BlockClass& c : folded.classes)
-        boxes += c.repeated() ? int(c.instances.size()) : drawnOfClass[size_t(c.id)];
+        boxes += !c.repeated()                            ? drawnOfClass[size_t(c.id)]
+                 : int(c.instances.size()) > kSectionSize ? (int(c.instances.size()) + kSectionSize - 1) / kSectionSize
+                                                          : int(c.instances.size());
     partNumber_.assign(folded.classes.size(), 0);
     boxUnique_ = boxes > levelBoxLimit;
     if (!boxUnique_) return;
@@ -154,8 +160,49 @@ bool GraphPresentation::boxed(int classId) const
     return classId >= 0 && size_t(classId) < partNumber_.size() && partNumber_[size_t(classId)] > 0;
 }
 
+bool GraphPresentation::sectioned(int classId) const
+{
+    return sectionCount(classId) > 0;
+}
+
+int GraphPresentation::sectionCount(int classId) const
+{
+    if (classId < 0 || size_t(classId) >= sectionBase_.size()) return 0;
+    const int next = size_t(classId) + 1 < sectionBase_.size() ? sectionBase_[size_t(classId) + 1] : sectionTotal_;
+    return next - sectionBase_[size_t(classId)];
+}
+
+int GraphPresentation::sectionOf(int classId, int instance) const
+{
+    return sectioned(classId) && instance >= 0 ? instance / kSectionSize : -1;
+}
+
+std::pair<int, int> GraphPresentation::sectionRange(InstanceKey section) const
+{
+    const int s = section.sectionIndex();
+    if (!section.isSection() || s >= sectionCount(section.classId)) return {0, 0};
+    return {s * kSectionSize, std::min((s + 1) * kSectionSize, style_.instanceCount(section.classId))};
+}
+
+bool GraphPresentation::instanceShown(int classId, int instance) const
+{
+    const int s = sectionOf(classId, instance);
+    return s < 0 || isExpanded(InstanceKey::section(classId, s));
+}
+
+int GraphPresentation::clusterOf(InstanceKey k) const
+{
+    if (!k.isSection()) return instanceIndex(k);
+    if (k.classId < 0 || size_t(k.classId) >= sectionBase_.size()) return -1;
+    return instanceCount_ + sectionBase_[size_t(k.classId)] + k.sectionIndex();
+}
+
 QString GraphPresentation::instanceTitle(InstanceKey k) const
 {
+    if (k.isSection()) {
+        const auto [first, end] = sectionRange(k);
+        return tr("%1 · %2–%3/%4").arg(style_.name(k.classId)).arg(first + 1).arg(end).arg(style_.instanceCount(k.classId));
+    }
     if (!style_.repeated(k.classId) && boxed(k.classId)) return tr("Section %1").arg(partNumber_[size_t(k.classId)]);
     return tr("%1 · %2/%3").arg(style_.name(k.classId)).arg(k.instance + 1).arg(style_.instanceCount(k.classId));
 }
@@ -174,6 +221,13 @@ int GraphPresentation::instanceIndex(InstanceKey k) const
 
 int GraphPresentation::blockItemId(InstanceKey k) const
 {
+    if (k.isSection()) {
+        if (k.sectionIndex() >= sectionCount(k.classId)) return -1;
+        return nodeCount_ + instanceCount_ + terminalCount_ + sectionBase_[size_t(k.classId)] + k.sectionIndex();
+    }
+    if (k.classId < 0 || size_t(k.classId) >= instanceBase_.size() || k.instance < 0 ||
+        k.instance >= style_.instanceCount(k.classId))
+        return -1;
     const int i = instanceIndex(k);
     return i < 0 ? -1 : nodeCount_ + i;
 }
@@ -197,8 +251,10 @@ bool GraphPresentation::buildOps(const Graph& g, const FoldedGraph* folded, cons
             it.instance = ref.instance;
             it.position = ref.position;
             if (boxed(ref.classId)) {
-                if (!isExpanded({ref.classId, ref.instance})) continue; // drawn inside its block's box
+                // Drawn inside its block's (or its section's) box.
+                if (!isExpanded({ref.classId, ref.instance}) || !instanceShown(ref.classId, ref.instance)) continue;
                 it.inExpandedInstance = true;
+                it.section = sectionOf(ref.classId, ref.instance);
                 it.border = style_.color(ref.classId);
                 it.fill = style_.fill(ref.classId);
             }
@@ -227,14 +283,44 @@ void GraphPresentation::buildBlocks(const Graph& g, const FoldedGraph& folded, c
         if (!boxed(c.id)) continue;
         const bool unique = !c.repeated();
         const int count = int(c.instances.size());
+        for (int s = 0; s < sectionCount(c.id); ++s) {
+            const InstanceKey key = InstanceKey::section(c.id, s);
+            if (isExpanded(key)) continue;
+            const auto [first, end] = sectionRange(key);
+            VisualItem it;
+            it.kind = VisualItem::Kind::Block;
+            it.id = blockItemId(key);
+            it.classId = c.id;
+            it.instance = key.instance;
+            it.border = style_.color(c.id);
+            it.fill = style_.fill(c.id);
+            it.title = instanceTitle(key);
+            it.detail = tr("%1 blocks · %2 params")
+                            .arg(end - first)
+                            .arg(shortCount(double(c.paramsPerInstance) * (end - first)));
+            const double w = std::max(textWidth(tf, it.title), textWidth(df, it.detail)) + 48;
+            it.width = std::clamp(w, 170.0, kMaxWidth);
+            it.height = kBlockHeight;
+            it.tooltip = QStringList{tr("%1, instances %2 to %3 of %4").arg(style_.name(c.id)).arg(first + 1).arg(end).arg(count),
+                                     tr("%1 ops, %2 parameters per instance")
+                                         .arg(c.nodesPerInstance)
+                                         .arg(groupedCount(c.paramsPerInstance)),
+                                     tr("Double-click, click ⊕ or press Enter to show its blocks")}
+                             .join(QLatin1Char('\n'));
+            for (int i = first; i < end; ++i)
+                for (NodeId n : c.instances[size_t(i)].nodes)
+                    if (n >= 0 && size_t(n) < nodeItem_.size() && isDrawn(g.node(n))) nodeItem_[size_t(n)] = it.id;
+            addItem(std::move(it));
+        }
         for (int i = 0; i < count; ++i) {
             const InstanceKey key{c.id, i};
-            if (isExpanded(key)) continue;
+            if (isExpanded(key) || !instanceShown(c.id, i)) continue;
             VisualItem it;
             it.kind = VisualItem::Kind::Block;
             it.id = blockItemId(key);
             it.classId = c.id;
             it.instance = i;
+            it.section = sectionOf(c.id, i);
             it.border = style_.color(c.id);
             it.fill = style_.fill(c.id);
             it.title = instanceTitle(key);
@@ -349,7 +435,9 @@ LayoutGraph GraphPresentation::layoutGraph() const
     LayoutGraph lg;
     lg.nodes.reserve(items_.size());
     for (const VisualItem& it : items_) {
-        const int cluster = it.inExpandedInstance ? instanceIndex({it.classId, it.instance}) : -1;
+        const int cluster = it.inExpandedInstance ? instanceIndex({it.classId, it.instance})
+                            : it.section >= 0    ? clusterOf(InstanceKey::section(it.classId, it.section))
+                                                 : -1;
         lg.nodes.push_back({it.id, it.width, it.height, cluster});
     }
     lg.edges.reserve(edges_.size());
@@ -362,13 +450,19 @@ LayoutDelta GraphPresentation::delta(const GraphPresentation& collapsed, const G
 {
     LayoutDelta d;
     d.boxId = collapsed.blockItemId(k);
-    d.cluster = expanded.instanceIndex(k);
+    d.cluster = expanded.clusterOf(k);
     std::set<int> members;
     for (const VisualItem& it : expanded.items_) {
-        if (!it.inExpandedInstance || it.classId != k.classId || it.instance != k.instance) continue;
+        // A section's members: its instance boxes and the ops of those expanded.
+        const bool member = k.isSection() ? it.classId == k.classId && it.section == k.sectionIndex()
+                                          : it.inExpandedInstance && it.classId == k.classId && it.instance == k.instance;
+        if (!member) continue;
         members.insert(it.id);
         d.memberIds.push_back(it.id);
-        d.positions.push_back(it.position);
+        // A section's instance boxes are numbered within it, so every full section of a class
+        // shares one layout.
+        d.positions.push_back(k.isSection() ? (it.kind == VisualItem::Kind::Block ? it.instance % kSectionSize : -1)
+                                            : it.position);
         d.part.nodes.push_back({it.id, it.width, it.height, d.cluster});
     }
     for (const VisualEdge& e : expanded.edges_) {

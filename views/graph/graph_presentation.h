@@ -18,6 +18,11 @@
 // "Section 7" (not "part": the Blocks dock's parts are the pieces of one block), expanded like
 // any block. Swin-T opens with its chain of 29 blocks rather than 1,481 boxes (dot: 20 s).
 //
+// A class of more than kSectionSize instances (a GPT of 800 layers) is drawn as sections of
+// kSectionSize consecutive instances, "Block A · 101–200/800", each expanded like a block into
+// its instances' boxes (Model Explorer splits a group of more than 1,000 children the same
+// way): the opening picture stays a few dozen boxes whatever the depth.
+//
 // Constant nodes are not drawn: exporters emit one per Reshape target or scalar, and drawing
 // them doubles the picture without adding structure. The Inspector lists them as inputs.
 #include "core/fold/folded_graph.h"
@@ -37,10 +42,15 @@
 
 namespace tapas {
 
+// A block instance, or a section of a long run of one class's instances (keyed like an
+// instance, with instance -2 - its index, so that one expand/collapse path serves both).
 struct InstanceKey {
     int classId = -1;
     int instance = -1;
     auto operator<=>(const InstanceKey&) const = default;
+    static InstanceKey section(int classId, int index) { return {classId, -2 - index}; }
+    bool isSection() const { return instance <= -2; }
+    int sectionIndex() const { return -2 - instance; }
 };
 using ExpandedSet = std::set<InstanceKey>;
 
@@ -54,6 +64,8 @@ struct VisualItem {
     int instance = -1;
     int position = -1;           // Op with a fold: its position in its block instance
     bool inExpandedInstance = false; // an Op drawn because its repeated instance is expanded
+    int section = -1;            // drawn because this section of its class is expanded (its
+                                 // instance boxes, and the ops of those expanded), else -1
     QString title;               // "MatMul", "Block A · 3/12", "input_ids"
     QString detail;              // "[batch,seq,768]", "14 ops · 7.1M params"
     QString tooltip;
@@ -86,6 +98,7 @@ class GraphPresentation {
 public:
     static constexpr int kDefaultItemLimit = 3000;
     static constexpr int kDefaultLevelBoxLimit = 250;
+    static constexpr int kSectionSize = 100;
 
     GraphPresentation() = default;
     // `folded` may be null (everything unique). `font` is the base font the scene draws with.
@@ -99,8 +112,15 @@ public:
     // The item that shows node `n` right now (an op or the box of its collapsed instance), or
     // -1 when the node is not drawn (Constant).
     int itemOfNode(NodeId n) const;
-    // The id a collapsed instance's box has (whether or not it is collapsed now).
+    // The id a collapsed instance's or section's box has (whether or not it is drawn now), or
+    // -1 for a key the fold does not have.
     int blockItemId(InstanceKey k) const;
+    // Whether a class is drawn in sections, and the section holding instance `i` (-1: none).
+    bool sectioned(int classId) const;
+    int sectionOf(int classId, int instance) const;
+    int sectionCount(int classId) const;
+    // The instances [first, end) of a section key.
+    std::pair<int, int> sectionRange(InstanceKey section) const;
     bool isExpanded(InstanceKey k) const { return expanded_.count(k) > 0; }
     const ExpandedSet& expanded() const { return expanded_; }
     const BlockStyle& style() const { return style_; }
@@ -130,6 +150,10 @@ private:
     void buildTerminals(const Graph& g, const QFont& font);
     void buildEdges(const Graph& g, const Progress& progress);
     int instanceIndex(InstanceKey k) const;
+    // A layout cluster id for an instance or a section, distinct across both.
+    int clusterOf(InstanceKey k) const;
+    // Drawn at all right now: its class is not sectioned or its section is expanded.
+    bool instanceShown(int classId, int instance) const;
     void decideUniqueBoxes(const Graph& g, const FoldedGraph& folded, int levelBoxLimit);
 
     std::vector<VisualItem> items_;
@@ -137,8 +161,11 @@ private:
     std::unordered_map<int, size_t> byId_;
     std::vector<int> nodeItem_;          // NodeId -> item id or -1
     std::vector<int> instanceBase_;      // classId -> flat index of its first instance
+    std::vector<int> sectionBase_;       // classId -> flat index of its first section
     int nodeCount_ = 0;
     int instanceCount_ = 0;
+    int terminalCount_ = 0;              // graph inputs and outputs
+    int sectionTotal_ = 0;
     ExpandedSet expanded_;
     BlockStyle style_;
     bool boxUnique_ = false;

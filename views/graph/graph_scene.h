@@ -11,8 +11,11 @@
 #include <map>
 #include <unordered_map>
 
+class QGraphicsPathItem;
+
 namespace tapas {
 
+class EdgeItem;
 class InstanceFrameItem;
 
 class GraphScene : public QGraphicsScene {
@@ -24,7 +27,10 @@ public:
 
     explicit GraphScene(QObject* parent = nullptr);
 
-    // Replaces every item. Positions come from `layout`, looks and tooltips from `presentation`.
+    // Brings the scene to `presentation` placed by `layout` (looks and tooltips from the
+    // presentation, positions from the layout). Items of the previous content that look the
+    // same are moved, not rebuilt, and edges whose route did not change are left alone, so an
+    // expand or collapse touches only the block it changes and what moved.
     void setContent(const GraphPresentation& presentation, const GraphLayout& layout);
     void clearContent();
 
@@ -49,8 +55,18 @@ Q_SIGNALS:
 private:
     void emitSelection();
 
+    struct Frame {
+        InstanceFrameItem* frame = nullptr;
+        QGraphicsPathItem* wash = nullptr;
+        QRectF area; // the members' area it was made for
+    };
+    struct EdgeEntry {
+        EdgeItem* item = nullptr;
+        RoutedEdge route;
+    };
     std::unordered_map<int, QGraphicsItem*> byId_;
-    std::map<InstanceKey, InstanceFrameItem*> frames_;
+    std::map<InstanceKey, Frame> frames_;
+    std::map<std::pair<int, int>, EdgeEntry> edges_;
     int nodeItems_ = 0;
     int blockItems_ = 0;
     int edgeItems_ = 0;

@@ -128,6 +128,7 @@ void GraphView::noticeOnOpen(const GraphPresentation& p)
 
 void GraphView::onLayoutFinished(LayoutOutcome out)
 {
+
     if (!out.refusal.isEmpty()) {
         Q_EMIT notice(out.refusal);
         focusAfterLayout_ = kNoNode;
@@ -196,8 +197,10 @@ void GraphView::startExpand(InstanceKey key)
                 return out;
             }
             const LayoutDelta delta = GraphPresentation::delta(current, next, key);
+            // A section's inside (a run of instance boxes) is cached apart from an instance's.
+            const int cacheKey = key.isSection() ? -2 - key.classId : key.classId;
             out.layout = layoutExpansion(previous, delta.boxId, delta.part, delta.boundary, options, progress,
-                                         delta.cluster, cache.get(), key.classId, delta.positions);
+                                         delta.cluster, cache.get(), cacheKey, delta.positions);
             out.presentation = std::move(next);
             return out;
         },
@@ -209,6 +212,10 @@ void GraphView::startCollapse(InstanceKey key)
     if (!presentation_.isExpanded(key)) return;
     ExpandedSet expanded = presentation_.expanded();
     expanded.erase(key);
+    if (key.isSection()) { // its instances fold with it
+        const auto [first, end] = presentation_.sectionRange(key);
+        for (int i = first; i < end; ++i) expanded.erase({key.classId, i});
+    }
     job_->start(
         [graph = graph_, folded = folded_, current = presentation_, expanded, key, font = font(), previous = layout_,
          options = layoutOptions()](const Progress&) {
@@ -261,15 +268,22 @@ void GraphView::expandAll()
     int queued = 0, left = 0;
     for (const VisualItem& v : presentation_.items()) {
         if (v.kind != VisualItem::Kind::Block) continue;
-        const BlockInstance& inst = folded_->classes[size_t(v.classId)].instances[size_t(v.instance)];
-        const int drawn = int(std::count_if(inst.nodes.begin(), inst.nodes.end(),
-                                            [&](NodeId n) { return GraphPresentation::isDrawn(graph_->node(n)); }));
+        const InstanceKey key{v.classId, v.instance};
+        int drawn = 0;
+        if (key.isSection()) {
+            const auto [first, end] = presentation_.sectionRange(key);
+            drawn = end - first; // its instances' boxes
+        } else {
+            const BlockInstance& inst = folded_->classes[size_t(v.classId)].instances[size_t(v.instance)];
+            drawn = int(std::count_if(inst.nodes.begin(), inst.nodes.end(),
+                                      [&](NodeId n) { return GraphPresentation::isDrawn(graph_->node(n)); }));
+        }
         if (total + drawn - 1 > itemLimit_) {
             ++left;
             continue;
         }
         total += drawn - 1;
-        queue_.push_back({true, {v.classId, v.instance}});
+        queue_.push_back({true, key});
         ++queued;
     }
     if (left > 0)
@@ -353,9 +367,17 @@ void GraphView::focusBlock(InstanceKey key)
     const std::vector<NodeId>& nodes = cls.instances[size_t(key.instance)].nodes;
     if (nodes.empty()) return;
     const int id = presentation_.blockItemId(key);
-    if (id >= 0 && !presentation_.isExpanded(key) && !isBusy()) {
+    if (id >= 0 && !presentation_.isExpanded(key) && !isBusy() && presentation_.item(id)) {
         centreAndSelect(id);
         return;
+    }
+    // An instance inside a folded section: show the section's box.
+    if (const int s = presentation_.sectionOf(key.classId, key.instance); s >= 0 && !isBusy()) {
+        const int sectionId = presentation_.blockItemId(InstanceKey::section(key.classId, s));
+        if (presentation_.item(sectionId)) {
+            centreAndSelect(sectionId);
+            return;
+        }
     }
     focusNode(nodes.front());
 }

@@ -5,6 +5,24 @@
 
 namespace tapas {
 
+void drawBoxText(QPainter* painter, QStaticText& cache, const QString& text, const QRectF& rect, Qt::Alignment align)
+{
+    if (text.isEmpty()) return;
+    if (cache.text() != text) {
+        cache.setText(text);
+        cache.setTextFormat(Qt::PlainText);
+        cache.setPerformanceHint(QStaticText::AggressiveCaching);
+        cache.prepare(painter->transform(), painter->font()); // its size, for the alignment
+    }
+    const QSizeF s = cache.size();
+    double x = rect.left(), y = rect.top();
+    if (align & Qt::AlignHCenter) x = rect.center().x() - s.width() / 2;
+    else if (align & Qt::AlignRight) x = rect.right() - s.width();
+    if (align & Qt::AlignVCenter) y = rect.center().y() - s.height() / 2;
+    else if (align & Qt::AlignBottom) y = rect.bottom() - s.height();
+    painter->drawStaticText(QPointF(x, y), cache);
+}
+
 NodeItem::NodeItem(const VisualItem& item, QGraphicsItem* parent) : QGraphicsItem(parent), item_(item)
 {
     setFlag(ItemIsSelectable);
@@ -81,13 +99,13 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const QRectF top(r.left() + 6, r.top() + 3, r.width() - 12, r.height() / 2 - 1);
     const QRectF bottom(r.left() + 6, r.center().y() + 1, r.width() - 12, r.height() / 2 - 4);
     if (item_.detail.isEmpty()) {
-        painter->drawText(r, Qt::AlignCenter, item_.title);
+        drawBoxText(painter, titleText_, item_.title, r, Qt::AlignCenter);
         return;
     }
-    painter->drawText(top, Qt::AlignHCenter | Qt::AlignBottom, item_.title);
+    drawBoxText(painter, titleText_, item_.title, top, Qt::AlignHCenter | Qt::AlignBottom);
     painter->setFont(GraphPresentation::detailFont(base));
     painter->setPen(QColor(0x50, 0x50, 0x50));
-    painter->drawText(bottom, Qt::AlignHCenter | Qt::AlignTop, item_.detail);
+    drawBoxText(painter, detailText_, item_.detail, bottom, Qt::AlignHCenter | Qt::AlignTop);
 }
 
 void NodeItem::hoverEnterEvent(QGraphicsSceneHoverEvent* event)

@@ -5,8 +5,14 @@
 
 #include <QBrush>
 #include <QGraphicsItem>
+#include <QStaticText>
 
 namespace tapas {
+
+// Draws `text` aligned in `rect` with the painter's font. The text is laid out once and kept in
+// `cache` (QPainter::drawText(rect, ...) shapes it anew on every paint, which dominated the
+// repaint of an expanded block's few hundred boxes).
+void drawBoxText(QPainter* painter, QStaticText& cache, const QString& text, const QRectF& rect, Qt::Alignment align);
 
 class NodeItem : public QGraphicsItem {
 public:
@@ -39,6 +45,7 @@ private:
     QColor overlayFill_, overlayBorder_;
     bool overridden_ = false;
     QString baseTooltip_;
+    QStaticText titleText_, detailText_;
 };
 
 } // namespace tapas
