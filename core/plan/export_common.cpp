@@ -167,10 +167,14 @@ std::string rankMappingLines(const LaunchLayout& l, const std::string& comment)
     return out;
 }
 
-std::string launchVariables(const LaunchLayout& l)
+std::string launchVariables(const LaunchLayout& l, const std::string& baseVar)
 {
-    return "worker=${TAPAS_WORKER:-" + shellQuote(l.worker) + "}\n" + "model=" + shellQuote(l.model) + "\n" + "plan=" +
-           shellQuote(l.plan) + "\n" + "run_dir=${TAPAS_RUN_DIR:-" + shellQuote(l.runDir) + "}\n";
+    // A relative model or plan path names a file next to the script, wherever it is run from.
+    auto file = [&](const std::string& p) {
+        return baseVar.empty() || (!p.empty() && p.front() == '/') ? shellQuote(p) : "\"$" + baseVar + "\"/" + shellQuote(p);
+    };
+    return "worker=${TAPAS_WORKER:-" + shellQuote(l.worker) + "}\n" + "model=" + file(l.model) + "\n" + "plan=" + file(l.plan) +
+           "\n" + "run_dir=${TAPAS_RUN_DIR:-" + shellQuote(l.runDir) + "}\n";
 }
 
 std::string workerCommand(const ExportOptions& o)

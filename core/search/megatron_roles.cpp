@@ -26,8 +26,8 @@ bool isTableLookup(const Graph& g, const Node& n)
     return n.opType == "Gather" && isParam(g, n.input(0)) && g.tensor(n.input(0)).shape.rank() == 2;
 }
 
-// The indices are the model's token ids: a graph input, or one reshaped or cast (position ids
-// come from a constant or a Range over the input's Shape instead).
+} // namespace
+
 bool looksUpInputIds(const Graph& g, const Node& n)
 {
     TensorId t = n.input(1);
@@ -41,8 +41,6 @@ bool looksUpInputIds(const Graph& g, const Node& n)
     }
     return false;
 }
-
-} // namespace
 
 NodeId wordEmbedding(const Graph& g)
 {

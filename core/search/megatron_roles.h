@@ -19,6 +19,9 @@ std::vector<MegatronRole> megatronRoles(const Graph& g);
 // The word embedding's lookup: the largest 2-D table indexed by the model's input ids (the
 // largest table of all when no lookup reads the ids); kNoNode without a table.
 NodeId wordEmbedding(const Graph& g);
+// The lookup's indices are the model's input ids (a graph input, or one cast or reshaped), not
+// positions made from a constant or a Range.
+bool looksUpInputIds(const Graph& g, const Node& lookup);
 
 // Megatron-LM pads its vocabulary to a multiple of --make-vocab-size-divisible-by (128) times
 // the tensor-parallel degree (vocab_size_with_padding, megatron/core/tokenizers/utils/
