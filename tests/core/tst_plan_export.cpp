@@ -253,6 +253,139 @@ private slots:
                  std::string("gpu-a.example slots=8\ngpu-b.example slots=8\n"));
     }
 
+    // A relative plan or model path names a file next to the script: run from another folder,
+    // the worker still gets the file beside launch_mpirun.sh.
+    void relative_paths_are_taken_next_to_the_launch_script()
+    {
+        Fixture f;
+        f.options.planPath = "plan.tapas.json";
+        f.options.modelPath = "my model.onnx";
+        QTemporaryDir dir, elsewhere;
+        QVERIFY(dir.isValid() && elsewhere.isValid());
+        QVERIFY(writeExportFiles(dir.path().toStdString(), f.write("mpirun")).ok());
+        const QString fake = dir.filePath(QStringLiteral("fake-mpirun.sh"));
+        const QString log = dir.filePath(QStringLiteral("args.txt"));
+        QFile stub(fake);
+        QVERIFY(stub.open(QIODevice::WriteOnly));
+        stub.write("#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > \"$ARGS_LOG\"\n");
+        stub.close();
+        stub.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("MPIRUN"), fake);
+        env.insert(QStringLiteral("ARGS_LOG"), log);
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.setWorkingDirectory(elsewhere.path());
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(QStringLiteral("bash"), {dir.filePath(QStringLiteral("launch_mpirun.sh"))});
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(p.exitCode() == 0, p.readAll().constData());
+        QFile args(log);
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        const QStringList a = QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'));
+        const qsizetype plan = a.indexOf(QStringLiteral("--plan")), model = a.indexOf(QStringLiteral("--model"));
+        QVERIFY(plan >= 0 && model >= 0);
+        QCOMPARE(a[plan + 1], QDir(dir.path()).canonicalPath() + QStringLiteral("/plan.tapas.json"));
+        QCOMPARE(a[model + 1], QDir(dir.path()).canonicalPath() + QStringLiteral("/my model.onnx"));
+    }
+
+    void slurm_asks_for_gpus_only_on_a_gpu_cluster()
+    {
+        Fixture f;
+        QVERIFY(f.write("slurm").at("launch_slurm.sh").find("#SBATCH --gpus-per-node=8\n") != std::string::npos);
+        ClusterSpec cpu = *loadClusterSpec("cpu-mpi");
+        QVERIFY(!cpu.gpu);
+        QVERIFY(loadClusterSpec("h100x16")->gpu);
+        cpu.nodes = 2;
+        cpu.devicesPerNode = 8;
+        f.in.cluster = &cpu;
+        f.in.report = nullptr;
+        const std::string s = f.write("slurm").at("launch_slurm.sh");
+        QVERIFY2(s.find("--gpus") == std::string::npos, s.c_str());
+        QVERIFY(s.find("#SBATCH --ntasks-per-node=8\n") != std::string::npos);
+        // A cluster file says which it is, and nothing else is accepted.
+        QVERIFY(parseClusterSpec(clusterSpecToJson(cpu), "x").value().gpu == false);
+        std::string bad = clusterSpecToJson(cpu);
+        bad.replace(bad.find("\"cpu\""), 5, "\"tpu\"");
+        const Result<ClusterSpec> r = parseClusterSpec(bad, "bad.json");
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().find("accelerator") != std::string::npos, r.error().c_str());
+    }
+
+    // The Megatron arguments are the full runnable set for pretrain_gpt.py, flag names as
+    // megatron/training/arguments.py spells them, the shape read from the model.
+    void megatron_export_writes_the_runnable_argument_set()
+    {
+        Fixture f;
+        const std::string a = f.write("megatron").at("megatron_args.sh");
+        for (const char* line : {"    --num-layers 2\n", "    --hidden-size 256\n", "    --num-attention-heads 8\n",
+                                 "    --ffn-hidden-size 1024\n", "    --seq-length 64\n", "    --max-position-embeddings 1024\n",
+                                 "    --vocab-size 1024\n", "    --make-vocab-size-divisible-by 128\n",
+                                 "    --tensor-model-parallel-size 8\n", "    --pipeline-model-parallel-size 1\n",
+                                 "    --micro-batch-size 4\n", "    --global-batch-size 8\n", "    --train-iters 50\n",
+                                 "    --tokenizer-type NullTokenizer\n", "    --mock-data\n"})
+            QVERIFY2(a.find(line) != std::string::npos, line);
+        QVERIFY(a.find("--sequence-parallel") == std::string::npos); // the plan runs no norm split
+        QVERIFY(a.find("--untie-embeddings-and-output-weights") == std::string::npos); // the zoo GPT ties its head
+        QVERIFY(a.find("MEGATRON_ARGS=(") != std::string::npos);
+        // GPT-2's vocabulary on tp 4 is padded as Megatron-LM pads it, and the baseline's own plan exports.
+        ZooOptions o;
+        o.layers = 2;
+        o.hidden = 256;
+        o.heads = 8;
+        o.seq = 64;
+        o.batch = 8;
+        o.vocab = 50257;
+        const Graph g = *zooGraph("gpt", o);
+        const FoldedGraph folded = *foldGraph(g);
+        const SearchResult m = testing::searchPlan(g, f.cluster, {4, 4}, "megatron");
+        ExportInput in = f.in;
+        in.graph = &g;
+        in.folded = &folded;
+        in.plan = &m.best.plan;
+        in.report = &m.best.report;
+        const Result<ExportFiles> padded = findPlanExporter("megatron")->write(in, f.options);
+        QVERIFY2(padded.ok(), padded.error().c_str());
+        const std::string pa = padded->at("megatron_args.sh");
+        QVERIFY(pa.find("    --vocab-size 50257\n") != std::string::npos);
+        QVERIFY2(pa.find("pads it to 50688") != std::string::npos, pa.c_str());
+        QVERIFY(pa.find("    --micro-batch-size 2\n") != std::string::npos);
+    }
+
+    // pretrain_gpt.py trains decoder-only language models: a model without a word embedding
+    // looked up by its inputs, or without vocabulary logits, is refused with what it lacks.
+    void megatron_export_refuses_models_the_gpt_script_cannot_train()
+    {
+        Fixture f;
+        for (const char* model : {"bert", "resnet50"}) {
+            ZooOptions o;
+            o.batch = 16; // one sample per data-parallel replica
+            if (std::string(model) == "bert") {
+                o.layers = 2;
+                o.hidden = 256;
+                o.heads = 8;
+                o.seq = 64;
+                o.vocab = 1024;
+            } else {
+                o.depth = 18;
+                o.imageSize = 64;
+            }
+            const Graph g = *zooGraph(model, o);
+            const FoldedGraph folded = *foldGraph(g);
+            const SearchResult m = testing::searchPlan(g, f.cluster, {16, 1}, "dp");
+            ExportInput in = f.in;
+            in.graph = &g;
+            in.folded = &folded;
+            in.plan = &m.best.plan;
+            in.report = &m.best.report;
+            const Result<ExportFiles> r = findPlanExporter("megatron")->write(in, f.options);
+            QVERIFY2(!r.ok(), model);
+            QVERIFY2(r.error().find("pretrain_gpt.py trains a decoder-only language model") != std::string::npos, r.error().c_str());
+            const char* lacks = std::string(model) == "bert" ? "vocabulary logits" : "no word embedding";
+            QVERIFY2(r.error().find(lacks) != std::string::npos, r.error().c_str());
+        }
+    }
+
     void megatron_export_explains_a_plan_it_cannot_express()
     {
         Fixture f;

@@ -6,7 +6,7 @@ torchrun) with the plan's 16 ranks: the model's modules are sharded over the
 """
 # Exported by Tapas Studio (tapas export --format dtensor).
 # Model 'gpt' (157 nodes, hash 0dc51d387505177c), cluster 'h100x16'.
-# Plan by searcher 'megatron' (tapas test): mesh 2x8 (dp 2 x tp 8), 6 collectives, predicted step 0.809 ms, 0.01 GB per device.
+# Plan by searcher 'megatron' (tapas test): mesh 2x8 (dp 2 x tp 8), 5 collectives, predicted step 0.748 ms, 0.02 GB per device.
 
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor import Replicate
@@ -30,7 +30,6 @@ def tensor_parallel_plan():
         plan[f"transformer.h.{i}.mlp.c_fc"] = ColwiseParallel()
         plan[f"transformer.h.{i}.mlp.c_proj"] = RowwiseParallel()
     plan["transformer.wte"] = RowwiseParallel(input_layouts=Replicate())
-    plan["transformer.wpe"] = RowwiseParallel(input_layouts=Replicate())
     return plan
 
 
