@@ -223,13 +223,15 @@ TensorId linearWeight(const Graph& g, NodeId n)
     const Node& node = g.node(n);
     const size_t slot = node.opType == "Gather" ? 0 : 1;
     if (node.opType != "MatMul" && node.opType != "Gemm" && node.opType != "Gather") return kNoTensor;
-    const TensorId t = node.input(slot);
-    if (t == kNoTensor) return kNoTensor;
-    if (g.tensor(t).isParameter()) return t;
-    const NodeId p = g.tensor(t).producer;
-    if (p != kNoNode && g.node(p).opType == "Transpose" && g.node(p).input(0) != kNoTensor &&
-        g.tensor(g.node(p).input(0)).isParameter())
-        return g.node(p).input(0);
+    // Through a Transpose (a tied LM head) and through Identity: torch writes the layers that
+    // share equal initializers as Identity(the first layer's weight).
+    TensorId t = node.input(slot);
+    for (int hops = 0; t != kNoTensor && hops < 4; ++hops) {
+        if (g.tensor(t).isParameter()) return t;
+        const NodeId p = g.tensor(t).producer;
+        if (p == kNoNode || (g.node(p).opType != "Transpose" && g.node(p).opType != "Identity")) return kNoTensor;
+        t = g.node(p).input(0);
+    }
     return kNoTensor;
 }
 

@@ -68,7 +68,8 @@ std::string modulePathOfScope(const std::string& scope);
 bool isNormReduction(const Graph& g, NodeId n);
 bool normSeqSplit(const Graph& g, const ShardingPlan& p, NodeId n);
 // The weight a MatMul/Gemm/Gather node multiplies by or looks up: its parameter input, also
-// through a Transpose of a parameter (a tied LM head); kNoTensor for none.
+// through a Transpose (a tied LM head) or an Identity (a layer sharing an equal initializer);
+// kNoTensor for none.
 TensorId linearWeight(const Graph& g, NodeId n);
 
 // The cost report of the input (recomputed when the input carries none).

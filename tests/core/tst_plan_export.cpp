@@ -6,6 +6,7 @@
 //
 // To regenerate the expected outputs after an intended change of a format:
 //   TAPAS_UPDATE_EXPECTED=1 ./tst_plan_export     (then review `git diff tests/data/export`)
+#include "core/onnx/onnx_importer.h"
 #include "core/plan/export_common.h"
 #include "core/plan/plan_editor.h"
 #include "core/search/searcher.h"
@@ -89,6 +90,48 @@ Run run(const QString& program, const QStringList& args, const QProcessEnvironme
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
 }
 
+const QString kPython = QStringLiteral("/usr/bin/python3");
+
+// Loads dtensor_plan.py from `dir` in /usr/bin/python3 and builds its plan; on a torch without
+// DTensor (1.13 has none) the style classes are stood in by recorders. With model "encoder" each
+// styled path is looked up in a real torch nn.TransformerEncoder (d 256, 4 heads, FFN 1024, 12
+// layers, as scripts/make_corpus.py builds it) and must be an nn.Linear or nn.Embedding.
+Run checkPlanInPython(const QTemporaryDir& dir, const QString& model)
+{
+    const char* script = R"PY(
+import importlib.util, sys, types
+try:
+    import torch.distributed.tensor.parallel  # noqa: F401
+except ImportError:
+    par = types.ModuleType("torch.distributed.tensor.parallel")
+    for name in ("ColwiseParallel", "RowwiseParallel", "SequenceParallel"):
+        setattr(par, name, type(name, (), {"__init__": lambda self, **kw: None}))
+    ten = types.ModuleType("torch.distributed.tensor")
+    ten.Replicate = type("Replicate", (), {})
+    ten.parallel = par
+    sys.modules["torch.distributed.tensor"] = ten
+    sys.modules["torch.distributed.tensor.parallel"] = par
+spec = importlib.util.spec_from_file_location("dtensor_plan", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+plan = mod.tensor_parallel_plan()
+if sys.argv[2] == "encoder":
+    import torch
+    layer = torch.nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0)
+    model = torch.nn.TransformerEncoder(layer, 12, enable_nested_tensor=False)
+    for path, style in plan.items():
+        m = model.get_submodule(path)
+        if type(style).__name__ in ("ColwiseParallel", "RowwiseParallel"):
+            assert isinstance(m, (torch.nn.Linear, torch.nn.Embedding)), (path, type(m).__name__)
+print("plan %d entries" % len(plan))
+)PY";
+    QFile f(dir.filePath(QStringLiteral("check_plan.py")));
+    if (!f.open(QIODevice::WriteOnly)) return {-1, QStringLiteral("cannot write check_plan.py")};
+    f.write(script);
+    f.close();
+    return run(kPython, {f.fileName(), dir.filePath(QStringLiteral("dtensor_plan.py")), model});
+}
+
 } // namespace
 
 class TstPlanExport : public QObject {
@@ -157,23 +200,70 @@ private slots:
         }
     }
 
-    void dtensor_plan_compiles_and_loops_over_the_layers()
+    // The zoo GPT is GPT-2 as transformers writes it: its projections are Conv1D modules (weight
+    // stored [in, out]), which parallelize_module cannot shard, so they are named, not styled; the
+    // word embedding is an nn.Embedding. The file loads and builds its plan without DTensor.
+    void dtensor_plan_styles_only_linear_and_embedding_modules()
     {
         Fixture f;
         const ExportFiles files = f.write("dtensor");
         const std::string& py = files.at("dtensor_plan.py");
-        QVERIFY2(py.find("for i in range(0, 2):") != std::string::npos, py.c_str());
-        QVERIFY2(py.find("plan[f\"transformer.h.{i}.attn.c_attn\"] = ColwiseParallel()") != std::string::npos, py.c_str());
-        QVERIFY2(py.find("plan[f\"transformer.h.{i}.attn.c_proj\"] = RowwiseParallel()") != std::string::npos, py.c_str());
-        QVERIFY2(py.find("plan[f\"transformer.h.{i}.mlp.c_fc\"] = ColwiseParallel()") != std::string::npos, py.c_str());
-        QVERIFY2(py.find("plan[f\"transformer.h.{i}.mlp.c_proj\"] = RowwiseParallel()") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[\"transformer.wte\"] = RowwiseParallel(input_layouts=Replicate())") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("# transformer.h.1.attn.c_proj: the plan splits it 'row', but it is a Conv1D-style module") !=
+                     std::string::npos, py.c_str());
+        QVERIFY2(py.find("c_attn\"] = ") == std::string::npos, py.c_str());
         QVERIFY2(py.find("init_device_mesh(device_type, (DP_SIZE, TP_SIZE)") != std::string::npos, py.c_str());
         QTemporaryDir dir;
         QVERIFY(writeExportFiles(dir.path().toStdString(), files).ok());
-        const QString python = QStringLiteral("/usr/bin/python3");
-        if (!QFileInfo::exists(python)) QSKIP("/usr/bin/python3 is not installed");
-        const Run r = run(python, {QStringLiteral("-m"), QStringLiteral("py_compile"), dir.filePath(QStringLiteral("dtensor_plan.py"))});
+        if (!QFileInfo::exists(kPython)) QSKIP("/usr/bin/python3 is not installed");
+        const Run r = run(kPython, {QStringLiteral("-m"), QStringLiteral("py_compile"), dir.filePath(QStringLiteral("dtensor_plan.py"))});
         QVERIFY2(r.code == 0, qPrintable(r.output));
+        const Run built = checkPlanInPython(dir, QStringLiteral("none"));
+        QVERIFY2(built.code == 0 && built.output.contains(QStringLiteral("plan 1 entries")), qPrintable(built.output));
+    }
+
+    // A real torch export (nn.TransformerEncoder, 12 layers, 4 heads): the Megatron plan's
+    // row-parallel out_proj shares its scope with the attention and is kept; the packed
+    // in-projection (a raw parameter of nn.MultiheadAttention) is named, and out_proj then takes
+    // its input whole; tied layers (equal initializers merged by the exporter) export every layer.
+    // Python builds the plan against torch's own modules: every styled path is a Linear.
+    void dtensor_plan_of_a_real_encoder_names_real_modules_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("own weights") << QStringLiteral("encoder_12l.onnx");
+        QTest::newRow("tied weights") << QStringLiteral("encoder_12l_equal_init.onnx");
+    }
+    void dtensor_plan_of_a_real_encoder_names_real_modules()
+    {
+        QFETCH(QString, file);
+        ImportOptions io;
+        io.dims = {{"batch", 8}, {"seq", 128}};
+        const Result<Graph> g = importOnnxFile(std::string(TAPAS_SOURCE_DIR) + "/tests/data/corpus/" + file.toStdString(), io);
+        QVERIFY2(g.ok(), g.error().c_str());
+        const FoldedGraph folded = *foldGraph(*g);
+        Fixture f;
+        const SearchResult m = testing::searchPlan(*g, f.cluster, {4, 4}, "megatron");
+        ExportInput in = f.in;
+        in.graph = &*g;
+        in.folded = &folded;
+        in.plan = &m.best.plan;
+        in.report = &m.best.report;
+        const Result<ExportFiles> files = findPlanExporter("dtensor")->write(in, f.options);
+        QVERIFY2(files.ok(), files.error().c_str());
+        const std::string& py = files->at("dtensor_plan.py");
+        QVERIFY2(py.find("for i in range(0, 12):") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[f\"layers.{i}.self_attn.out_proj\"] = RowwiseParallel(input_layouts=Replicate())") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[f\"layers.{i}.linear1\"] = ColwiseParallel()") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[f\"layers.{i}.linear2\"] = RowwiseParallel()") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("# layers.0.self_attn: the plan splits it 'column', but it is a raw parameter 'in_proj_bias'") !=
+                     std::string::npos, py.c_str());
+        QVERIFY2(py.find("self_attn\"] = ") == std::string::npos, py.c_str()); // no style on nn.MultiheadAttention
+        if (!QFileInfo::exists(kPython)) QSKIP("/usr/bin/python3 is not installed");
+        QTemporaryDir dir;
+        QVERIFY(writeExportFiles(dir.path().toStdString(), *files).ok());
+        const Run r = checkPlanInPython(dir, QStringLiteral("encoder"));
+        if (r.output.contains(QStringLiteral("No module named 'torch'"))) QSKIP("python3-torch is not installed");
+        QVERIFY2(r.code == 0 && r.output.contains(QStringLiteral("plan 36 entries")), qPrintable(r.output));
     }
 
     void hostile_host_names_are_refused_naming_host_and_position()
