@@ -6,6 +6,7 @@
 #include "app/cli/cli_common.h"
 
 #include "core/plan/plan_file.h"
+#include "core/plan/plan_runnable.h"
 #include "core/search/fit_advice.h"
 #include "core/search/mesh_sweep.h"
 #include "core/search/searcher.h"
@@ -360,9 +361,9 @@ int runPlanCommand(const QStringList& args)
         printErr("tapas plan check: " + d.error());
         return kExitBadInput;
     }
-    // A data-parallel plan needs the batch axis the probe found, split into whole samples: the
-    // rule the search applies, so a plan it would never make is not passed.
-    if (Status s = checkBatchSplit(*graph, d->plan.mesh); !s) {
+    // What the worker would refuse, refused here with its reason (one rule for both: the batch
+    // split, samplewise nodes, a symbolic batch for data parallelism).
+    if (Status s = checkRunnable(*graph, d->plan.mesh, pos[2].toStdString()); !s) {
         printErr("tapas plan check: " + pos[1].toStdString() + ": " + s.error);
         return kExitBadInput;
     }

@@ -78,6 +78,12 @@ Result<ClusterSpec> parseClusterSpec(const std::string& jsonText, const std::str
     ClusterSpec c;
     c.name = j.value("name", std::string());
     c.device = j.value("device", std::string());
+    if (j.contains("accelerator")) {
+        const json& a = j.at("accelerator");
+        if (!a.is_string() || (a.get<std::string>() != "gpu" && a.get<std::string>() != "cpu"))
+            return Result<ClusterSpec>::failure(fieldError(origin, "accelerator", "must be \"gpu\" or \"cpu\""));
+        c.gpu = a.get<std::string>() == "gpu";
+    }
     for (auto [key, out] : {std::pair{"nodes", &c.nodes}, std::pair{"devices_per_node", &c.devicesPerNode}}) {
         Result<int> v = readPositiveInt(j, key, origin);
         if (!v) return Result<ClusterSpec>::failure(v.error());
@@ -143,6 +149,7 @@ std::string clusterSpecToJson(const ClusterSpec& c)
     json j;
     j["name"] = c.name;
     j["device"] = c.device;
+    j["accelerator"] = c.gpu ? "gpu" : "cpu";
     j["nodes"] = c.nodes;
     j["devices_per_node"] = c.devicesPerNode;
     j["peak_flops"] = {{"fp32", c.peakFp32}, {"fp16", c.peakFp16}, {"bf16", c.peakBf16}};

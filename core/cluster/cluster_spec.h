@@ -17,6 +17,7 @@ struct LinkSpec {
 struct ClusterSpec {
     std::string name;
     std::string device;     // "A100-80G", informative
+    bool gpu = true;        // "accelerator": "gpu" (default) or "cpu": what a batch script asks the scheduler for
     int nodes = 1;
     int devicesPerNode = 1;
     double peakFp32 = 0;    // FLOP/s per device

@@ -79,6 +79,7 @@ struct BatchAxis {
     std::string symbol;   // the symbolic dim the axis carries in the file, "" when fixed there
     int64_t size = 0;     // the batch the graph is bound to, 0 while symbolic
     bool probed = false;  // the probe ran (import with ImportOptions::probeBatch, --batch or a bound dim)
+    bool rebatched = false; // bound to ImportOptions::batch (a fixed export re-batched through its inputs)
     std::string why;      // when `inputs` is empty: why no axis qualified
     bool found() const { return !inputs.empty(); }
 };

@@ -253,6 +253,7 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     const ShapeFillReport fill = fillMissingShapes(g);
     restoreOutputSymbols(g, clearedOutputDims);
     if (probe) applyBatchProbe(g, *probe, dims);
+    g.batch.rebatched = options.batch > 0;
     warnUnknownOps(model, g, warnings);
     model.Clear();
     warnShapeFill(fill, warnings);

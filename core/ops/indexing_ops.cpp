@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <optional>
 
 namespace tapas {
 namespace {
@@ -362,6 +363,39 @@ std::vector<OpStrategy> concatStrategies(const ShardContext& c)
     return out;
 }
 
+// One of k equal parts of a packed axis (torch's nn.MultiheadAttention slices its packed
+// in-projection into q, k and v): with the axis split, every device holds its share of each part
+// side by side, as Megatron-LM stores its fused QKV, and takes its share of the part locally. The
+// runtime interleaves the producer's split k ways, as for Split.
+std::optional<OpStrategy> packedPartSlice(const ShardContext& c, const std::vector<int64_t>& axes)
+{
+    if (c.tp <= 1 || axes.size() != 1 || c.node.input(1) == kNoTensor || c.node.input(2) == kNoTensor) return std::nullopt;
+    const Tensor& starts = c.graph.tensor(c.node.input(1));
+    const Tensor& ends = c.graph.tensor(c.node.input(2));
+    if (!starts.value || !ends.value || starts.value->ints.size() != 1 || ends.value->ints.size() != 1) return std::nullopt;
+    if (c.node.input(4) != kNoTensor) {
+        const Tensor& steps = c.graph.tensor(c.node.input(4));
+        if (!steps.value || steps.value->ints.size() != 1 || steps.value->ints[0] != 1) return std::nullopt;
+    }
+    const Shape& x = c.inShape(0);
+    const int r = x.rank();
+    const int d = shardAxis(axes[0], r);
+    if (d < 0 || d >= r || !x.dims[size_t(d)].isKnown()) return std::nullopt;
+    const int64_t whole = x.dims[size_t(d)].value;
+    int64_t s = starts.value->ints[0], e = std::min(ends.value->ints[0], whole);
+    if (s < 0) s += whole;
+    if (e < 0) e += whole;
+    const int64_t extent = e - s;
+    if (s < 0 || extent <= 0 || extent >= whole || whole % extent != 0 || s % extent != 0 || extent % c.tp != 0)
+        return std::nullopt;
+    OpStrategy p = replicateStrategy(c.node);
+    p.name = "packed S(" + std::to_string(d) + ")";
+    p.inputs[0] = L::split(d);
+    p.outputs[0] = L::split(d);
+    p.computeFraction = 1.0 / c.tp;
+    return p;
+}
+
 std::vector<OpStrategy> sliceStrategies(const ShardContext& c)
 {
     const int r = c.inShape(0).rank();
@@ -374,6 +408,7 @@ std::vector<OpStrategy> sliceStrategies(const ShardContext& c)
         for (int d = 0; d < r; ++d) axes.push_back(d); // no axes input: every dim may be sliced
     }
     std::vector<OpStrategy> out{replicateStrategy(c.node)};
+    if (std::optional<OpStrategy> packed = packedPartSlice(c, axes)) out.push_back(std::move(*packed));
     for (int d = 0; d < r; ++d) {
         bool sliced = false;
         for (int64_t a : axes) sliced |= shardAxis(a, r) == d;

@@ -283,12 +283,32 @@ std::vector<OpStrategy> transposeStrategies(const ShardContext& c)
 
 std::vector<OpStrategy> expandStrategies(const ShardContext& c) { return elementwiseStrategies(c); }
 
+// Shape reads metadata: the global shape is known whatever the layout of its input, so a split
+// or partial input is read where it lies (Megatron-LM never gathers an activation to size it);
+// the runtime scales the split dim back. The output is shape arithmetic, replicated.
+std::vector<OpStrategy> shapeStrategies(const ShardContext& c)
+{
+    std::vector<OpStrategy> out{replicateStrategy(c.node)};
+    OpStrategy partial = replicateStrategy(c.node);
+    partial.name = "P";
+    partial.inputs[0] = L::partial();
+    out.push_back(std::move(partial));
+    for (int d = 0; d < c.inShape(0).rank(); ++d) {
+        if (!c.splittable(c.node.inputs[0], d)) continue;
+        OpStrategy s = replicateStrategy(c.node);
+        s.name = "S(" + std::to_string(d) + ")";
+        s.inputs[0] = L::split(d);
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 } // namespace
 
 void registerShapeOps(OpRegistry& r)
 {
     const Sharding shapeArithmetic = Sharding::replicated("its output is shape arithmetic, which stays replicated");
-    r.add({"Shape", shapeRule, metadataCost, shapeArithmetic});
+    r.add({"Shape", shapeRule, metadataCost, shapeStrategies});
     r.add({"Size", sizeRule, metadataCost, shapeArithmetic});
     r.add({"Reshape", reshapeRule, viewCost, reshapeStrategies});
     r.add({"Flatten", flattenRule, viewCost, reshapeStrategies});

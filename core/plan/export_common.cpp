@@ -167,10 +167,14 @@ std::string rankMappingLines(const LaunchLayout& l, const std::string& comment)
     return out;
 }
 
-std::string launchVariables(const LaunchLayout& l)
+std::string launchVariables(const LaunchLayout& l, const std::string& baseVar)
 {
-    return "worker=${TAPAS_WORKER:-" + shellQuote(l.worker) + "}\n" + "model=" + shellQuote(l.model) + "\n" + "plan=" +
-           shellQuote(l.plan) + "\n" + "run_dir=${TAPAS_RUN_DIR:-" + shellQuote(l.runDir) + "}\n";
+    // A relative model or plan path names a file next to the script, wherever it is run from.
+    auto file = [&](const std::string& p) {
+        return baseVar.empty() || (!p.empty() && p.front() == '/') ? shellQuote(p) : "\"$" + baseVar + "\"/" + shellQuote(p);
+    };
+    return "worker=${TAPAS_WORKER:-" + shellQuote(l.worker) + "}\n" + "model=" + file(l.model) + "\n" + "plan=" + file(l.plan) +
+           "\n" + "run_dir=${TAPAS_RUN_DIR:-" + shellQuote(l.runDir) + "}\n";
 }
 
 std::string workerCommand(const ExportOptions& o)
@@ -219,13 +223,15 @@ TensorId linearWeight(const Graph& g, NodeId n)
     const Node& node = g.node(n);
     const size_t slot = node.opType == "Gather" ? 0 : 1;
     if (node.opType != "MatMul" && node.opType != "Gemm" && node.opType != "Gather") return kNoTensor;
-    const TensorId t = node.input(slot);
-    if (t == kNoTensor) return kNoTensor;
-    if (g.tensor(t).isParameter()) return t;
-    const NodeId p = g.tensor(t).producer;
-    if (p != kNoNode && g.node(p).opType == "Transpose" && g.node(p).input(0) != kNoTensor &&
-        g.tensor(g.node(p).input(0)).isParameter())
-        return g.node(p).input(0);
+    // Through a Transpose (a tied LM head) and through Identity: torch writes the layers that
+    // share equal initializers as Identity(the first layer's weight).
+    TensorId t = node.input(slot);
+    for (int hops = 0; t != kNoTensor && hops < 4; ++hops) {
+        if (g.tensor(t).isParameter()) return t;
+        const NodeId p = g.tensor(t).producer;
+        if (p == kNoNode || (g.node(p).opType != "Transpose" && g.node(p).opType != "Identity")) return kNoTensor;
+        t = g.node(p).input(0);
+    }
     return kNoTensor;
 }
 

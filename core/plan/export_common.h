@@ -51,7 +51,8 @@ std::string commentSafe(const std::string& s);
 std::string exportHeader(const ExportInput& in, const std::string& format, const std::string& comment);
 // The shell variables a launch script starts the worker with: worker, model, plan, run_dir
 // (worker and run_dir overridable by TAPAS_WORKER / TAPAS_RUN_DIR), every value single-quoted.
-std::string launchVariables(const LaunchLayout& l);
+// With `baseVar` ("here"), a relative model or plan path is taken relative to "$here".
+std::string launchVariables(const LaunchLayout& l, const std::string& baseVar = {});
 // The worker's command line over those variables.
 std::string workerCommand(const ExportOptions& o);
 // "node01: ranks 0-7 (dp 0, tp 0-7)" per host, each line prefixed with `comment`.
@@ -67,7 +68,8 @@ std::string modulePathOfScope(const std::string& scope);
 bool isNormReduction(const Graph& g, NodeId n);
 bool normSeqSplit(const Graph& g, const ShardingPlan& p, NodeId n);
 // The weight a MatMul/Gemm/Gather node multiplies by or looks up: its parameter input, also
-// through a Transpose of a parameter (a tied LM head); kNoTensor for none.
+// through a Transpose (a tied LM head) or an Identity (a layer sharing an equal initializer);
+// kNoTensor for none.
 TensorId linearWeight(const Graph& g, NodeId n);
 
 // The cost report of the input (recomputed when the input carries none).

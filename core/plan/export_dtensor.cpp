@@ -41,17 +41,120 @@ std::vector<std::string> splitPath(const std::string& p)
     }
 }
 
+std::string lastComponent(const std::string& path)
+{
+    const size_t dot = path.rfind('.');
+    return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+// "layers.0.linear1.weight" -> "layers.0.linear1" (a parameter named after its module), else "".
+std::string moduleOfParameter(const std::string& name, const std::string& leaf)
+{
+    const std::string suffix = "." + leaf;
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) return {};
+    const std::string path = name.substr(0, name.size() - suffix.size());
+    for (const std::string& part : splitPath(path))
+        if (!isIdentifier(part)) return {};
+    return path;
+}
+
+// The module a parameter belongs to, as this node's scope sees it: tied layers share the first
+// layer's parameter names, so the scope (layers.3.self_attn) keeps the layer and the parameter
+// adds the child the scope does not name (out_proj).
+std::string modulePath(const std::string& scopePath, const std::string& paramModule)
+{
+    if (paramModule.empty()) return scopePath;
+    if (scopePath.empty()) return paramModule;
+    const std::string leaf = lastComponent(paramModule);
+    return lastComponent(scopePath) == leaf ? scopePath : scopePath + "." + leaf;
+}
+
+// A parameter, or the parameter an Identity aliases (torch merges equal initializers that way).
+TensorId parameterOf(const Graph& g, TensorId t)
+{
+    for (int hops = 0; t != kNoTensor && hops < 4; ++hops) {
+        if (g.tensor(t).isParameter()) return t;
+        const NodeId p = g.tensor(t).producer;
+        if (p == kNoNode || g.node(p).opType != "Identity") return kNoTensor;
+        t = g.node(p).input(0);
+    }
+    return kNoTensor;
+}
+
+// The 1-D parameter added to a product's output (torch writes Add(bias, MatMul_output)).
+TensorId biasOf(const Graph& g, NodeId n)
+{
+    const Node& node = g.node(n);
+    if (node.opType == "Gemm") return parameterOf(g, node.input(2));
+    if (node.outputs.empty()) return kNoTensor;
+    for (NodeId c : g.tensor(node.outputs[0]).consumers) {
+        const Node& a = g.node(c);
+        if (a.opType != "Add") continue;
+        for (TensorId t : a.inputs) {
+            const TensorId b = t == kNoTensor || t == node.outputs[0] ? kNoTensor : parameterOf(g, t);
+            if (b != kNoTensor && g.tensor(b).shape.rank() == 1) return b;
+        }
+    }
+    return kNoTensor;
+}
+
+enum class ModuleKind { Linear, Embedding, Other };
+
+struct Module {
+    std::string path;
+    ModuleKind kind = ModuleKind::Other;
+    std::string what; // for Other: what the module is, for the note
+};
+
+// Which torch module a weight-bearing node was exported from. torch.onnx writes an nn.Linear as
+// Gemm(transB=1) on its named weight, or as MatMul on an anonymous transposed copy with its bias
+// named <module>.bias; a MatMul on a named [in, out] weight is transformers' Conv1D; a packed
+// projection whose bias is <module>.in_proj_bias is nn.MultiheadAttention's own parameter.
+Module moduleOf(const Graph& g, NodeId n)
+{
+    const Node& node = g.node(n);
+    const std::string scopePath = modulePathOfScope(node.scope);
+    const TensorId w = linearWeight(g, n);
+    const std::string& wname = g.tensor(w).name;
+    if (node.opType == "Gather") return {modulePath(scopePath, moduleOfParameter(wname, "weight")), ModuleKind::Embedding, ""};
+    const NodeId via = g.tensor(node.input(1)).producer;
+    const bool throughTranspose = via != kNoNode && g.node(via).opType == "Transpose"; // a tied head reads the embedding transposed
+    if (node.opType == "Gemm" && node.attrInt("transB", 0) == 1)
+        return {modulePath(scopePath, moduleOfParameter(wname, "weight")), ModuleKind::Linear, ""};
+    const std::string named = moduleOfParameter(wname, "weight");
+    if (!named.empty() && !throughTranspose)
+        return {modulePath(scopePath, named), ModuleKind::Other, "a Conv1D-style module (weight stored [in, out])"};
+    const TensorId b = biasOf(g, n);
+    if (b != kNoTensor) {
+        const std::string& bname = g.tensor(b).name;
+        const std::string linear = moduleOfParameter(bname, "bias");
+        if (!linear.empty()) return {modulePath(scopePath, linear), ModuleKind::Linear, ""};
+        const size_t dot = bname.rfind('.');
+        if (dot != std::string::npos)
+            return {modulePath(scopePath, bname.substr(0, dot)), ModuleKind::Other,
+                    "a raw parameter '" + bname.substr(dot + 1) + "' of its module (nn.MultiheadAttention's packed in-projection)"};
+    }
+    return {scopePath, ModuleKind::Linear, ""};
+}
+
 // The style of one node's module, or "" with a note.
 Entry entryOf(const Graph& g, const ShardingPlan& p, NodeId n)
 {
     const Node& node = g.node(n);
-    Entry e{modulePathOfScope(node.scope), "", ""};
     const std::string& s = p.nodes[size_t(n)].name;
     if (isNormReduction(g, n)) {
+        Entry e{modulePathOfScope(node.scope), "", ""};
         if (normSeqSplit(g, p, n)) e.style = "SequenceParallel()";
         return e;
     }
-    if (linearWeight(g, n) == kNoTensor || s == "replicate") return e;
+    if (linearWeight(g, n) == kNoTensor || s == "replicate") return {modulePathOfScope(node.scope), "", ""};
+    const Module m = moduleOf(g, n);
+    Entry e{m.path, "", ""};
+    if (m.kind == ModuleKind::Other) {
+        e.note = "the plan splits it '" + s + "', but it is " + m.what +
+                 ", and parallelize_module's styles apply to nn.Linear and nn.Embedding only: left replicated";
+        return e;
+    }
     if (node.opType == "Gather") {
         if (s == "vocab") e.style = "RowwiseParallel(input_layouts=Replicate())";
         else if (s == "hidden") e.style = "ColwiseParallel(input_layouts=Replicate(), output_layouts=Replicate())";
@@ -64,6 +167,30 @@ Entry entryOf(const Graph& g, const ShardingPlan& p, NodeId n)
         e.note = "split by strategy '" + s + "' (rows/batch: data-parallel work, no parallelize_module style)";
     }
     return e;
+}
+
+// A row-parallel Linear takes its input split over features from a column-parallel one; when a
+// product upstream is left replicated (not expressible), the input arrives whole and the style
+// must say so, or DTensor would take the whole tensor for one shard.
+bool fedByUnexpressedProduct(const Graph& g, const ShardingPlan& p, NodeId n, const std::vector<Entry>& entries)
+{
+    std::vector<TensorId> stack{g.node(n).input(0)};
+    std::vector<char> seen(g.tensors.size(), 0);
+    while (!stack.empty()) {
+        const TensorId t = stack.back();
+        stack.pop_back();
+        if (t == kNoTensor || seen[size_t(t)]) continue;
+        seen[size_t(t)] = 1;
+        const NodeId q = g.tensor(t).producer;
+        if (q == kNoNode) continue;
+        if (linearWeight(g, q) != kNoTensor && g.node(q).opType != "Gather") {
+            if (p.nodes[size_t(q)].name == "column" && entries[size_t(q)].style.empty()) return true;
+            continue;
+        }
+        for (TensorId i : g.node(q).inputs)
+            if (i != kNoTensor && !g.tensor(i).isParameter() && dtypeIsFloating(g.tensor(i).dtype)) stack.push_back(i);
+    }
+    return false;
 }
 
 class DtensorExporter : public PlanExporter {
@@ -80,15 +207,23 @@ public:
         std::vector<std::string> order;
         std::vector<std::string> pathOfNode(g.nodes.size());
         int unscoped = 0;
+        std::vector<Entry> entries;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) entries.push_back(entryOf(g, p, n));
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n)
+            if (entries[size_t(n)].style == "RowwiseParallel()" && fedByUnexpressedProduct(g, p, n, entries))
+                entries[size_t(n)].style = "RowwiseParallel(input_layouts=Replicate())";
         for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
-            Entry e = entryOf(g, p, n);
+            Entry e = entries[size_t(n)];
             if (e.style.empty() && e.note.empty()) continue;
             if (e.path.empty()) {
                 ++unscoped;
                 continue;
             }
             pathOfNode[size_t(n)] = e.path;
-            if (byPath.count(e.path)) continue;
+            if (auto it = byPath.find(e.path); it != byPath.end()) {
+                if (it->second.style.empty() && !e.style.empty()) it->second = std::move(e); // a style beats a note
+                continue;
+            }
             order.push_back(e.path);
             byPath.emplace(e.path, std::move(e));
         }
@@ -164,13 +299,16 @@ public:
         py += exportHeader(in, name(), "# ");
         if (unscoped > 0)
             py += "# " + std::to_string(unscoped) + " sharded node(s) had no name scope and are not in the plan below.\n";
-        py += "\nfrom torch.distributed.device_mesh import init_device_mesh\n";
-        py += "from torch.distributed.tensor import Replicate\n";
-        py += "from torch.distributed.tensor.parallel import (\n    ColwiseParallel,\n    RowwiseParallel,\n"
-              "    SequenceParallel,\n    parallelize_module,\n)\n\n";
-        py += "DP_SIZE = " + std::to_string(p.mesh.dp) + "\nTP_SIZE = " + std::to_string(p.mesh.tp) + "\n\n\n";
+        // torch is imported where it is used, so the file loads (and its plan can be inspected)
+        // wherever Python runs, and fails only when the plan is applied on a torch without DTensor.
+        py += "\nDP_SIZE = " + std::to_string(p.mesh.dp) + "\nTP_SIZE = " + std::to_string(p.mesh.tp) + "\n\n\n";
         py += "def tensor_parallel_plan():\n";
-        py += "    \"\"\"Module path -> parallel style, as the Tapas plan shards each module.\"\"\"\n";
+        py += "    \"\"\"Module path -> parallel style, as the Tapas plan shards each module.\n\n";
+        py += "    parallelize_module's styles apply to nn.Linear and nn.Embedding only; what the plan\n";
+        py += "    splits that they cannot express is named in a comment and left replicated.\n    \"\"\"\n";
+        py += "    from torch.distributed.tensor import Replicate  # noqa: F401\n";
+        py += "    from torch.distributed.tensor.parallel import (  # noqa: F401\n        ColwiseParallel,\n        RowwiseParallel,\n"
+              "        SequenceParallel,\n    )\n\n";
         py += "    plan = {}\n";
         py += loops;
         for (const std::string& path : order) {
@@ -182,6 +320,8 @@ public:
         py += "    return plan\n\n\n";
         py += "def parallelize(model, device_type=\"cuda\"):\n";
         py += "    \"\"\"Shards `model` in place over the tp mesh dimension; returns (model, mesh).\"\"\"\n";
+        py += "    from torch.distributed.device_mesh import init_device_mesh\n";
+        py += "    from torch.distributed.tensor.parallel import parallelize_module\n\n";
         py += "    mesh = init_device_mesh(device_type, (DP_SIZE, TP_SIZE), mesh_dim_names=(\"dp\", \"tp\"))\n";
         py += "    parallelize_module(model, mesh[\"tp\"], tensor_parallel_plan())\n";
         py += "    return model, mesh\n";

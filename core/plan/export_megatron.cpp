@@ -1,11 +1,16 @@
-// Format "megatron": Megatron-LM's parallelism arguments for the plan, as a bash array to
-// source into a launch script, or the reason the plan has no Megatron-LM equivalent. Megatron
+// Format "megatron": the arguments of Megatron-LM's pretrain_gpt.py for the plan (model shape,
+// batch sizes, vocabulary padding, parallel sizes) as bash arrays to source into a launch
+// script, or the reason there is no Megatron-LM equivalent: a plan departing from its recipe, or
+// a model its GPT script cannot train (core/plan/megatron_gpt.h). Megatron
 // shards by fixed roles (core/search/megatron_roles.h: QKV and MLP-up column-parallel,
 // attention-out and MLP-down row-parallel, the embedding vocabulary-parallel) and either runs
 // every norm split over the sequence (--sequence-parallel) or none; a plan that departs from
 // that cannot be written as its arguments.
 #include "core/plan/export_common.h"
+#include "core/plan/megatron_gpt.h"
 #include "core/search/megatron_roles.h"
+
+#include <optional>
 
 namespace tapas {
 
@@ -34,12 +39,21 @@ class MegatronExporter : public PlanExporter {
 public:
     std::string name() const override { return "megatron"; }
     std::string description() const override { return "Megatron-LM parallelism arguments"; }
-    Result<ExportFiles> write(const ExportInput& in, const ExportOptions&) const override
+    Result<ExportFiles> write(const ExportInput& in, const ExportOptions& o) const override
     {
         if (Status s = checkExportInput(in); !s) return Result<ExportFiles>::failure(s.error);
         const Graph& g = *in.graph;
         const ShardingPlan& p = *in.plan;
         const int tp = p.mesh.tp;
+        std::optional<FoldedGraph> ownFold;
+        if (!in.folded) {
+            Result<FoldedGraph> f = foldGraph(g);
+            if (!f) return Result<ExportFiles>::failure(f.error());
+            ownFold = std::move(*f);
+        }
+        const Result<MegatronGpt> gpt = readMegatronGpt(g, in.folded ? *in.folded : *ownFold);
+        if (!gpt) return Result<ExportFiles>::failure(gpt.error());
+        const MegatronGpt& m = *gpt;
         std::vector<std::string> problems;
         int seqSplit = 0, seqWhole = 0;
         if (tp > 1) {
@@ -60,21 +74,63 @@ public:
             if (problems.size() > 1) why += "; and " + std::to_string(problems.size() - 1) + " more departure(s) from its recipe";
             return Result<ExportFiles>::failure(why);
         }
+        if (m.heads % tp != 0)
+            return Result<ExportFiles>::failure("Megatron-LM needs the tensor-parallel degree to divide the attention heads, and " +
+                                                std::to_string(tp) + " does not divide " + std::to_string(m.heads));
+        if (m.batch % p.mesh.dp != 0)
+            return Result<ExportFiles>::failure("the batch of " + std::to_string(m.batch) + " does not split over " +
+                                                std::to_string(p.mesh.dp) + " data-parallel replicas");
+        const int64_t padded = megatronPaddedVocab(m.vocab, tp);
+        const std::string world = std::to_string(p.mesh.size());
+        auto arg = [](const std::string& flag, int64_t v) { return "    " + flag + " " + std::to_string(v) + "\n"; };
         std::string s = "#!/usr/bin/env bash\n";
         s += "# shellcheck disable=SC2034  # the variables are for the script that sources this file\n";
         s += exportHeader(in, name(), "# ");
-        s += "#\n# Megatron-LM parallelism for this plan: world size " + std::to_string(p.mesh.size()) + " = tensor parallel " +
-             std::to_string(tp) + " x data parallel " + std::to_string(p.mesh.dp) +
-             " (Megatron-LM derives the data-parallel size from the world size).\n";
-        s += "# Use: source megatron_args.sh, then pass \"${MEGATRON_PARALLEL_ARGS[@]}\" to pretrain_gpt.py under\n";
-        s += "# torchrun --nproc-per-node ... with WORLD_SIZE=" + std::to_string(p.mesh.size()) + ".\n";
-        s += "MEGATRON_WORLD_SIZE=" + std::to_string(p.mesh.size()) + "\n";
+        s += "#\n# Megatron-LM arguments for this plan (flag names as megatron/training/arguments.py defines them):\n";
+        s += "# a GPT of " + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ", " +
+             std::to_string(m.heads) + " heads, sequence " + std::to_string(m.seq) + ", vocabulary " + std::to_string(m.vocab) +
+             " (Megatron-LM pads it to " + std::to_string(padded) + ", a multiple of " + std::to_string(kMegatronVocabDivisor) +
+             " x tp " + std::to_string(tp) + ");\n";
+        s += "# world size " + world + " = tensor parallel " + std::to_string(tp) + " x data parallel " +
+             std::to_string(p.mesh.dp) + " (Megatron-LM derives the data-parallel size from the world size), " +
+             std::to_string(m.batch) + " samples a step = micro-batch " + std::to_string(m.batch / p.mesh.dp) + " x " +
+             std::to_string(p.mesh.dp) + " replicas.\n";
+        s += "# Mock data and the null tokenizer let it run without a dataset; for real data replace them\n";
+        s += "# (--data-path, --tokenizer-type, ...). --lr is a starting value, not part of the plan.\n";
+        if (m.maxPositions == 0)
+            s += "# The model has no learned position table: positions are left out (--position-embedding-type none);\n"
+                 "# rotary or other position encodings are not recognised from the graph.\n";
+        s += "# Use:\n#   source megatron_args.sh\n";
+        s += "#   torchrun --nproc-per-node <GPUs per node> --nnodes <nodes> pretrain_gpt.py \"${MEGATRON_ARGS[@]}\"\n";
+        s += "MEGATRON_WORLD_SIZE=" + world + "\n";
         s += "MEGATRON_DATA_PARALLEL_SIZE=" + std::to_string(p.mesh.dp) + "\n";
+        s += "MEGATRON_MODEL_ARGS=(\n";
+        s += arg("--num-layers", m.layers);
+        s += arg("--hidden-size", m.hidden);
+        s += arg("--num-attention-heads", m.heads);
+        if (m.ffn > 0) s += arg("--ffn-hidden-size", m.ffn);
+        s += arg("--seq-length", m.seq);
+        s += arg("--max-position-embeddings", m.maxPositions > 0 ? m.maxPositions : m.seq);
+        if (m.maxPositions == 0) s += "    --position-embedding-type none\n";
+        if (!m.tiedHead) s += "    --untie-embeddings-and-output-weights\n";
+        s += "    --tokenizer-type NullTokenizer\n";
+        s += arg("--vocab-size", m.vocab);
+        s += arg("--make-vocab-size-divisible-by", kMegatronVocabDivisor);
+        s += ")\n";
         s += "MEGATRON_PARALLEL_ARGS=(\n";
-        s += "    --tensor-model-parallel-size " + std::to_string(tp) + "\n";
+        s += arg("--tensor-model-parallel-size", tp);
         s += "    --pipeline-model-parallel-size 1\n";
         if (seqSplit > 0) s += "    --sequence-parallel\n";
         s += ")\n";
+        s += "MEGATRON_TRAINING_ARGS=(\n";
+        s += arg("--micro-batch-size", m.batch / p.mesh.dp);
+        s += arg("--global-batch-size", m.batch);
+        s += arg("--train-iters", o.steps);
+        s += "    --lr 1.0e-4\n";
+        s += "    --fp16\n";
+        s += "    --mock-data\n";
+        s += ")\n";
+        s += "MEGATRON_ARGS=(\"${MEGATRON_MODEL_ARGS[@]}\" \"${MEGATRON_PARALLEL_ARGS[@]}\" \"${MEGATRON_TRAINING_ARGS[@]}\")\n";
         return ExportFiles{{"megatron_args.sh", s}};
     }
 };

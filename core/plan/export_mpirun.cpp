@@ -31,7 +31,7 @@ public:
         s += "set -euo pipefail\n\n";
         s += "here=$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\n";
         s += "mpirun_bin=${MPIRUN:-mpirun}\n";
-        s += launchVariables(l) + "\n";
+        s += launchVariables(l, "here") + "\n";
         s += "# NCCL settings and library paths every rank needs; any other NCCL_* variable set in\n";
         s += "# the calling shell is passed on too.\n";
         s += "export NCCL_DEBUG=\"${NCCL_DEBUG:-WARN}\"\n";

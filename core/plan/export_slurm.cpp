@@ -23,7 +23,8 @@ public:
         s += "#SBATCH --nodes=" + nodes + "\n";
         s += "#SBATCH --ntasks=" + std::to_string(l.ranks) + "\n";
         s += "#SBATCH --ntasks-per-node=" + perNode + "\n";
-        s += "#SBATCH --gpus-per-node=" + std::to_string(l.gpusPerNode) + "\n";
+        // A CPU cluster's ranks are cores: asking for GPUs would keep the job pending forever.
+        if (in.cluster->gpu) s += "#SBATCH --gpus-per-node=" + std::to_string(l.gpusPerNode) + "\n";
         s += "#SBATCH --time=" + o.timeLimit + "\n";
         s += "#SBATCH --output=" + o.jobName + "-%j.out\n";
         if (l.hostsGiven) {

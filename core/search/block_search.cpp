@@ -1,5 +1,7 @@
 #include "core/search/block_search.h"
 
+#include "core/search/attention_heads.h"
+
 #include <algorithm>
 #include <chrono>
 #include <numeric>
@@ -288,19 +290,11 @@ namespace {
 std::vector<std::string> headWarnings(const Graph& g, int tp)
 {
     std::vector<std::string> out;
-    if (tp <= 1) return out;
-    for (const Node& n : g.nodes) {
-        if (n.opType != "Reshape" || n.inputs.empty() || n.outputs.empty()) continue;
-        const Shape& in = g.tensor(n.inputs[0]).shape;
-        const Shape& o = g.tensor(n.outputs[0]).shape;
-        if (in.rank() != 3 || o.rank() != 4 || !o.dims[2].isKnown() || !in.dims[2].isKnown()) continue;
-        if (o.dims[2].value * (o.dims[3].isKnown() ? o.dims[3].value : 0) != in.dims[2].value) continue;
-        if (o.dims[2].value % tp == 0) continue;
-        out.push_back("node '" + n.name + "': " + std::to_string(o.dims[2].value) +
+    const std::optional<AttentionHeads> h = tp > 1 ? attentionHeads(g) : std::nullopt;
+    if (h && h->heads % tp != 0)
+        out.push_back(nodeLabel(g, h->reshape) + ": " + std::to_string(h->heads) +
                       " attention heads are not divisible by the tensor-parallel degree " + std::to_string(tp) +
                       "; attention stays unsplit there");
-        break;
-    }
     return out;
 }
 

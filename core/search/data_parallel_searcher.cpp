@@ -1,4 +1,5 @@
 // Data parallel only: every device holds the whole model (mesh N x 1), gradients all-reduced.
+#include "core/plan/plan_runnable.h"
 #include "core/search/block_search.h"
 #include "core/search/searcher_factories.h"
 
@@ -19,6 +20,7 @@ public:
         const DeviceMesh mesh{request.cluster.deviceCount(), 1};
         if (Status s = checkWorkloadBound(*request.graph); !s) return Result<SearchResult>::failure(s.error);
         if (Status s = checkBatchSplit(*request.graph, mesh); !s) return Result<SearchResult>::failure("data parallel: " + s.error);
+        if (Status s = checkSamplewise(*request.graph, mesh); !s) return Result<SearchResult>::failure("data parallel: " + s.error);
         CostModel model(*request.graph, request.cluster, mesh, request.cost);
         DpConfig config;
         StrategyTable table(*request.graph, model, config);

@@ -1,5 +1,8 @@
 #include "core/search/megatron_roles.h"
 
+#include "core/ops/shape_fill.h"
+
+#include <algorithm>
 #include <unordered_set>
 
 namespace tapas {
@@ -18,20 +21,58 @@ bool stopsWalk(const Node& n)
     return n.opType == "ReduceMean" || n.opType == "LayerNormalization" || n.opType == "SimplifiedLayerNormalization";
 }
 
+bool isTableLookup(const Graph& g, const Node& n)
+{
+    return n.opType == "Gather" && isParam(g, n.input(0)) && g.tensor(n.input(0)).shape.rank() == 2;
+}
+
 } // namespace
+
+bool looksUpInputIds(const Graph& g, const Node& n)
+{
+    TensorId t = n.input(1);
+    for (int depth = 0; t != kNoTensor && depth < 8; ++depth) {
+        const NodeId p = g.tensor(t).producer;
+        if (p == kNoNode) return g.tensor(t).kind == TensorKind::Input;
+        const std::string& op = g.node(p).opType;
+        if (op != "Cast" && op != "Identity" && op != "Reshape" && op != "Unsqueeze" && op != "Squeeze" && op != "Flatten")
+            return false;
+        t = g.node(p).input(0);
+    }
+    return false;
+}
+
+NodeId wordEmbedding(const Graph& g)
+{
+    // Megatron-LM's VocabParallelEmbedding is the word embedding only; positions stay replicated.
+    // The largest table indexed by the input ids, else (no ids found) the largest table.
+    NodeId best = kNoNode, bestAny = kNoNode;
+    int64_t size = -1, sizeAny = -1;
+    for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
+        const Node& n = g.node(id);
+        if (!isTableLookup(g, n)) continue;
+        const int64_t e = g.tensor(n.input(0)).shape.numElementsOr(0);
+        if (e > sizeAny) {
+            sizeAny = e;
+            bestAny = id;
+        }
+        if (looksUpInputIds(g, n) && e > size) {
+            size = e;
+            best = id;
+        }
+    }
+    return best != kNoNode ? best : bestAny;
+}
 
 std::vector<MegatronRole> megatronRoles(const Graph& g)
 {
     std::vector<MegatronRole> roles(g.nodes.size(), MegatronRole::None);
-    int64_t biggestTable = 0;
-    for (const Node& n : g.nodes)
-        if (n.opType == "Gather" && isParam(g, n.input(0)) && g.tensor(n.input(0)).shape.rank() == 2)
-            biggestTable = std::max(biggestTable, g.tensor(n.input(0)).shape.numElementsOr(0));
+    const NodeId word = wordEmbedding(g);
+    const TensorId wordTable = word == kNoNode ? kNoTensor : g.node(word).input(0);
     for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
         const Node& n = g.node(id);
-        if (n.opType == "Gather" && isParam(g, n.input(0)) && g.tensor(n.input(0)).shape.rank() == 2) {
-            roles[size_t(id)] = g.tensor(n.input(0)).shape.numElementsOr(0) == biggestTable ? MegatronRole::VocabEmbedding
-                                                                                             : MegatronRole::ReplicatedWeight;
+        if (isTableLookup(g, n)) {
+            roles[size_t(id)] = n.input(0) == wordTable ? MegatronRole::VocabEmbedding : MegatronRole::ReplicatedWeight;
             continue;
         }
         if (!isWeightMatMul(g, n)) {
@@ -63,6 +104,46 @@ std::vector<MegatronRole> megatronRoles(const Graph& g)
         roles[size_t(id)] = fromColumn ? MegatronRole::Row : MegatronRole::Column;
     }
     return roles;
+}
+
+} // namespace tapas
+
+namespace tapas {
+
+int64_t megatronPaddedVocab(int64_t vocab, int tp)
+{
+    const int64_t multiple = kMegatronVocabDivisor * std::max(1, tp);
+    return (vocab + multiple - 1) / multiple * multiple;
+}
+
+Graph megatronPaddedGraph(const Graph& g, int tp, int64_t* vocab)
+{
+    if (vocab) *vocab = 0;
+    const NodeId word = wordEmbedding(g);
+    if (word == kNoNode) return g;
+    const TensorId table = g.node(word).input(0);
+    const Shape& s = g.tensor(table).shape;
+    if (!s.dims[0].isKnown()) return g;
+    if (vocab) *vocab = s.dims[0].value;
+    const int64_t padded = megatronPaddedVocab(s.dims[0].value, tp);
+    if (padded == s.dims[0].value) return g;
+    Graph out = g;
+    out.tensor(table).shape.dims[0] = Dim::known(padded);
+    // Forget every shape downstream of the table and derive them again from the padded one.
+    std::vector<TensorId> stack{table};
+    std::unordered_set<TensorId> seen{table};
+    while (!stack.empty()) {
+        const TensorId t = stack.back();
+        stack.pop_back();
+        for (NodeId c : out.tensor(t).consumers)
+            for (TensorId o : out.node(c).outputs) {
+                if (o == kNoTensor || out.tensor(o).value || !seen.insert(o).second) continue;
+                out.tensor(o).shape = Shape::unknownRank();
+                stack.push_back(o);
+            }
+    }
+    (void)fillMissingShapes(out);
+    return out;
 }
 
 } // namespace tapas

@@ -1,5 +1,7 @@
-// The Megatron-LM expert plan on the same cost model: weight products and the embedding get
+// The Megatron-LM expert plan on the same cost model, as Megatron-LM trains the model (vocabulary
+// padded, tp dividing the heads): weight products and the embedding get
 // their Megatron roles; every other op takes the cheapest layout that follows from them.
+#include "core/search/attention_heads.h"
 #include "core/search/block_search.h"
 #include "core/search/megatron_roles.h"
 #include "core/search/searcher_factories.h"
@@ -15,7 +17,25 @@ public:
     Result<SearchResult> search(const SearchRequest& request) const override { return foldAndSearchBlocks(*this, request); }
     std::optional<DpConfig> blockConfig(const SearchRequest& request) const override
     {
+<<<<<<< HEAD
         const std::vector<MegatronRole> roles = megatronRoles(*request.graph);
+=======
+        const auto start = std::chrono::steady_clock::now(); // the fold is part of the search's time
+        if (Status s = validateRequest(request); !s) return Result<SearchResult>::failure(s.error);
+        // Megatron-LM gives each rank num_attention_heads / tp whole heads (attention.py divides
+        // them and asserts), so a degree that does not divide the heads is no Megatron-LM run.
+        const int tp = request.mesh.tp;
+        if (const std::optional<AttentionHeads> h = tp > 1 ? attentionHeads(*request.graph) : std::nullopt;
+            h && h->heads % tp != 0)
+            return Result<SearchResult>::failure("Megatron-LM needs the tensor-parallel degree to divide the attention heads, and " +
+                                                 std::to_string(tp) + " does not divide the " + std::to_string(h->heads) +
+                                                 " heads of " + nodeLabel(*request.graph, h->reshape));
+        // Megatron-LM's padded vocabulary: the plan is costed on the model as it would train it.
+        const Graph padded = megatronPaddedGraph(*request.graph, tp);
+        SearchRequest onPadded = request;
+        onPadded.graph = &padded;
+        const std::vector<MegatronRole> roles = megatronRoles(padded);
+>>>>>>> plans2
         DpConfig config;
         config.beam = request.beam;
         config.allow = [roles](NodeId n, const OpStrategy& s) {
@@ -28,7 +48,15 @@ public:
             }
             return true;
         };
+<<<<<<< HEAD
         return config;
+=======
+        Result<FoldedGraph> folded = foldGraph(padded, {}, request.progress);
+        if (!folded) return Result<SearchResult>::failure(folded.error());
+        Result<SearchResult> r = runBlockSearcher(name(), onPadded, *folded, config);
+        if (r) r->searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return r;
+>>>>>>> plans2
     }
 };
 

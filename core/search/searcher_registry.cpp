@@ -1,3 +1,4 @@
+#include "core/plan/plan_runnable.h"
 #include "core/search/searcher_factories.h"
 
 namespace tapas {
@@ -29,6 +30,7 @@ Status validateRequest(const SearchRequest& request)
     if (Status s = validateMesh(request.cluster, request.mesh, true); !s) return s;
     if (Status s = checkWorkloadBound(*request.graph); !s) return s;
     if (Status s = checkBatchSplit(*request.graph, request.mesh); !s) return s;
+    if (Status s = checkSamplewise(*request.graph, request.mesh); !s) return s;
     for (const StrategyOverride& f : request.fixed)
         if (f.node < 0 || f.node >= NodeId(request.graph->nodes.size()))
             return Status::failure("search: fixed strategy '" + f.strategy + "' names node #" + std::to_string(f.node) +

@@ -84,7 +84,9 @@ std::vector<OpStrategy> nodeStrategies(const Graph& g, NodeId n, int tp, std::st
 {
     const Node& node = g.node(n);
     ShardContext c{g, node, tp, dp};
-    if (tp <= 1 || allMeta(g, node)) return {replicateStrategy(node)};
+    // Shape arithmetic stays replicated, except that Shape itself reads only the metadata of its
+    // input, so its rule lets the input keep whatever layout it has.
+    if (tp <= 1 || (allMeta(g, node) && node.opType != "Shape")) return {replicateStrategy(node)};
     const OpDef* def = OpRegistry::instance().find(node.opType);
     const ShardRule* rule = def && def->sharding.rule ? &def->sharding.rule : nullptr;
     if (!rule) {

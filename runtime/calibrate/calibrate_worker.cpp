@@ -291,6 +291,7 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
     nlohmann::ordered_json spec;
     spec["name"] = o.name;
     spec["device"] = device;
+    spec["accelerator"] = "cpu";
     spec["nodes"] = nodes;
     spec["devices_per_node"] = perNode;
     // The CPU runtime trains in fp32; half precision is not faster on these kernels, so the

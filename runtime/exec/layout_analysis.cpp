@@ -115,6 +115,16 @@ Result<ExecLayouts> analyseLayouts(const Graph& g, const ShardingPlan* plan, int
                 need[0] = parts;
             }
         }
+        // A packed part sliced on the split axis (q, k or v of a fused projection) likewise.
+        if (node.opType == "Slice" && !s.inputs.empty() && s.inputs[0].kind == TensorLayout::S && !node.outputs.empty()) {
+            const int64_t whole = dimOf(g, node.inputs[0], s.inputs[0].dim);
+            const int64_t part = dimOf(g, node.outputs[0], s.inputs[0].dim);
+            if (whole > 0 && part > 0 && part != whole) {
+                if (whole % part != 0)
+                    return Result<ExecLayouts>::failure(nodeLabel(g, n) + ": a split dimension can only be sliced into equal parts");
+                need[0] = int(whole / part);
+            }
+        }
         // An interleaved output asks the same of every input split along the same extent.
         for (size_t o = 0; o < node.outputs.size(); ++o) {
             const TensorId t = node.outputs[o];

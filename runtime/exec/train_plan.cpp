@@ -7,6 +7,7 @@
 #include "core/ir/dim_bindings.h"
 #include "core/onnx/onnx_importer.h"
 #include "core/plan/plan_file.h"
+#include "core/plan/plan_runnable.h"
 #include "core/util/json_fields.h"
 #include "runtime/blas_probe.h"
 #include "runtime/comm/communicator.h"
@@ -333,6 +334,8 @@ int Run::exec()
     const int dp = doc->plan.mesh.dp, tp = doc->plan.mesh.tp;
     Graph localGraph;
     const Graph* local = &*global;
+    // The rules `tapas plan check` and the search apply, so all three refuse the same plans.
+    if (Status s = checkRunnable(*global, doc->plan.mesh, o_.model); !s) return failAll(s.error);
     if (dp > 1 && o_.batch > 0) { // re-batched through the probed axis, named or not
         if (o_.batch % dp != 0)
             return failAll("--batch " + std::to_string(o_.batch) + " does not divide over dp " + std::to_string(dp));
@@ -346,7 +349,7 @@ int Run::exec()
         local = &localGraph;
     } else if (dp > 1) {
         const std::string& batch = global->batchSymbol;
-        if (batch.empty() || !io.dims.count(batch))
+        if (!io.dims.count(batch))
             return failAll("model '" + o_.model + "': a data-parallel mesh (dp " + std::to_string(dp) +
                            ") needs a symbolic batch dimension on the inputs, bound by --dim or the plan");
         if (io.dims[batch] % dp != 0)

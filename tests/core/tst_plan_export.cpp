@@ -6,6 +6,7 @@
 //
 // To regenerate the expected outputs after an intended change of a format:
 //   TAPAS_UPDATE_EXPECTED=1 ./tst_plan_export     (then review `git diff tests/data/export`)
+#include "core/onnx/onnx_importer.h"
 #include "core/plan/export_common.h"
 #include "core/plan/plan_editor.h"
 #include "core/search/searcher.h"
@@ -89,6 +90,48 @@ Run run(const QString& program, const QStringList& args, const QProcessEnvironme
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAll())};
 }
 
+const QString kPython = QStringLiteral("/usr/bin/python3");
+
+// Loads dtensor_plan.py from `dir` in /usr/bin/python3 and builds its plan; on a torch without
+// DTensor (1.13 has none) the style classes are stood in by recorders. With model "encoder" each
+// styled path is looked up in a real torch nn.TransformerEncoder (d 256, 4 heads, FFN 1024, 12
+// layers, as scripts/make_corpus.py builds it) and must be an nn.Linear or nn.Embedding.
+Run checkPlanInPython(const QTemporaryDir& dir, const QString& model)
+{
+    const char* script = R"PY(
+import importlib.util, sys, types
+try:
+    import torch.distributed.tensor.parallel  # noqa: F401
+except ImportError:
+    par = types.ModuleType("torch.distributed.tensor.parallel")
+    for name in ("ColwiseParallel", "RowwiseParallel", "SequenceParallel"):
+        setattr(par, name, type(name, (), {"__init__": lambda self, **kw: None}))
+    ten = types.ModuleType("torch.distributed.tensor")
+    ten.Replicate = type("Replicate", (), {})
+    ten.parallel = par
+    sys.modules["torch.distributed.tensor"] = ten
+    sys.modules["torch.distributed.tensor.parallel"] = par
+spec = importlib.util.spec_from_file_location("dtensor_plan", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+plan = mod.tensor_parallel_plan()
+if sys.argv[2] == "encoder":
+    import torch
+    layer = torch.nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0)
+    model = torch.nn.TransformerEncoder(layer, 12, enable_nested_tensor=False)
+    for path, style in plan.items():
+        m = model.get_submodule(path)
+        if type(style).__name__ in ("ColwiseParallel", "RowwiseParallel"):
+            assert isinstance(m, (torch.nn.Linear, torch.nn.Embedding)), (path, type(m).__name__)
+print("plan %d entries" % len(plan))
+)PY";
+    QFile f(dir.filePath(QStringLiteral("check_plan.py")));
+    if (!f.open(QIODevice::WriteOnly)) return {-1, QStringLiteral("cannot write check_plan.py")};
+    f.write(script);
+    f.close();
+    return run(kPython, {f.fileName(), dir.filePath(QStringLiteral("dtensor_plan.py")), model});
+}
+
 } // namespace
 
 class TstPlanExport : public QObject {
@@ -157,23 +200,70 @@ private slots:
         }
     }
 
-    void dtensor_plan_compiles_and_loops_over_the_layers()
+    // The zoo GPT is GPT-2 as transformers writes it: its projections are Conv1D modules (weight
+    // stored [in, out]), which parallelize_module cannot shard, so they are named, not styled; the
+    // word embedding is an nn.Embedding. The file loads and builds its plan without DTensor.
+    void dtensor_plan_styles_only_linear_and_embedding_modules()
     {
         Fixture f;
         const ExportFiles files = f.write("dtensor");
         const std::string& py = files.at("dtensor_plan.py");
-        QVERIFY2(py.find("for i in range(0, 2):") != std::string::npos, py.c_str());
-        QVERIFY2(py.find("plan[f\"transformer.h.{i}.attn.c_attn\"] = ColwiseParallel()") != std::string::npos, py.c_str());
-        QVERIFY2(py.find("plan[f\"transformer.h.{i}.attn.c_proj\"] = RowwiseParallel()") != std::string::npos, py.c_str());
-        QVERIFY2(py.find("plan[f\"transformer.h.{i}.mlp.c_fc\"] = ColwiseParallel()") != std::string::npos, py.c_str());
-        QVERIFY2(py.find("plan[f\"transformer.h.{i}.mlp.c_proj\"] = RowwiseParallel()") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[\"transformer.wte\"] = RowwiseParallel(input_layouts=Replicate())") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("# transformer.h.1.attn.c_proj: the plan splits it 'row', but it is a Conv1D-style module") !=
+                     std::string::npos, py.c_str());
+        QVERIFY2(py.find("c_attn\"] = ") == std::string::npos, py.c_str());
         QVERIFY2(py.find("init_device_mesh(device_type, (DP_SIZE, TP_SIZE)") != std::string::npos, py.c_str());
         QTemporaryDir dir;
         QVERIFY(writeExportFiles(dir.path().toStdString(), files).ok());
-        const QString python = QStringLiteral("/usr/bin/python3");
-        if (!QFileInfo::exists(python)) QSKIP("/usr/bin/python3 is not installed");
-        const Run r = run(python, {QStringLiteral("-m"), QStringLiteral("py_compile"), dir.filePath(QStringLiteral("dtensor_plan.py"))});
+        if (!QFileInfo::exists(kPython)) QSKIP("/usr/bin/python3 is not installed");
+        const Run r = run(kPython, {QStringLiteral("-m"), QStringLiteral("py_compile"), dir.filePath(QStringLiteral("dtensor_plan.py"))});
         QVERIFY2(r.code == 0, qPrintable(r.output));
+        const Run built = checkPlanInPython(dir, QStringLiteral("none"));
+        QVERIFY2(built.code == 0 && built.output.contains(QStringLiteral("plan 1 entries")), qPrintable(built.output));
+    }
+
+    // A real torch export (nn.TransformerEncoder, 12 layers, 4 heads): the Megatron plan's
+    // row-parallel out_proj shares its scope with the attention and is kept; the packed
+    // in-projection (a raw parameter of nn.MultiheadAttention) is named, and out_proj then takes
+    // its input whole; tied layers (equal initializers merged by the exporter) export every layer.
+    // Python builds the plan against torch's own modules: every styled path is a Linear.
+    void dtensor_plan_of_a_real_encoder_names_real_modules_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("own weights") << QStringLiteral("encoder_12l.onnx");
+        QTest::newRow("tied weights") << QStringLiteral("encoder_12l_equal_init.onnx");
+    }
+    void dtensor_plan_of_a_real_encoder_names_real_modules()
+    {
+        QFETCH(QString, file);
+        ImportOptions io;
+        io.dims = {{"batch", 8}, {"seq", 128}};
+        const Result<Graph> g = importOnnxFile(std::string(TAPAS_SOURCE_DIR) + "/tests/data/corpus/" + file.toStdString(), io);
+        QVERIFY2(g.ok(), g.error().c_str());
+        const FoldedGraph folded = *foldGraph(*g);
+        Fixture f;
+        const SearchResult m = testing::searchPlan(*g, f.cluster, {4, 4}, "megatron");
+        ExportInput in = f.in;
+        in.graph = &*g;
+        in.folded = &folded;
+        in.plan = &m.best.plan;
+        in.report = &m.best.report;
+        const Result<ExportFiles> files = findPlanExporter("dtensor")->write(in, f.options);
+        QVERIFY2(files.ok(), files.error().c_str());
+        const std::string& py = files->at("dtensor_plan.py");
+        QVERIFY2(py.find("for i in range(0, 12):") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[f\"layers.{i}.self_attn.out_proj\"] = RowwiseParallel(input_layouts=Replicate())") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[f\"layers.{i}.linear1\"] = ColwiseParallel()") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[f\"layers.{i}.linear2\"] = RowwiseParallel()") != std::string::npos, py.c_str());
+        QVERIFY2(py.find("# layers.0.self_attn: the plan splits it 'column', but it is a raw parameter 'in_proj_bias'") !=
+                     std::string::npos, py.c_str());
+        QVERIFY2(py.find("self_attn\"] = ") == std::string::npos, py.c_str()); // no style on nn.MultiheadAttention
+        if (!QFileInfo::exists(kPython)) QSKIP("/usr/bin/python3 is not installed");
+        QTemporaryDir dir;
+        QVERIFY(writeExportFiles(dir.path().toStdString(), *files).ok());
+        const Run r = checkPlanInPython(dir, QStringLiteral("encoder"));
+        if (r.output.contains(QStringLiteral("No module named 'torch'"))) QSKIP("python3-torch is not installed");
+        QVERIFY2(r.code == 0 && r.output.contains(QStringLiteral("plan 36 entries")), qPrintable(r.output));
     }
 
     void hostile_host_names_are_refused_naming_host_and_position()
@@ -251,6 +341,139 @@ private slots:
         QVERIFY(a.contains(QStringLiteral("NCCL_DEBUG")));
         QCOMPARE(f.write("mpirun").at("hostfile").substr(f.write("mpirun").at("hostfile").find("gpu-a")),
                  std::string("gpu-a.example slots=8\ngpu-b.example slots=8\n"));
+    }
+
+    // A relative plan or model path names a file next to the script: run from another folder,
+    // the worker still gets the file beside launch_mpirun.sh.
+    void relative_paths_are_taken_next_to_the_launch_script()
+    {
+        Fixture f;
+        f.options.planPath = "plan.tapas.json";
+        f.options.modelPath = "my model.onnx";
+        QTemporaryDir dir, elsewhere;
+        QVERIFY(dir.isValid() && elsewhere.isValid());
+        QVERIFY(writeExportFiles(dir.path().toStdString(), f.write("mpirun")).ok());
+        const QString fake = dir.filePath(QStringLiteral("fake-mpirun.sh"));
+        const QString log = dir.filePath(QStringLiteral("args.txt"));
+        QFile stub(fake);
+        QVERIFY(stub.open(QIODevice::WriteOnly));
+        stub.write("#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > \"$ARGS_LOG\"\n");
+        stub.close();
+        stub.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("MPIRUN"), fake);
+        env.insert(QStringLiteral("ARGS_LOG"), log);
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.setWorkingDirectory(elsewhere.path());
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(QStringLiteral("bash"), {dir.filePath(QStringLiteral("launch_mpirun.sh"))});
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(p.exitCode() == 0, p.readAll().constData());
+        QFile args(log);
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        const QStringList a = QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'));
+        const qsizetype plan = a.indexOf(QStringLiteral("--plan")), model = a.indexOf(QStringLiteral("--model"));
+        QVERIFY(plan >= 0 && model >= 0);
+        QCOMPARE(a[plan + 1], QDir(dir.path()).canonicalPath() + QStringLiteral("/plan.tapas.json"));
+        QCOMPARE(a[model + 1], QDir(dir.path()).canonicalPath() + QStringLiteral("/my model.onnx"));
+    }
+
+    void slurm_asks_for_gpus_only_on_a_gpu_cluster()
+    {
+        Fixture f;
+        QVERIFY(f.write("slurm").at("launch_slurm.sh").find("#SBATCH --gpus-per-node=8\n") != std::string::npos);
+        ClusterSpec cpu = *loadClusterSpec("cpu-mpi");
+        QVERIFY(!cpu.gpu);
+        QVERIFY(loadClusterSpec("h100x16")->gpu);
+        cpu.nodes = 2;
+        cpu.devicesPerNode = 8;
+        f.in.cluster = &cpu;
+        f.in.report = nullptr;
+        const std::string s = f.write("slurm").at("launch_slurm.sh");
+        QVERIFY2(s.find("--gpus") == std::string::npos, s.c_str());
+        QVERIFY(s.find("#SBATCH --ntasks-per-node=8\n") != std::string::npos);
+        // A cluster file says which it is, and nothing else is accepted.
+        QVERIFY(parseClusterSpec(clusterSpecToJson(cpu), "x").value().gpu == false);
+        std::string bad = clusterSpecToJson(cpu);
+        bad.replace(bad.find("\"cpu\""), 5, "\"tpu\"");
+        const Result<ClusterSpec> r = parseClusterSpec(bad, "bad.json");
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().find("accelerator") != std::string::npos, r.error().c_str());
+    }
+
+    // The Megatron arguments are the full runnable set for pretrain_gpt.py, flag names as
+    // megatron/training/arguments.py spells them, the shape read from the model.
+    void megatron_export_writes_the_runnable_argument_set()
+    {
+        Fixture f;
+        const std::string a = f.write("megatron").at("megatron_args.sh");
+        for (const char* line : {"    --num-layers 2\n", "    --hidden-size 256\n", "    --num-attention-heads 8\n",
+                                 "    --ffn-hidden-size 1024\n", "    --seq-length 64\n", "    --max-position-embeddings 1024\n",
+                                 "    --vocab-size 1024\n", "    --make-vocab-size-divisible-by 128\n",
+                                 "    --tensor-model-parallel-size 8\n", "    --pipeline-model-parallel-size 1\n",
+                                 "    --micro-batch-size 4\n", "    --global-batch-size 8\n", "    --train-iters 50\n",
+                                 "    --tokenizer-type NullTokenizer\n", "    --mock-data\n"})
+            QVERIFY2(a.find(line) != std::string::npos, line);
+        QVERIFY(a.find("--sequence-parallel") == std::string::npos); // the plan runs no norm split
+        QVERIFY(a.find("--untie-embeddings-and-output-weights") == std::string::npos); // the zoo GPT ties its head
+        QVERIFY(a.find("MEGATRON_ARGS=(") != std::string::npos);
+        // GPT-2's vocabulary on tp 4 is padded as Megatron-LM pads it, and the baseline's own plan exports.
+        ZooOptions o;
+        o.layers = 2;
+        o.hidden = 256;
+        o.heads = 8;
+        o.seq = 64;
+        o.batch = 8;
+        o.vocab = 50257;
+        const Graph g = *zooGraph("gpt", o);
+        const FoldedGraph folded = *foldGraph(g);
+        const SearchResult m = testing::searchPlan(g, f.cluster, {4, 4}, "megatron");
+        ExportInput in = f.in;
+        in.graph = &g;
+        in.folded = &folded;
+        in.plan = &m.best.plan;
+        in.report = &m.best.report;
+        const Result<ExportFiles> padded = findPlanExporter("megatron")->write(in, f.options);
+        QVERIFY2(padded.ok(), padded.error().c_str());
+        const std::string pa = padded->at("megatron_args.sh");
+        QVERIFY(pa.find("    --vocab-size 50257\n") != std::string::npos);
+        QVERIFY2(pa.find("pads it to 50688") != std::string::npos, pa.c_str());
+        QVERIFY(pa.find("    --micro-batch-size 2\n") != std::string::npos);
+    }
+
+    // pretrain_gpt.py trains decoder-only language models: a model without a word embedding
+    // looked up by its inputs, or without vocabulary logits, is refused with what it lacks.
+    void megatron_export_refuses_models_the_gpt_script_cannot_train()
+    {
+        Fixture f;
+        for (const char* model : {"bert", "resnet50"}) {
+            ZooOptions o;
+            o.batch = 16; // one sample per data-parallel replica
+            if (std::string(model) == "bert") {
+                o.layers = 2;
+                o.hidden = 256;
+                o.heads = 8;
+                o.seq = 64;
+                o.vocab = 1024;
+            } else {
+                o.depth = 18;
+                o.imageSize = 64;
+            }
+            const Graph g = *zooGraph(model, o);
+            const FoldedGraph folded = *foldGraph(g);
+            const SearchResult m = testing::searchPlan(g, f.cluster, {16, 1}, "dp");
+            ExportInput in = f.in;
+            in.graph = &g;
+            in.folded = &folded;
+            in.plan = &m.best.plan;
+            in.report = &m.best.report;
+            const Result<ExportFiles> r = findPlanExporter("megatron")->write(in, f.options);
+            QVERIFY2(!r.ok(), model);
+            QVERIFY2(r.error().find("pretrain_gpt.py trains a decoder-only language model") != std::string::npos, r.error().c_str());
+            const char* lacks = std::string(model) == "bert" ? "vocabulary logits" : "no word embedding";
+            QVERIFY2(r.error().find(lacks) != std::string::npos, r.error().c_str());
+        }
     }
 
     void megatron_export_explains_a_plan_it_cannot_express()

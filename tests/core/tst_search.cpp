@@ -3,6 +3,7 @@
 // block class's table across depth, and its plans pass the checker on every model family.
 #include "core/fold/folded_graph.h"
 #include "core/onnx/onnx_importer.h"
+#include "core/search/attention_heads.h"
 #include "core/search/fit_advice.h"
 #include "core/search/megatron_roles.h"
 #include "core/search/mesh_sweep.h"
@@ -169,8 +170,11 @@ private slots:
         }
         QVERIFY(rows >= 8); // attention-out and MLP-down in each of 4 layers
         for (const std::string& w : m.warnings) QVERIFY2(w.find("searcher's rule") == std::string::npos, w.c_str());
-        // Hidden 60 does not split 8 ways: the products fall back to replicate, and each is named.
-        const Graph odd = zoo("gpt", transformer(2, 60, 4, 16, 2));
+        // An MLP of 100 does not split 8 ways: its products fall back to replicate, and each is
+        // named (a hidden size that does not split has heads Megatron-LM refuses, below).
+        ZooOptions narrowMlp = transformer(2, 64, 8, 16, 2);
+        narrowMlp.ffn = 100;
+        const Graph odd = zoo("gpt", narrowMlp);
         const SearchResult r = run("megatron", odd, "a100x8", "1x8");
         const auto fallback = std::count_if(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
             return w.find("fits the searcher's rule; replicated") != std::string::npos && w.find("MatMul") != std::string::npos;
@@ -379,6 +383,92 @@ private slots:
         const SearchResult ok = run("tapas", g, "a100x8", "2x4");
         QVERIFY(std::none_of(ok.warnings.begin(), ok.warnings.end(),
                              [](const std::string& w) { return w.find("heads") != std::string::npos; }));
+    }
+
+    // Megatron-LM gives each rank num_attention_heads / tp heads and asserts they divide.
+    void megatron_refuses_a_degree_that_does_not_divide_the_heads()
+    {
+        const Graph g = zoo("gpt", transformer(2, 768, 12, 64, 8)); // 12 heads
+        SearchRequest r;
+        r.graph = &g;
+        r.cluster = *loadClusterSpec("a100x8");
+        r.mesh = {1, 8};
+        const Result<SearchResult> m = findSearcher("megatron")->search(r);
+        QVERIFY(!m.ok());
+        QVERIFY2(m.error().find("8 does not divide the 12 heads") != std::string::npos, m.error().c_str());
+        QVERIFY2(m.error().find("Reshape") != std::string::npos, m.error().c_str()); // names the node
+        r.mesh = {2, 4};
+        QVERIFY(findSearcher("megatron")->search(r).ok());
+        // torch's nn.MultiheadAttention writes the heads as [seq, batch*heads, head_dim]: found too.
+        TAPAS_NEEDS_SHARED_MODEL("bert_mini_4l.onnx");
+        ImportOptions io;
+        io.dims = {{"batch", 8}, {"seq", 64}};
+        const Result<Graph> bert = importOnnxFile(tapas::testing::sharedModelPath("bert_mini_4l.onnx"), io);
+        QVERIFY2(bert.ok(), bert.error().c_str());
+        const std::optional<AttentionHeads> h = attentionHeads(*bert);
+        QVERIFY(h.has_value());
+        QCOMPARE(h->heads, int64_t(4));
+    }
+
+    // Megatron-LM pads the vocabulary to a multiple of 128 x tp, so GPT-2's 50,257 tokens split
+    // over tp: the word embedding runs vocabulary-parallel and the tied head column-parallel; the
+    // position table (indexed by positions, not by the input ids) stays replicated.
+    void megatron_pads_the_vocabulary_and_splits_the_word_embedding_only()
+    {
+        QCOMPARE(megatronPaddedVocab(50257, 1), int64_t(50304));
+        QCOMPARE(megatronPaddedVocab(50257, 4), int64_t(50688));
+        QCOMPARE(megatronPaddedVocab(50257, 8), int64_t(51200));
+        QCOMPARE(megatronPaddedVocab(1024, 8), int64_t(1024));
+        ZooOptions o = transformer(2, 256, 8, 64, 8);
+        o.vocab = 50257;
+        const Graph g = zoo("gpt", o);
+        const NodeId wte = g.tensor(g.findTensor("transformer.wte.weight")).consumers.front();
+        QCOMPARE(wordEmbedding(g), wte);
+        int64_t vocab = 0;
+        const Graph padded = megatronPaddedGraph(g, 4, &vocab);
+        QCOMPARE(vocab, int64_t(50257));
+        QCOMPARE(padded.tensor(padded.findTensor("transformer.wte.weight")).shape.dims[0].value, int64_t(50688));
+        QCOMPARE(padded.tensor(padded.outputs[0]).shape.dims[2].value, int64_t(50688)); // the logits follow
+        QCOMPARE(g.tensor(g.outputs[0]).shape.dims[2].value, int64_t(50257));           // the model is untouched
+        const SearchResult m = run("megatron", g, "a100x8", "2x4");
+        QCOMPARE(m.best.plan.nodes[size_t(wte)].name, std::string("vocab"));
+        const NodeId wpe = g.tensor(g.findTensor("transformer.wpe.weight")).consumers.front();
+        QCOMPARE(m.best.plan.nodes[size_t(wpe)].name, std::string("replicate"));
+        NodeId head = kNoNode;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n)
+            if (g.node(n).opType == "MatMul" && inScope(g, n, "lm_head")) head = n;
+        QVERIFY(head != kNoNode);
+        QCOMPARE(m.best.plan.nodes[size_t(head)].name, std::string("column"));
+        // Unpadded, 50,257 rows do not split 4 ways and the table stayed whole.
+        QVERIFY(!splitsEvenly(g, g.findTensor("transformer.wte.weight"), 0, 4, 2));
+    }
+
+    // With a symbolic sequence the zoo GPT sizes its heads through Shape nodes and splits its
+    // packed QKV with a Split: Megatron-LM splits QKV locally and never gathers an activation to
+    // read its shape, so a layer's only collectives are its two row-parallel all-reduces.
+    void megatron_splits_packed_qkv_locally_and_never_gathers_for_a_shape()
+    {
+        ZooOptions o = transformer(2, 256, 8, -1, -1);
+        const Result<std::string> bytes = buildZooModel("gpt", o);
+        QVERIFY2(bytes.ok(), bytes.error().c_str());
+        ImportOptions io;
+        io.dims = {{"batch", 8}, {"seq", 128}};
+        const Result<Graph> g = importOnnxBytes(*bytes, "zoo:gpt", ".", io);
+        QVERIFY2(g.ok(), g.error().c_str());
+        int shapes = 0;
+        for (const Node& n : g->nodes) shapes += n.opType == "Shape" && n.scope.find("/h.") != std::string::npos;
+        QVERIFY(shapes > 0);
+        const SearchResult m = run("megatron", *g, "a100x8", "2x4");
+        int layerCollectives = 0;
+        for (const Reshard& r : m.best.plan.reshards) {
+            const std::string& t = g->tensor(r.tensor).name;
+            if (t.find("/h.") == std::string::npos) continue;
+            ++layerCollectives;
+            QVERIFY2(r.forward == CollectiveKind::AllReduce && r.from.kind == TensorLayout::P && t.find("c_proj") != std::string::npos,
+                     qPrintable(QString::fromStdString(t + ": " + r.from.toString() + " -> " + r.to.toString())));
+        }
+        QCOMPARE(layerCollectives, 2 * 2); // attention-out and MLP-down, in each of 2 layers
+        QVERIFY(checkPlan(*g, m.best.plan).ok());
     }
 
     void model_that_fits_nowhere_gets_its_need_and_a_device_count()

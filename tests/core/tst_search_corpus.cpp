@@ -2,7 +2,12 @@
 // node of 8 A100s and on two nodes of 8 H100s: each model gets a plan (tensor parallelism may span
 // nodes), and TAPAS's plan is never slower than Megatron's or pure data parallelism's on the same
 // cost model. Fixed-batch exports are re-batched to 8 where the probe finds their batch axis.
+// Each plan is exported as DTensor and as Megatron-LM arguments: the file's contents are checked,
+// or the refusal names why (no corpus export is a decoder-only LM Megatron's GPT script trains;
+// the zoo's GPT is, and its arguments are written).
 #include "core/onnx/onnx_importer.h"
+#include "core/plan/export_common.h"
+#include "core/zoo/zoo.h"
 #include "core/search/mesh_sweep.h"
 #include "core/search/searcher.h"
 #include "tests/common/corpus.h"
@@ -10,6 +15,7 @@
 #include <QtTest>
 
 #include <map>
+#include <optional>
 
 using namespace tapas;
 
@@ -29,6 +35,52 @@ DimBindings workloadFor(const std::string& file, const Graph& open)
         for (const Dim& d : open.tensor(t).shape.dims)
             if (d.isSymbolic() && table.count(d.symbol)) dims[d.symbol] = table.at(d.symbol);
     return dims;
+}
+
+// The DTensor export of `plan` and the Megatron export of `megatron` (the Megatron baseline's
+// plan, null when it did not run): each writes its file, with the contents a user applies, or
+// refuses with a sentence saying why.
+void checkExports(const Graph& g, const ClusterSpec& cluster, const PlanCandidate& plan, const PlanCandidate* megatron,
+                  bool decoderLm)
+{
+    Result<FoldedGraph> folded = foldGraph(g);
+    QVERIFY2(folded.ok(), folded.error().c_str());
+    ExportInput in;
+    in.graph = &g;
+    in.folded = &*folded;
+    in.cluster = &cluster;
+    in.plan = &plan.plan;
+    in.report = &plan.report;
+    in.provenance = {"tapas", "test", 0};
+    const Result<ExportFiles> dt = findPlanExporter("dtensor")->write(in, {});
+    if (dt) {
+        const std::string& py = dt->at("dtensor_plan.py");
+        QVERIFY(py.find("def tensor_parallel_plan():") != std::string::npos);
+        // Every style is one parallelize_module knows, on a module path.
+        size_t at = 0;
+        while ((at = py.find("] = ", at)) != std::string::npos) {
+            const std::string style = py.substr(at + 4, py.find('\n', at) - at - 4);
+            at += 4;
+            QVERIFY2(style.rfind("ColwiseParallel(", 0) == 0 || style.rfind("RowwiseParallel(", 0) == 0 ||
+                         style.rfind("SequenceParallel(", 0) == 0, style.c_str());
+        }
+    } else {
+        QVERIFY2(dt.error().find("no name scopes") != std::string::npos, dt.error().c_str());
+    }
+    if (!megatron) return;
+    in.plan = &megatron->plan;
+    in.report = &megatron->report;
+    const Result<ExportFiles> mg = findPlanExporter("megatron")->write(in, {});
+    QCOMPARE(mg.ok(), decoderLm);
+    if (mg) {
+        const std::string& a = mg->at("megatron_args.sh");
+        for (const char* flag : {"--num-layers ", "--hidden-size ", "--num-attention-heads ", "--seq-length ",
+                                 "--max-position-embeddings ", "--micro-batch-size ", "--global-batch-size ",
+                                 "--make-vocab-size-divisible-by 128", "--tensor-model-parallel-size "})
+            QVERIFY2(a.find(flag) != std::string::npos, flag);
+    } else {
+        QVERIFY2(mg.error().find("pretrain_gpt.py trains a decoder-only language model") != std::string::npos, mg.error().c_str());
+    }
 }
 
 } // namespace
@@ -75,8 +127,10 @@ private slots:
         const double t = tapas->best.report.total.time();
         QVERIFY(t > 0);
         std::string line = file.toStdString() + " " + cluster.toStdString() + ": tapas " + tapas->best.plan.mesh.toString();
+        std::optional<PlanCandidate> megatronPlan;
         for (const char* baseline : {"megatron", "dp"}) {
             const Result<SearchResult> b = searchBestMesh(*findSearcher(baseline), request, meshes);
+            if (b && std::string(baseline) == "megatron") megatronPlan = b->best;
             if (!b) { // a baseline that cannot run here says why
                 QVERIFY(!b.error().empty());
                 line += std::string(", ") + baseline + " not run";
@@ -91,6 +145,54 @@ private slots:
                                     .arg(b->best.report.total.time() * 1e3)));
         }
         qInfo("%s", line.c_str());
+        checkExports(*g, request.cluster, tapas->best, megatronPlan ? &*megatronPlan : nullptr, false);
+    }
+
+    // The zoo's models on the same clusters: a plan no slower than the baselines, and the exports;
+    // the GPT (a decoder-only LM with GPT-2's padded vocabulary) gets its Megatron-LM arguments.
+    void every_zoo_model_gets_a_plan_no_slower_than_the_baselines_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("cluster");
+        for (const char* m : {"gpt", "bert", "vit", "resnet50"})
+            for (const char* c : {"a100x8", "h100x16"})
+                QTest::newRow((std::string(m) + " " + c).c_str()) << QString::fromLatin1(m) << QString::fromLatin1(c);
+    }
+
+    void every_zoo_model_gets_a_plan_no_slower_than_the_baselines()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, cluster);
+        ZooOptions o;
+        o.batch = 16;
+        if (model != QLatin1String("resnet50")) {
+            o.layers = 4;
+            o.hidden = 512;
+            o.heads = 8;
+        }
+        if (model == QLatin1String("gpt") || model == QLatin1String("bert")) {
+            o.seq = 128;
+            o.vocab = 50304;
+        }
+        const Result<Graph> g = zooGraph(model.toStdString(), o);
+        QVERIFY2(g.ok(), g.error().c_str());
+        SearchRequest request;
+        request.graph = &*g;
+        request.cluster = *loadClusterSpec(cluster.toStdString());
+        const std::vector<DeviceMesh> meshes = enumerateMeshes(request.cluster, true);
+        const Result<SearchResult> tapas = searchBestMesh(*findSearcher("tapas"), request, meshes);
+        QVERIFY2(tapas.ok(), tapas.error().c_str());
+        const double t = tapas->best.report.total.time();
+        std::optional<PlanCandidate> megatronPlan;
+        for (const char* baseline : {"megatron", "dp"}) {
+            const Result<SearchResult> b = searchBestMesh(*findSearcher(baseline), request, meshes);
+            QVERIFY2(b.ok(), b.error().c_str());
+            if (std::string(baseline) == "megatron") megatronPlan = b->best;
+            QVERIFY2(t <= b->best.report.total.time() * (1 + 1e-9),
+                     qPrintable(QStringLiteral("%1 %2: tapas %3 ms > %4 %5 ms").arg(model, cluster).arg(t * 1e3)
+                                    .arg(QString::fromLatin1(baseline)).arg(b->best.report.total.time() * 1e3)));
+        }
+        checkExports(*g, request.cluster, tapas->best, &*megatronPlan, model == QLatin1String("gpt"));
     }
 };
 

@@ -1,6 +1,8 @@
 // Sharding rules per op family, the collectives layout changes need, and the plan checker.
+#include "core/ops/shape_fill.h"
 #include "core/shard/sharding_plan.h"
 #include "core/zoo/zoo.h"
+#include "tests/core/op_test_graph.h"
 
 #include <QtTest>
 
@@ -176,6 +178,36 @@ private slots:
         const NodeId t = firstNode(g, "Transpose", [&](const Node& n) { return n.attrInts("perm") == std::vector<int64_t>{0, 2, 1, 3}; });
         QVERIFY(t != kNoNode);
         QVERIFY(named(nodeStrategies(g, t, 4), "S(2)->S(1)"));
+    }
+
+    // torch's nn.MultiheadAttention slices its packed in-projection into q, k and v: one of k
+    // equal parts of a split axis is taken locally (Megatron-LM's fused QKV), any other slice of
+    // that axis needs it whole. Shape reads metadata, so it takes its input in any layout.
+    void packed_part_slices_locally_and_shape_reads_any_layout()
+    {
+        testing::TestGraph t;
+        const TensorId x = t.input("x", {testing::num(8), testing::num(16), testing::num(96)});
+        t.op("Slice", {x, t.ints("s0", {0}), t.ints("e0", {32}), t.ints("a0", {2})});
+        t.op("Slice", {x, t.ints("s1", {32}), t.ints("e1", {64}), t.ints("a1", {-1})});
+        t.op("Slice", {x, t.ints("s2", {0}), t.ints("e2", {40}), t.ints("a2", {2})});
+        t.op("Shape", {x});
+        (void)fillMissingShapes(t.g);
+        const Graph& g = t.g;
+        for (NodeId n : {0, 1}) {
+            const std::vector<OpStrategy> s = nodeStrategies(g, n, 4);
+            const OpStrategy* packed = named(s, "packed S(2)");
+            QVERIFY2(packed, g.node(n).name.c_str());
+            QCOMPARE(packed->inputs[0], TensorLayout::split(2));
+            QCOMPARE(packed->outputs[0], TensorLayout::split(2));
+            QVERIFY(!named(nodeStrategies(g, n, 3), "packed S(2)")); // 32 columns do not split 3 ways
+        }
+        QVERIFY(!named(nodeStrategies(g, 2, 4), "packed S(2)")); // 40 of 96 is no equal part
+        const std::vector<OpStrategy> shape = nodeStrategies(g, 3, 4);
+        for (const char* name : {"S(0)", "S(2)", "P"}) {
+            const OpStrategy* s = named(shape, name);
+            QVERIFY2(s, name);
+            QCOMPARE(s->outputs[0], TensorLayout::replicated());
+        }
     }
 
     void embedding_gather_splits_vocab_to_partial_or_hidden()

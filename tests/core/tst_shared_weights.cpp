@@ -87,7 +87,13 @@ private slots:
             const Result<SearchResult> megatron = run("megatron", g, mesh);
             QVERIFY2(tapas.ok(), tapas.error().c_str());
             QVERIFY2(unfolded.ok(), unfolded.error().c_str());
-            QVERIFY2(megatron.ok(), megatron.error().c_str());
+            // The encoder has 4 heads: Megatron-LM cannot give 8 ranks whole heads.
+            if (mesh.tp == 8) {
+                QVERIFY(!megatron.ok());
+                QVERIFY2(megatron.error().find("8 does not divide the 4 heads") != std::string::npos, megatron.error().c_str());
+            } else {
+                QVERIFY2(megatron.ok(), megatron.error().c_str());
+            }
             const double t = tapas->best.report.total.time();
             for (const auto* r : {&*tapas, &*unfolded}) {
                 const CostTerms& x = r->best.report.total;
@@ -95,9 +101,9 @@ private slots:
                       x.tpComm * 1e3, x.dpComm * 1e3, x.memory() / 1e9, r->best.plan.reshards.size());
             }
             qInfo("mesh %s: tapas %.4f ms, unfolded %.4f ms, megatron %.4f ms", mesh.toString().c_str(), t * 1e3,
-                  unfolded->best.report.total.time() * 1e3, megatron->best.report.total.time() * 1e3);
+                  unfolded->best.report.total.time() * 1e3, megatron ? megatron->best.report.total.time() * 1e3 : -1.0);
             QVERIFY(t <= unfolded->best.report.total.time() * (1 + 1e-9));
-            QVERIFY(t <= megatron->best.report.total.time() * (1 + 1e-9));
+            if (megatron) QVERIFY(t <= megatron->best.report.total.time() * (1 + 1e-9));
             const Result<SearchResult> ilp = run("ilp", g, mesh, 20);
             QVERIFY2(ilp.ok(), ilp.error().c_str());
             qInfo("  ilp %.4f ms (%s)", ilp->best.report.total.time() * 1e3, ilp->optimal ? "proven optimal" : "not proven");

@@ -4,10 +4,13 @@
 #include "core/cost/cost_model.h"
 #include "core/onnx/onnx_importer.h"
 #include "core/ops/op_registry.h"
+#include "core/ops/shape_fill.h"
+#include "core/plan/plan_runnable.h"
 #include "core/search/mesh_sweep.h"
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
 #include "onnx_test_models.h"
+#include "op_test_graph.h"
 #include "tests/common/corpus.h"
 #include "tests/common/shared_models.h"
 
@@ -55,6 +58,58 @@ SearchRequest requestFor(const Graph& g, const char* cluster, DeviceMesh mesh)
 class TstWorkload : public QObject {
     Q_OBJECT
 private slots:
+    // One max over the whole tensor, batch axis included: data-parallel replicas would each take
+    // the max of their own samples (the runtime's numerics check fails). The search, `tapas plan
+    // check` and the worker refuse it through one rule, naming the node; a max over features is
+    // samplewise and runs.
+    void data_parallelism_is_refused_where_a_node_reduces_over_the_batch()
+    {
+        for (const bool overBatch : {true, false}) {
+            testing::TestGraph t;
+            const TensorId x = t.input("x", {testing::num(8), testing::num(64)});
+            const TensorId w = t.weight("w", Shape::of({64, 64}));
+            const TensorId h = t.op("MatMul", {x, w});
+            std::vector<Attribute> attrs{testing::intAttr("keepdims", 1)};
+            if (!overBatch) attrs.push_back(testing::intsAttr("axes", {1}));
+            const TensorId m = t.op("ReduceMax", {h}, attrs);
+            t.g.outputs = {t.op("Div", {h, m})};
+            (void)fillMissingShapes(t.g);
+            Graph& g = t.g;
+            g.batch.probed = true;
+            g.batch.inputs = {{x, 0}};
+            g.batch.size = 8;
+            g.batchSymbol = "batch";
+            for (Tensor& ten : g.tensors)
+                if (ten.kind != TensorKind::Weight && ten.shape.rank() == 2) ten.batchScaledDims = 1u;
+            const Status dp = checkSamplewise(g, {2, 1});
+            QCOMPARE(dp.ok(), !overBatch);
+            QVERIFY(checkSamplewise(g, {1, 2}).ok());
+            if (overBatch) {
+                QVERIFY2(dp.error.find("ReduceMax") != std::string::npos && dp.error.find("over axis 0, which holds the batch") !=
+                                                                                    std::string::npos, dp.error.c_str());
+                SearchRequest r;
+                r.graph = &g;
+                r.cluster = *loadClusterSpec("a100x8");
+                r.mesh = {8, 1};
+                const Result<SearchResult> s = findSearcher("dp")->search(r);
+                QVERIFY(!s.ok());
+                QCOMPARE(s.error(), "data parallel: " + checkRunnable(g, {8, 1}, "m.onnx").error);
+                r.mesh = {2, 4}; // TAPAS on a mesh with data parallelism, by the same rule
+                const Result<SearchResult> tapas = findSearcher("tapas")->search(r);
+                QVERIFY(!tapas.ok());
+                QCOMPARE(tapas.error(), checkSamplewise(g, {2, 4}).error);
+            } else {
+                QVERIFY(checkRunnable(g, {2, 1}, "m.onnx").ok());
+                g.batchSymbol.clear(); // a fixed-batch export: the worker cannot divide it by dp
+                const Status fixed = checkRunnable(g, {2, 1}, "m.onnx");
+                QVERIFY(!fixed.ok());
+                QVERIFY2(fixed.error.find("needs a symbolic batch dimension") != std::string::npos, fixed.error.c_str());
+                g.batch.rebatched = true; // ... unless re-bound with --batch, which the worker re-binds per replica
+                QVERIFY(checkRunnable(g, {2, 1}, "m.onnx").ok());
+            }
+        }
+    }
+
     void unknown_dim_name_is_an_error_listing_the_models_dims()
     {
         const std::string path = corpusFile("encoder_4l_small.onnx");

@@ -42,9 +42,26 @@ std::vector<Tensor> slice(const KernelCall& c)
     if (axes.empty())
         for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
     steps.resize(starts.size(), 1);
+    // A split input sliced along its split axis holds its share of each of k equal parts side by
+    // side (the producer was interleaved k ways): take this device's share of the part.
+    const int packedAxis = c.tp > 1 && !c.strategy.inputs.empty() && c.strategy.inputs[0].kind == TensorLayout::S
+                               ? c.strategy.inputs[0].dim
+                               : -1;
     for (size_t i = 0; i < starts.size(); ++i) {
         const int64_t a = normAxis(axes[i], x.dim()), n = x.size(a), st = steps[i];
         if (st == 0) fail(c, "slice step 0");
+        if (a == packedAxis) {
+            const int64_t whole = n * c.tp;
+            int64_t s = std::min(starts[i], whole), e = std::min(ends[i], whole);
+            if (s < 0) s += whole;
+            if (e < 0) e += whole;
+            const int64_t extent = e - s;
+            if (st != 1 || extent <= 0 || whole % extent != 0 || s % extent != 0 || n % (whole / extent) != 0)
+                fail(c, "a split axis can only be sliced into equal parts");
+            const int64_t local = n / (whole / extent);
+            x = x.slice(a, (s / extent) * local, (s / extent + 1) * local);
+            continue;
+        }
         auto clampTo = [](int64_t v, int64_t lo, int64_t hi) { return std::max(lo, std::min(hi, v)); };
         int64_t s = std::max<int64_t>(-n - 1, std::min<int64_t>(n + 1, starts[i]));
         int64_t e = std::max<int64_t>(-n - 1, std::min<int64_t>(n + 1, ends[i]));

@@ -76,7 +76,11 @@ std::vector<Tensor> expand(const KernelCall& c)
 void registerShapeKernels(KernelTable& t)
 {
     t.add("Shape", [](const KernelCall& c) {
-        const std::vector<int64_t> s = in(c, 0).sizes().vec();
+        std::vector<int64_t> s = in(c, 0).sizes().vec();
+        // A split input is read where it lies: its global size is tp local ones.
+        if (!c.strategy.inputs.empty() && c.strategy.inputs[0].kind == TensorLayout::S && c.strategy.inputs[0].dim >= 0 &&
+            c.strategy.inputs[0].dim < int(s.size()))
+            s[size_t(c.strategy.inputs[0].dim)] *= c.tp;
         const int64_t r = int64_t(s.size());
         int64_t start = std::clamp(normAxis(c.node.attrInt("start", 0), r), int64_t(0), r);
         int64_t end = std::clamp(c.node.attr("end") ? normAxis(c.node.attrInt("end", r), r) : r, start, r);
