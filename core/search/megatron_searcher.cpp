@@ -14,13 +14,8 @@ class MegatronSearcher : public Searcher {
 public:
     std::string name() const override { return "megatron"; }
     std::string description() const override { return "Megatron-LM: column/row-parallel pairs, vocab-parallel embedding"; }
-    Result<SearchResult> search(const SearchRequest& request) const override { return foldAndSearchBlocks(*this, request); }
-    std::optional<DpConfig> blockConfig(const SearchRequest& request) const override
+    Result<SearchResult> search(const SearchRequest& request) const override
     {
-<<<<<<< HEAD
-        const std::vector<MegatronRole> roles = megatronRoles(*request.graph);
-=======
-        const auto start = std::chrono::steady_clock::now(); // the fold is part of the search's time
         if (Status s = validateRequest(request); !s) return Result<SearchResult>::failure(s.error);
         // Megatron-LM gives each rank num_attention_heads / tp whole heads (attention.py divides
         // them and asserts), so a degree that does not divide the heads is no Megatron-LM run.
@@ -34,8 +29,12 @@ public:
         const Graph padded = megatronPaddedGraph(*request.graph, tp);
         SearchRequest onPadded = request;
         onPadded.graph = &padded;
-        const std::vector<MegatronRole> roles = megatronRoles(padded);
->>>>>>> plans2
+        return foldAndSearchBlocks(*this, onPadded);
+    }
+    // The block search's rules: the roles of the graph it is given (the padded one from search()).
+    std::optional<DpConfig> blockConfig(const SearchRequest& request) const override
+    {
+        const std::vector<MegatronRole> roles = megatronRoles(*request.graph);
         DpConfig config;
         config.beam = request.beam;
         config.allow = [roles](NodeId n, const OpStrategy& s) {
@@ -48,15 +47,7 @@ public:
             }
             return true;
         };
-<<<<<<< HEAD
         return config;
-=======
-        Result<FoldedGraph> folded = foldGraph(padded, {}, request.progress);
-        if (!folded) return Result<SearchResult>::failure(folded.error());
-        Result<SearchResult> r = runBlockSearcher(name(), onPadded, *folded, config);
-        if (r) r->searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        return r;
->>>>>>> plans2
     }
 };
 
