@@ -80,6 +80,24 @@ public:
         if (m.batch % p.mesh.dp != 0)
             return Result<ExportFiles>::failure("the batch of " + std::to_string(m.batch) + " does not split over " +
                                                 std::to_string(p.mesh.dp) + " data-parallel replicas");
+        // Pipeline stages (plan file version 2): Megatron-LM splits the layers evenly over the
+        // pipeline ranks (and over virtual stages when interleaved), recomputes with one
+        // granularity for all of them, and shards optimizer state with its distributed optimizer.
+        const PipelineSchedule& pipe = p.pipeline;
+        const int pp = std::max(1, p.mesh.pp);
+        int64_t microBatch = m.batch / p.mesh.dp;
+        if (pipe.staged() && pipe.microBatchSize > 0) microBatch = pipe.microBatchSize;
+        Recompute recompute = Recompute::None;
+        bool mixedRecompute = false;
+        for (const PipelineStage& st : pipe.stages) {
+            if (st.recompute != pipe.stages.front().recompute) mixedRecompute = true;
+            if (int(st.recompute) > int(recompute)) recompute = st.recompute;
+        }
+        if (pp > 1 && m.layers % (int64_t(pp) * std::max(1, pipe.virtualStages)) != 0)
+            return Result<ExportFiles>::failure("Megatron-LM splits the " + std::to_string(m.layers) +
+                                                " layers evenly over pipeline size " + std::to_string(pp) + " x " +
+                                                std::to_string(std::max(1, pipe.virtualStages)) +
+                                                " virtual stages, and they do not divide them");
         const int64_t padded = megatronPaddedVocab(m.vocab, tp);
         const std::string world = std::to_string(p.mesh.size());
         auto arg = [](const std::string& flag, int64_t v) { return "    " + flag + " " + std::to_string(v) + "\n"; };
@@ -91,10 +109,15 @@ public:
              std::to_string(m.heads) + " heads, sequence " + std::to_string(m.seq) + ", vocabulary " + std::to_string(m.vocab) +
              " (Megatron-LM pads it to " + std::to_string(padded) + ", a multiple of " + std::to_string(kMegatronVocabDivisor) +
              " x tp " + std::to_string(tp) + ");\n";
-        s += "# world size " + world + " = tensor parallel " + std::to_string(tp) + " x data parallel " +
-             std::to_string(p.mesh.dp) + " (Megatron-LM derives the data-parallel size from the world size), " +
-             std::to_string(m.batch) + " samples a step = micro-batch " + std::to_string(m.batch / p.mesh.dp) + " x " +
+        s += "# world size " + world + " = tensor parallel " + std::to_string(tp) + " x pipeline " + std::to_string(pp) +
+             " x data parallel " + std::to_string(p.mesh.dp) +
+             " (Megatron-LM derives the data-parallel size from the world size), " + std::to_string(m.batch) +
+             " samples a step = micro-batch " + std::to_string(microBatch) + " x " +
+             std::to_string(m.batch / p.mesh.dp / std::max<int64_t>(microBatch, 1)) + " micro-batches x " +
              std::to_string(p.mesh.dp) + " replicas.\n";
+        if (mixedRecompute)
+            s += "# The plan recomputes differently per pipeline rank; Megatron-LM takes one granularity for all,\n"
+                 "# so the most recomputing one (" + std::string(recomputeName(recompute)) + ") is written: it needs no more memory.\n";
         s += "# Mock data and the null tokenizer let it run without a dataset; for real data replace them\n";
         s += "# (--data-path, --tokenizer-type, ...). --lr is a starting value, not part of the plan.\n";
         if (m.maxPositions == 0)
@@ -119,11 +142,17 @@ public:
         s += ")\n";
         s += "MEGATRON_PARALLEL_ARGS=(\n";
         s += arg("--tensor-model-parallel-size", tp);
-        s += "    --pipeline-model-parallel-size 1\n";
+        s += arg("--pipeline-model-parallel-size", pp);
+        if (pp > 1 && pipe.virtualStages > 1)
+            s += arg("--num-layers-per-virtual-pipeline-stage", m.layers / (int64_t(pp) * pipe.virtualStages));
+        if (recompute == Recompute::Selective) s += "    --recompute-granularity selective\n";
+        if (recompute == Recompute::Full)
+            s += "    --recompute-granularity full\n    --recompute-method uniform\n    --recompute-num-layers 1\n";
+        if (pipe.distributedOptimizer) s += "    --use-distributed-optimizer\n";
         if (seqSplit > 0) s += "    --sequence-parallel\n";
         s += ")\n";
         s += "MEGATRON_TRAINING_ARGS=(\n";
-        s += arg("--micro-batch-size", m.batch / p.mesh.dp);
+        s += arg("--micro-batch-size", microBatch);
         s += arg("--global-batch-size", m.batch);
         s += arg("--train-iters", o.steps);
         s += "    --lr 1.0e-4\n";

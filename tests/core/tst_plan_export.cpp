@@ -444,6 +444,43 @@ private slots:
 
     // pretrain_gpt.py trains decoder-only language models: a model without a word embedding
     // looked up by its inputs, or without vocabulary logits, is refused with what it lacks.
+    // A plan with pipeline stages: the pipeline size, virtual stages, recomputation and the
+    // distributed optimizer as Megatron-LM's arguments; what it cannot express is said.
+    void megatron_export_writes_pipeline_stages_as_its_flags()
+    {
+        Fixture f;
+        ShardingPlan staged = f.result.best.plan;
+        staged.mesh.dp = 1;
+        staged.mesh.pp = 2;
+        staged.pipeline.microBatches = 4;
+        staged.pipeline.microBatchSize = 2;
+        staged.pipeline.distributedOptimizer = true;
+        staged.pipeline.stages = {PipelineStage{0, 1, 0, Recompute::Full}, PipelineStage{1, 2, 1, Recompute::Full}};
+        ExportInput in = f.in;
+        in.plan = &staged;
+        Result<ExportFiles> r = findPlanExporter("megatron")->write(in, f.options);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().c_str());
+        const std::string a = r->at("megatron_args.sh");
+        for (const char* line : {"    --pipeline-model-parallel-size 2\n", "    --recompute-granularity full\n",
+                                 "    --recompute-method uniform\n", "    --use-distributed-optimizer\n",
+                                 "    --micro-batch-size 2\n", "    --global-batch-size 8\n"})
+            QVERIFY2(a.find(line) != std::string::npos, (line + a).c_str());
+        QVERIFY(a.find("--num-layers-per-virtual-pipeline-stage") == std::string::npos);
+        QVERIFY(a.find("differently per pipeline rank") == std::string::npos);
+        // Mixed recomputation: the most recomputing granularity, said in a comment.
+        staged.pipeline.stages[1].recompute = Recompute::Selective;
+        r = findPlanExporter("megatron")->write(in, f.options);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().c_str());
+        QVERIFY(r->at("megatron_args.sh").find("differently per pipeline rank") != std::string::npos);
+        QVERIFY(r->at("megatron_args.sh").find("    --recompute-granularity full\n") != std::string::npos);
+        // Two layers cannot be split into 2 ranks x 2 virtual stages of whole layers.
+        staged.pipeline.virtualStages = 2;
+        r = findPlanExporter("megatron")->write(in, f.options);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().find("splits the 2 layers evenly over pipeline size 2 x 2 virtual stages") != std::string::npos,
+                 r.error().c_str());
+    }
+
     void megatron_export_refuses_models_the_gpt_script_cannot_train()
     {
         Fixture f;
