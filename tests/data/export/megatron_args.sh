@@ -6,7 +6,7 @@
 #
 # Megatron-LM arguments for this plan (flag names as megatron/training/arguments.py defines them):
 # a GPT of 2 layers, hidden 256, 8 heads, sequence 64, vocabulary 1024 (Megatron-LM pads it to 1024, a multiple of 128 x tp 8);
-# world size 16 = tensor parallel 8 x data parallel 2 (Megatron-LM derives the data-parallel size from the world size), 8 samples a step = micro-batch 4 x 2 replicas.
+# world size 16 = tensor parallel 8 x pipeline 1 x data parallel 2 (Megatron-LM derives the data-parallel size from the world size), 8 samples a step = micro-batch 4 x 1 micro-batches x 2 replicas.
 # Mock data and the null tokenizer let it run without a dataset; for real data replace them
 # (--data-path, --tokenizer-type, ...). --lr is a starting value, not part of the plan.
 # Use:
