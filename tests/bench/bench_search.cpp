@@ -16,6 +16,7 @@
 #include "tests/bench/bench_megatron.h"
 
 #include "core/fold/folded_graph.h"
+#include "core/onnx/onnx_importer.h"
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
 #include "tests/common/chain_graph.h"
@@ -35,7 +36,12 @@ struct Case {
     std::string label;
     std::string model;
     ZooOptions options;
+    std::string file; // a real export instead of a zoo model: imported re-batched to 8 samples
 };
+
+// Real exports of the corpus whose only open dim is the batch (torchvision, fixed batch 1):
+// re-batched to 8 samples, as `tapas search --batch 8` does.
+const char* const kCorpusRows[] = {"resnet50.onnx", "vit_b_16.onnx", "swin_t.onnx", "convnext_tiny.onnx"};
 
 std::vector<int64_t> parseList(const std::string& s)
 {
@@ -155,6 +161,7 @@ int run(const std::vector<std::string>& args)
     std::vector<int64_t> chains;
     bool megatron = false;
     std::vector<std::string> megatronRows;
+    std::string corpusDir;
     for (size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--layers" && i + 1 < args.size()) layers = parseList(args[++i]);
         else if (args[i] == "--devices" && i + 1 < args.size()) devices = parseList(args[++i]);
@@ -167,6 +174,7 @@ int run(const std::vector<std::string>& args)
         else if (args[i] == "--ilp-max-nodes" && i + 1 < args.size()) ilpMaxNodes = size_t(std::stoll(args[++i]));
         else if (args[i] == "--chain" && i + 1 < args.size()) chains = parseList(args[++i]);
         else if (args[i] == "--megatron") megatron = true;
+        else if (args[i] == "--corpus" && i + 1 < args.size()) corpusDir = args[++i];
         else if (args[i] == "--gpt3") return runGpt3Target();
         else if (args[i] == "--rows" && i + 1 < args.size()) {
             for (size_t at = 0; at < args[i + 1].size();) {
@@ -179,7 +187,7 @@ int run(const std::vector<std::string>& args)
         else {
             std::fprintf(stderr, "tapas bench search: unknown option '%s' (options: --layers 12,24,... --devices 8,32 "
                                  "--repeats N --hidden H --heads A --no-unfolded --gpt-only --ilp-time-limit S "
-                                 "--ilp-max-nodes N --chain 25000,50000,... --megatron [--rows 1.7B,145B,...] --gpt3)\n", args[i].c_str());
+                                 "--ilp-max-nodes N --chain 25000,50000,... --megatron [--rows 1.7B,145B,...] --gpt3 --corpus DIR)\n", args[i].c_str());
             return 2;
         }
     }
@@ -209,6 +217,8 @@ int run(const std::vector<std::string>& args)
         moe.batch = 8;
         cases.push_back({"moe", "moe", moe});
     }
+    if (!corpusDir.empty())
+        for (const char* f : kCorpusRows) cases.push_back({std::string(f).substr(0, std::string(f).size() - 5), "", {}, corpusDir + "/" + f});
 
     std::printf("search time = CPU time of one core for the whole Searcher::search call (TAPAS: fold + class tables + "
                 "stitch + plans and cost reports), best of %d for TAPAS and the unfolded search, 1 run for the ILP; "
@@ -219,7 +229,14 @@ int run(const std::vector<std::string>& args)
     std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     std::optional<Graph> g12, g96; // kept for the depth ratio below
     for (const Case& c : cases) {
-        Result<Graph> g = zooGraph(c.model, c.options);
+        Result<Graph> g = Result<Graph>::failure("no model");
+        if (c.file.empty()) {
+            g = zooGraph(c.model, c.options);
+        } else {
+            ImportOptions io;
+            io.batch = 8;
+            g = importOnnxFile(c.file, io);
+        }
         if (!g) {
             std::fprintf(stderr, "tapas bench search: %s: %s\n", c.label.c_str(), g.error().c_str());
             return 1;
@@ -230,7 +247,7 @@ int run(const std::vector<std::string>& args)
             const double fold = timeFold(*g, repeats);
             const Timed meg = timeSearch(*findSearcher("megatron"), r, 1);
             const Timed dp = timeSearch(*findSearcher("dp"), r, 1);
-            if (!tapas.ok || !meg.ok) {
+            if (!tapas.ok || (!meg.ok && c.file.empty())) {
                 std::fprintf(stderr, "tapas bench search: %s on %lld devices: %s\n", c.label.c_str(), (long long)d,
                              (tapas.ok ? meg.error : tapas.error).c_str());
                 return 1;
@@ -268,7 +285,7 @@ int run(const std::vector<std::string>& args)
                         (long long)d, r.mesh.toString().c_str(), g->nodes.size(), ms(tapas.cpu).c_str(), ms(fold).c_str(),
                         tapas.result.uniqueBlocksSearched, unfT.c_str(),
                         unfRatio.c_str(), ilpT.c_str(), ilpRatio.c_str(), ms(tapas.result.best.report.total.time()).c_str(),
-                        unfStep.c_str(), ilpStep.c_str(), ms(meg.result.best.report.total.time()).c_str(),
+                        unfStep.c_str(), ilpStep.c_str(), meg.ok ? ms(meg.result.best.report.total.time()).c_str() : "n/a",
                         dp.ok ? ms(dp.result.best.report.total.time()).c_str() : "n/a",
                         tapas.result.best.report.total.memory() / 1e9);
             std::fflush(stdout);
