@@ -1,6 +1,7 @@
 #include "views/inspector_view.h"
 
 #include "core/ops/op_registry.h"
+#include "views/graph/graph_presentation.h"
 #include "views/number_text.h"
 
 #include <QEvent>
@@ -247,6 +248,7 @@ void InspectorView::showBlock(int classId, int instance)
 {
     if (!graph_ || !folded_ || classId < 0 || size_t(classId) >= folded_->classes.size()) return clear();
     const BlockClass& c = folded_->classes[size_t(classId)];
+    if (InstanceKey{classId, instance}.isSection()) return showSection(classId, -2 - instance); // a long run's section
     if (instance < 0 || size_t(instance) >= c.instances.size()) return clear();
     selection_ = GraphSelection::ofBlock(classId, instance);
     const BlockInstance& inst = c.instances[size_t(instance)];
@@ -272,6 +274,28 @@ void InspectorView::showBlock(int classId, int instance)
     for (TensorId t : inst.outputs) row(io, tr("out %1").arg(qs(graph_->tensor(t).name)), tensorSummary(t));
     QStandardItem* mix = section(tr("Ops"));
     for (const auto& [op, count] : ops) row(mix, qs(op), groupedCount(count));
+    end();
+}
+
+// A section box: kSectionSize consecutive instances of a class drawn as one box (the graph's
+// InstanceKey::section). What they share with the class, and which instances they are.
+void InspectorView::showSection(int classId, int index)
+{
+    const BlockClass& c = folded_->classes[size_t(classId)];
+    constexpr int kSectionSize = GraphPresentation::kSectionSize;
+    const int64_t first = int64_t(index) * kSectionSize;
+    if (index < 0 || first >= int64_t(c.instances.size())) return clear();
+    const int64_t last = std::min<int64_t>(first + kSectionSize, int64_t(c.instances.size()));
+    selection_ = GraphSelection::ofBlock(classId, -2 - index);
+    begin(tr("%1 · instances %2–%3 of %4").arg(style_.name(classId)).arg(first + 1).arg(last).arg(c.instances.size()));
+    QStandardItem* b = section(tr("Section"));
+    row(b, tr("Class"), style_.name(classId));
+    row(b, tr("Instances"), tr("%1–%2 of %3").arg(first + 1).arg(last).arg(c.instances.size()));
+    row(b, tr("Nodes per instance"), groupedCount(c.nodesPerInstance));
+    row(b, tr("Parameters per instance"), countWithShortForm(c.paramsPerInstance));
+    row(b, tr("Parameters, this section"), countWithShortForm(c.paramsPerInstance * (last - first)));
+    row(b, tr("First scope"), qs(commonScope(*graph_, c.instances[size_t(first)].nodes)));
+    row(b, tr("Last scope"), qs(commonScope(*graph_, c.instances[size_t(last - 1)].nodes)));
     end();
 }
 

@@ -37,7 +37,7 @@ public Q_SLOTS:
     void showSelection(const tapas::GraphSelection& selection);
     void showNode(tapas::NodeId node);
     void showTensor(tapas::TensorId tensor);
-    void showBlock(int classId, int instance);
+    void showBlock(int classId, int instance); // instance: an InstanceKey's (a section's too)
 
     QTreeView* tree() const { return tree_; }
 
@@ -50,6 +50,7 @@ private:
     void row(QStandardItem* section, const QString& property, const QString& value, const QString& tip = {});
     QString tensorSummary(TensorId t) const;
     QString blockOf(NodeId n) const;
+    void showSection(int classId, int index); // kSectionSize instances drawn as one box
     void begin(const QString& title);
     void end();
     void fitNameColumn();

@@ -332,6 +332,28 @@ private Q_SLOTS:
         QCOMPARE(inspector.valueOf(QStringLiteral("Tensor"), QStringLiteral("Dtype")), QStringLiteral("float32"));
     }
 
+    // A long run drawn in sections: clicking a section box shows which instances it holds.
+    void clicking_a_section_box_shows_its_instances_in_the_inspector()
+    {
+        auto m = graphtest::layeredModel(250);
+        GraphView view;
+        InspectorView inspector;
+        inspector.setModel(m.graph, m.folded);
+        QObject::connect(&view, &GraphView::selectionChanged, &inspector, &InspectorView::showSelection);
+        view.resize(900, 700);
+        view.show();
+        view.setModel(m.graph, m.folded);
+        QVERIFY(waitIdle(view));
+        const int boxId = view.presentation().blockItemId(InstanceKey::section(0, 1));
+        QVERIFY2(boxId >= 0, "no box for the second section of 250 layers");
+        QGraphicsItem* box = view.graphScene()->itemForId(boxId);
+        QVERIFY(box);
+        view.centerOn(box);
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, view.mapFromScene(box->scenePos() + QPointF(-20, 0)));
+        QCOMPARE(inspector.valueOf(QStringLiteral("Section"), QStringLiteral("Instances")), QStringLiteral("101–200 of 250"));
+        QCOMPARE(inspector.valueOf(QStringLiteral("Section"), QStringLiteral("Nodes per instance")), QStringLiteral("3"));
+    }
+
     void keys_and_wheel_zoom()
     {
         auto m = graphtest::layeredModel(kLayers);
