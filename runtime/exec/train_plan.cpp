@@ -336,27 +336,24 @@ int Run::exec()
     const Graph* local = &*global;
     // The rules `tapas plan check` and the search apply, so all three refuse the same plans.
     if (Status s = checkRunnable(*global, doc->plan.mesh, o_.model); !s) return failAll(s.error);
-    if (dp > 1 && o_.batch > 0) { // re-batched through the probed axis, named or not
-        if (o_.batch % dp != 0)
-            return failAll("--batch " + std::to_string(o_.batch) + " does not divide over dp " + std::to_string(dp));
+    if (dp > 1) {
+        // A replica's graph: the same model with its batch divided by dp, through the probed
+        // axis when the run re-binds the batch (--batch), else through the batch symbol.
         ImportOptions lo = io;
-        lo.batch = o_.batch / dp;
-        Result<Graph> l = importOnnxFile(o_.model, lo);
-        if (!l.ok()) return failAll(l.error());
-        if (l->nodes.size() != global->nodes.size())
-            return failAll("model '" + o_.model + "' imports differently with the batch divided by dp");
-        localGraph = std::move(*l);
-        local = &localGraph;
-    } else if (dp > 1) {
-        const std::string& batch = global->batchSymbol;
-        if (!io.dims.count(batch))
-            return failAll("model '" + o_.model + "': a data-parallel mesh (dp " + std::to_string(dp) +
-                           ") needs a symbolic batch dimension on the inputs, bound by --dim or the plan");
-        if (io.dims[batch] % dp != 0)
-            return failAll("batch " + batch + "=" + std::to_string(io.dims[batch]) + " does not divide over dp " +
-                           std::to_string(dp));
-        ImportOptions lo = io;
-        lo.dims[batch] /= dp;
+        if (o_.batch > 0) {
+            if (o_.batch % dp != 0)
+                return failAll("--batch " + std::to_string(o_.batch) + " does not divide over dp " + std::to_string(dp));
+            lo.batch = o_.batch / dp;
+        } else {
+            const std::string& batch = global->batchSymbol;
+            if (!io.dims.count(batch))
+                return failAll("model '" + o_.model + "': a data-parallel mesh (dp " + std::to_string(dp) +
+                               ") needs a symbolic batch dimension on the inputs, bound by --dim or the plan");
+            if (io.dims[batch] % dp != 0)
+                return failAll("batch " + batch + "=" + std::to_string(io.dims[batch]) + " does not divide over dp " +
+                               std::to_string(dp));
+            lo.dims[batch] /= dp;
+        }
         Result<Graph> l = importOnnxFile(o_.model, lo);
         if (!l.ok()) return failAll(l.error());
         if (l->nodes.size() != global->nodes.size())
