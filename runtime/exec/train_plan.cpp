@@ -12,6 +12,7 @@
 #include "runtime/blas_probe.h"
 #include "runtime/comm/communicator.h"
 #include "runtime/exec/layout_analysis.h"
+#include "runtime/exec/memory_figures.h"
 #include "runtime/exec/plan_trainer.h"
 #include "runtime/metrics/metrics_sink.h"
 #include "runtime/protocol/durable_file.h"
@@ -88,30 +89,6 @@ MetricsEvent weightSourceEvent(const Graph& g, const StoredWeights& stored)
         text = "weights: " + std::to_string(fromFile) + " trainable tensors from the model file, " +
                std::to_string(synthetic) + " synthetic (first: " + firstMissing + ")";
     return MetricsEvent::logEvent(synthetic == 0 || fromFile == 0 ? "info" : "warning", 0, text);
-}
-
-// The most this process has held resident so far (VmHWM): what a device must have room for.
-double peakResidentBytes()
-{
-    std::ifstream in("/proc/self/status");
-    std::string key;
-    while (in >> key) {
-        if (key == "VmHWM:") {
-            double kb = 0;
-            in >> kb;
-            return kb * 1024.0;
-        }
-        in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-    }
-    return 0;
-}
-
-double residentBytes()
-{
-    std::ifstream in("/proc/self/statm");
-    long pages = 0, resident = 0;
-    in >> pages >> resident;
-    return double(resident) * double(sysconf(_SC_PAGESIZE));
 }
 
 std::string hostName()
@@ -389,6 +366,7 @@ int Run::exec()
     setup.lr = o_.lr;
     const char* corrupt = std::getenv("TAPAS_TEST_CORRUPT_COLLECTIVE");
     setup.corruptCollective = corrupt && std::strcmp(corrupt, "1") == 0;
+    countTensorMemory(); // before the shards are made, so they are counted
     Result<std::unique_ptr<PlanTrainer>> trainer = PlanTrainer::create(setup);
     if (!trainer.ok()) return failAll(trainer.error());
     trainer_ = std::move(*trainer);
@@ -430,17 +408,19 @@ int Run::exec()
     const std::string host = hostName();
     const std::vector<std::string> hosts = mpi_.gatherToRoot(host);
     const int size = mpi_.size();
-    constexpr int kFigures = 6;
+    constexpr int kFigures = 7;
     const double predictedMemory = doc->cost.memory();
+    resetTensorBytesPeak();
     for (int64_t step = first; step <= o_.steps; ++step) {
         Result<StepFigures> f = trainer_->step(step);
         if (!f.ok()) failHere(f.error());
         const float mine[kFigures] = {float(f->stepTime), float(f->computeTime), float(f->commTime), float(residentBytes()),
-                                      float(trainer_->shardBytes()), float(peakResidentBytes())};
+                                      float(trainer_->shardBytes()), float(peakResidentBytes()),
+                                      float(tensorBytesPeak())};
         std::vector<float> all(size_t(size) * kFigures);
         world_->allGather(mine, kFigures, all.data());
         if (rank == 0) {
-            double stepTime = 0, compute = 0, comm = 0, peak = 0;
+            double stepTime = 0, compute = 0, comm = 0, peak = 0, tensorPeak = 0;
             MetricsEvent stats;
             stats.type = protocol::EventType::RankStats;
             stats.step = step;
@@ -450,16 +430,18 @@ int Run::exec()
                 compute = std::max(compute, double(v[1]));
                 comm = std::max(comm, double(v[2]));
                 peak = std::max(peak, double(v[5]));
+                tensorPeak = std::max(tensorPeak, double(v[6]));
                 protocol::RankStat rs;
                 rs.rank = r;
                 rs.host = size_t(r) < hosts.size() ? hosts[size_t(r)] : std::string();
                 rs.values = {{"step_time", v[0]}, {"compute_time", v[1]}, {"comm_time", v[2]}, {"memory_bytes", v[3]}, {"shard_bytes", v[4]},
-                             {"peak_memory_bytes", v[5]}};
+                             {"peak_memory_bytes", v[5]}, {"tensor_peak_bytes", v[6]}};
                 stats.ranks.push_back(std::move(rs));
             }
             emit(MetricsEvent::stepEvent(step, {{"loss", f->loss}, {"step_time", stepTime}, {"compute_time", compute},
                                                 {"comm_time", comm}, {"predicted_step_time", predicted},
-                                                {"peak_memory_bytes", peak}, {"predicted_memory_bytes", predictedMemory},
+                                                {"peak_memory_bytes", peak}, {"tensor_peak_bytes", tensorPeak},
+                                                {"predicted_memory_bytes", predictedMemory},
                                                 {"samples_per_s", stepTime > 0 ? double(batch) / stepTime : 0}}));
             emit(stats);
         }

@@ -38,6 +38,7 @@ struct RunFigures {
     std::vector<double> stepTimes;
     double predicted = 0;
     double peakMemory = 0;      // the largest peak resident set over ranks (VmHWM)
+    double tensorPeak = 0;      // the largest peak of live tensor storage over ranks (torch's CPU allocator)
     double predictedMemory = 0; // the plan's memory per device
 };
 
@@ -70,6 +71,7 @@ RunFigures runPlan(const QString& runsRoot, const std::string& model, const std:
         if (auto it = e.values.find("step_time"); it != e.values.end()) fig.stepTimes.push_back(it->second);
         if (auto it = e.values.find("predicted_step_time"); it != e.values.end()) fig.predicted = it->second;
         if (auto it = e.values.find("peak_memory_bytes"); it != e.values.end()) fig.peakMemory = std::max(fig.peakMemory, it->second);
+        if (auto it = e.values.find("tensor_peak_bytes"); it != e.values.end()) fig.tensorPeak = std::max(fig.tensorPeak, it->second);
         if (auto it = e.values.find("predicted_memory_bytes"); it != e.values.end()) fig.predictedMemory = it->second;
     });
     QObject::connect(&launcher, &runtime::RunLauncher::runFinished, &loop, &QEventLoop::quit);
@@ -149,10 +151,10 @@ int run(const std::vector<std::string>& args)
     std::printf("zoo GPT: %d layers, hidden %d, %d heads, seq %d, batch %d, vocab %d; %d ranks on cluster cpu-mpi; "
                 "%d steps, median after %d warm-up steps\n\n",
                 layers, hidden, heads, seq, batch, vocab, ranks, steps, warmup);
-    std::printf("%-9s %-5s %14s %15s %15s %9s %12s %12s\n", "plan", "mesh", "measured step", "predicted step", "cost model",
-                "ratio", "peak memory", "predicted");
-    std::printf("%-9s %-5s %14s %15s %15s %9s %12s %12s\n", "", "", "(median)", "(worker)", "(plan file)", "meas/pred",
-                "(rank RSS)", "(per device)");
+    std::printf("%-9s %-5s %14s %15s %15s %9s %12s %12s %12s\n", "plan", "mesh", "measured step", "predicted step", "cost model",
+                "ratio", "peak memory", "peak tensors", "predicted");
+    std::printf("%-9s %-5s %14s %15s %15s %9s %12s %12s %12s\n", "", "", "(median)", "(worker)", "(plan file)", "meas/pred",
+                "(rank RSS)", "(torch CPU)", "(per device)");
     int failures = 0;
     // TAPAS on the mesh it finds cheapest, then each plan on its own mesh: tensor parallel for
     // TAPAS and Megatron, data parallel for DP, so the measurements also test the cost model's ranking.
@@ -203,9 +205,9 @@ int run(const std::vector<std::string>& args)
         std::vector<double> measured(fig.stepTimes.begin() + std::min<size_t>(warmup, fig.stepTimes.size()), fig.stepTimes.end());
         const double med = median(measured);
         const double predicted = fig.predicted > 0 ? fig.predicted : costModel;
-        std::printf("%-9s %-5s %12.2fms %13.2fms %13.2fms %9.2f %12s %12s\n", name, res->best.plan.mesh.toString().c_str(),
+        std::printf("%-9s %-5s %12.2fms %13.2fms %13.2fms %9.2f %12s %12s %12s\n", name, res->best.plan.mesh.toString().c_str(),
                     med * 1e3, fig.predicted * 1e3, costModel * 1e3, predicted > 0 ? med / predicted : 0.0,
-                    humanBytes(fig.peakMemory).c_str(), humanBytes(fig.predictedMemory).c_str());
+                    humanBytes(fig.peakMemory).c_str(), humanBytes(fig.tensorPeak).c_str(), humanBytes(fig.predictedMemory).c_str());
         std::fflush(stdout);
         if (std::string(name) == "dp") ourDataParallel = med;
     }

@@ -202,7 +202,16 @@ private Q_SLOTS:
         for (const auto& rs : stats.back()->ranks) {
             QVERIFY(rs.values.at("memory_bytes") > 0);
             QVERIFY(rs.values.at("shard_bytes") > 0);
+            // Live tensor storage, counted at torch's CPU allocator: at least the rank's weight
+            // shards with their gradients and Adam's two moments, and less than the whole
+            // process holds resident (libtorch's code, MPI's buffers).
+            const double tensors = rs.values.at("tensor_peak_bytes");
+            QVERIFY2(tensors >= 4 * rs.values.at("shard_bytes"),
+                     qPrintable(QString("tensor peak %1 vs shards %2").arg(tensors).arg(rs.values.at("shard_bytes"))));
+            QVERIFY2(tensors < rs.values.at("peak_memory_bytes"),
+                     qPrintable(QString("tensor peak %1 vs resident peak %2").arg(tensors).arg(rs.values.at("peak_memory_bytes"))));
         }
+        QVERIFY(steps.back()->values.at("tensor_peak_bytes") > 0);
         if (tp > 1) QVERIFY2(steps.back()->values.at("comm_time") > 0, "a tensor-parallel step communicates");
         qInfo("%s: step_time %.4f s (compute %.4f, comm %.4f), predicted %.6f s, loss %.4f -> %.4f", qPrintable(tag),
               steps.back()->values.at("step_time"), steps.back()->values.at("compute_time"),
