@@ -70,6 +70,14 @@ void printSummary(const ClusterSpec& c, const nlohmann::json& cal)
                   cal.value("representative_shape", std::string()).c_str(), gflops(cal.value("representative_flops", 0.0)).c_str(),
                   gflops(c.peakFp32).c_str(), c.efficiency);
     printOut(b);
+    printOut("\nop families, forward + backward (cost model: overhead + max(FLOPs / FLOP rate, bytes / byte rate)):");
+    std::snprintf(b, sizeof b, "  %-14s %12s %14s %14s", "family", "overhead us", "GFLOP/s", "GB/s");
+    printOut(b);
+    for (const auto& [family, r] : c.opFamilies) {
+        std::snprintf(b, sizeof b, "  %-14s %12.1f %14s %14s", family.c_str(), r.overhead * 1e6,
+                      r.flopRate > 0 ? gflops(r.flopRate).c_str() : "-", r.byteRate > 0 ? gflops(r.byteRate).c_str() : "-");
+        printOut(b);
+    }
     printOut("\nMPI_Allreduce (cost model: 2(n-1) x latency + 2(n-1)/n x bytes / bandwidth):");
     for (const char* key : {"intra_node", "inter_node"}) {
         const auto it = cal.find(key);
@@ -94,7 +102,7 @@ int runCalibrate(const QStringList& args)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Measure a cluster spec on N MPI ranks (mpirun + tapas-worker calibrate): fp32 GEMM FLOP/s at training sizes, "
-        "MPI all-reduce latency and bus bandwidth; write it as JSON (resources/clusters schema)."));
+        "each op family's forward + backward (overhead, FLOP or byte rate), MPI all-reduce latency and bus bandwidth; write it as JSON (resources/clusters schema)."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     parser.addHelpOption();
     const QCommandLineOption npOpt(QStringList{QStringLiteral("np"), QStringLiteral("n")}, QStringLiteral("Number of ranks (>= 2)."), QStringLiteral("N"));
@@ -102,6 +110,7 @@ int runCalibrate(const QStringList& args)
     const QCommandLineOption nameOpt(QStringLiteral("name"), QStringLiteral("The spec's name (default: calibrated)."), QStringLiteral("name"), QStringLiteral("calibrated"));
     const QCommandLineOption gemmOpt(QStringLiteral("gemm"), QStringLiteral("GEMM sizes MxKxN,... (default: the bench GPT's)."), QStringLiteral("list"));
     const QCommandLineOption gemmSecOpt(QStringLiteral("gemm-seconds"), QStringLiteral("Timed seconds per GEMM size (default 0.5)."), QStringLiteral("S"));
+    const QCommandLineOption familySecOpt(QStringLiteral("family-seconds"), QStringLiteral("Timed seconds per op-family case (default 0.3)."), QStringLiteral("S"));
     const QCommandLineOption threadsOpt(QStringLiteral("threads"), QStringLiteral("Intra-op threads per rank (default: libtorch's, as training)."), QStringLiteral("T"));
     const QCommandLineOption smallOpt(QStringLiteral("small-bytes"), QStringLiteral("Latency message size (default 8)."), QStringLiteral("B"));
     const QCommandLineOption largeOpt(QStringLiteral("large-bytes"), QStringLiteral("Bandwidth message size (default 8 MiB)."), QStringLiteral("B"));
@@ -113,7 +122,7 @@ int runCalibrate(const QStringList& args)
     const QCommandLineOption timeoutOpt(QStringLiteral("timeout-seconds"), QStringLiteral("Give up after this long (default 600)."), QStringLiteral("T"), QStringLiteral("600"));
     const QCommandLineOption workerOpt(QStringLiteral("worker"), QStringLiteral("The tapas-worker program (default: next to tapas)."), QStringLiteral("path"));
     const QCommandLineOption mpirunOpt(QStringLiteral("mpirun"), QStringLiteral("The mpirun program."), QStringLiteral("path"));
-    parser.addOptions({npOpt, outOpt, nameOpt, gemmOpt, gemmSecOpt, threadsOpt, smallOpt, largeOpt, smallRepsOpt, largeRepsOpt,
+    parser.addOptions({npOpt, outOpt, nameOpt, gemmOpt, gemmSecOpt, familySecOpt, threadsOpt, smallOpt, largeOpt, smallRepsOpt, largeRepsOpt,
                        hostsOpt, hostfileOpt, mapByOpt, timeoutOpt, workerOpt, mpirunOpt});
     int exitCode = kExitOk;
     if (!parseOrExplain(parser, args, &exitCode)) return exitCode;
@@ -158,7 +167,7 @@ int runCalibrate(const QStringList& args)
     const QString specPath = tmp.filePath(QStringLiteral("cluster.json"));
     // Worker options are checked by the worker before MPI starts; its sentence comes back below.
     QStringList workerArgs{QStringLiteral("calibrate"), QStringLiteral("--output"), specPath, QStringLiteral("--name"), parser.value(nameOpt)};
-    for (const QCommandLineOption* o : {&gemmOpt, &gemmSecOpt, &threadsOpt, &smallOpt, &largeOpt, &smallRepsOpt, &largeRepsOpt})
+    for (const QCommandLineOption* o : {&gemmOpt, &gemmSecOpt, &familySecOpt, &threadsOpt, &smallOpt, &largeOpt, &smallRepsOpt, &largeRepsOpt})
         if (parser.isSet(*o)) workerArgs << QStringLiteral("--") + o->names().constFirst() << parser.value(*o);
 
     mo.mpirun = *mpirun;

@@ -61,6 +61,30 @@ Result<LinkSpec> readLink(const json& obj, const char* key, const std::string& o
     return link;
 }
 
+// "op_families": {"matmul": {"flop_rate": .., "byte_rate": .., "overhead_s": ..}, ...}
+Result<std::map<std::string, OpFamilyRate>> readOpFamilies(const json& obj, const std::string& origin)
+{
+    using R = Result<std::map<std::string, OpFamilyRate>>;
+    std::map<std::string, OpFamilyRate> out;
+    if (!obj.contains("op_families")) return out;
+    const json& f = obj.at("op_families");
+    if (!f.is_object()) return R::failure(fieldError(origin, "op_families", "must be an object of family -> rates"));
+    for (const auto& [family, rates] : f.items()) {
+        const std::string path = "op_families." + family;
+        if (!rates.is_object()) return R::failure(fieldError(origin, path, "must be an object with 'flop_rate', 'byte_rate' and 'overhead_s'"));
+        OpFamilyRate r;
+        for (auto [key, dst] : {std::pair{"flop_rate", &r.flopRate}, std::pair{"byte_rate", &r.byteRate}, std::pair{"overhead_s", &r.overhead}}) {
+            Result<double> v = readPositive(rates, key, path + "." + key, origin, true);
+            if (!v) return R::failure(v.error());
+            *dst = *v;
+        }
+        if (r.flopRate == 0 && r.byteRate == 0 && r.overhead == 0)
+            return R::failure(fieldError(origin, path, "has no rate and no overhead: leave the family out instead"));
+        out[family] = r;
+    }
+    return out;
+}
+
 } // namespace
 
 double ClusterSpec::peakFlops(const std::string& dtype) const
@@ -114,6 +138,9 @@ Result<ClusterSpec> parseClusterSpec(const std::string& jsonText, const std::str
     if (!efficiency) return Result<ClusterSpec>::failure(efficiency.error());
     c.efficiency = *efficiency;
     if (c.efficiency > 1) return Result<ClusterSpec>::failure(fieldError(origin, "efficiency", "must be in (0, 1]"));
+    Result<std::map<std::string, OpFamilyRate>> families = readOpFamilies(j, origin);
+    if (!families) return Result<ClusterSpec>::failure(families.error());
+    c.opFamilies = std::move(*families);
     if (c.name.empty()) c.name = origin;
     return c;
 }
@@ -157,6 +184,8 @@ std::string clusterSpecToJson(const ClusterSpec& c)
     j["intra_node"] = {{"bandwidth", c.intraNode.bandwidth}, {"latency", c.intraNode.latency}};
     j["inter_node"] = {{"bandwidth", c.interNode.bandwidth}, {"latency", c.interNode.latency}};
     j["efficiency"] = c.efficiency;
+    for (const auto& [family, r] : c.opFamilies)
+        j["op_families"][family] = {{"flop_rate", r.flopRate}, {"byte_rate", r.byteRate}, {"overhead_s", r.overhead}};
     return j.dump(2);
 }
 

@@ -4,6 +4,7 @@
 // resources/clusters/ and are compiled in so the core needs no resource files at run time.
 #include "core/util/result.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,17 @@ namespace tapas {
 struct LinkSpec {
     double bandwidth = 0; // bytes/s per device, one direction
     double latency = 0;   // seconds per message (the alpha of the alpha-beta model)
+};
+
+// How fast one op family runs on a device, as `tapas cluster calibrate` measured it: a node of
+// the family takes overhead + max(flops / flopRate, bytes / byteRate) seconds for its forward
+// and backward together (flops and bytes as the op's forward cost counts them). A rate of 0
+// means that bound was not measured. The family "optimizer" prices the weight update instead:
+// overhead per weight tensor plus its bytes / byteRate.
+struct OpFamilyRate {
+    double flopRate = 0;
+    double byteRate = 0;
+    double overhead = 0; // seconds per node (dispatch, autograd, the interpreter)
 };
 
 struct ClusterSpec {
@@ -27,6 +39,9 @@ struct ClusterSpec {
     LinkSpec intraNode;
     LinkSpec interNode;
     double efficiency = 1;  // fraction of peak reached by real kernels, in (0,1]
+    // Measured per op family (the registry's family names, plus "optimizer"); empty for the
+    // GPU presets, whose compute is peak x efficiency for every FLOP.
+    std::map<std::string, OpFamilyRate> opFamilies;
 
     int deviceCount() const { return nodes * devicesPerNode; }
     // Peak for "fp32" | "fp16" | "bf16" (fp32 for anything else).

@@ -1,12 +1,14 @@
 #include "core/cost/cost_model.h"
 
 #include "core/cost/cost_report.h"
+#include "core/cost/family_time.h"
 
 #include "core/ops/op_registry.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -177,7 +179,11 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     const Node& n = g_.node(id);
     CostTerms c;
     const OpCost oc = tapas::nodeCost(g_, n);
-    c.compute = oc.flops / batchShards() * s.computeFraction / flopRate_ * (1 + options_.backwardFactor);
+    const double share = s.computeFraction / batchShards();
+    const OpDef* def = OpRegistry::instance().find(n.opType);
+    const std::optional<double> measured =
+        def ? familyComputeSeconds(cluster_, def->family, oc.flops * share, (oc.bytesRead + oc.bytesWritten) * share) : std::nullopt;
+    c.compute = measured ? *measured : oc.flops * share / flopRate_ * (1 + options_.backwardFactor);
     const bool split = s.computeFraction < 1;
     for (size_t i = 0; i < n.inputs.size() && i < s.inputs.size(); ++i) {
         const TensorId t = n.inputs[i];
@@ -188,7 +194,14 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
             // A weight read by several nodes (tied embeddings, one layer applied N times) is one
             // tensor: each use carries its share, so uses in one layout sum to the weight once,
             // and the report settles uses in different layouts (sharedWeightCost).
-            c += weightUseCost(t, s.inputs[i], split, isBufferInput(n, i)).scaled(1.0 / weightUses(t));
+            const bool buffer = isBufferInput(n, i);
+            CostTerms use = weightUseCost(t, s.inputs[i], split, buffer);
+            // The worker updates each weight in fp32 where it is stored (a shard, or whole).
+            if (!buffer && !cluster_.opFamilies.empty()) {
+                const double elems = double(x.storedElements() > 0 ? x.storedElements() : x.shape.numElementsOr(1));
+                use.compute += optimizerSeconds(cluster_, elems * 4.0 / (s.inputs[i].kind == TensorLayout::S ? mesh_.tp : 1));
+            }
+            c += use.scaled(1.0 / weightUses(t));
         } else if (split && s.inputs[i].kind == TensorLayout::R && x.kind == TensorKind::Activation) {
             double wire = 0;
             c.tpComm += collectiveTime(CollectiveKind::AllReduce, replicaBytes(t), MeshAxis::Tp, &wire);

@@ -1,5 +1,6 @@
 #include "runtime/calibrate/calibrate_worker.h"
 
+#include "runtime/calibrate/op_family_bench.h"
 #include "runtime/worker_info.h"
 #include "runtime/worker_options.h"
 
@@ -164,10 +165,12 @@ std::string GemmShape::toString() const { return std::to_string(m) + "x" + std::
 
 const char* calibrateUsage()
 {
-    return "  calibrate [--gemm MxKxN,...] [--gemm-seconds S] [--threads T] [--small-bytes B] [--large-bytes B]\n"
+    return "  calibrate [--gemm MxKxN,...] [--gemm-seconds S] [--family-seconds S] [--threads T] [--small-bytes B]\n"
+           "            [--large-bytes B]\n"
            "            [--small-reps R] [--large-reps R] [--name NAME] [--output spec.json]\n"
            "                  measure fp32 GEMM FLOP/s (default sizes 512x256x256,512x256x512,512x256x768,\n"
-           "                  512x256x1024,512x1024x256) and MPI all-reduce latency/bandwidth; rank 0 writes\n"
+           "                  512x256x1024,512x1024x256), each op family's forward + backward (overhead and\n"
+           "                  FLOP or byte rate; S seconds per case) and MPI all-reduce latency/bandwidth; rank 0 writes\n"
            "                  a cluster spec JSON (needs at least 2 ranks)\n";
 }
 
@@ -191,6 +194,7 @@ Result<CalibrateOptions> parseCalibrateArgs(int argc, char** argv, int first)
                     return Status::success();
                 })
         .number("--gemm-seconds", &o.gemmSeconds, 0.001, 600)
+        .number("--family-seconds", &o.familySeconds, 0.001, 600)
         .integer("--threads", &o.threads, 0, 1024)
         .integer("--small-bytes", &o.smallBytes, 4L, 1L << 31)
         .integer("--large-bytes", &o.largeBytes, 4L, 1L << 31)
@@ -231,6 +235,15 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
     }
     std::vector<double> all(rank == 0 ? mine.size() * size_t(size) : 0);
     MPI_Gather(mine.data(), int(mine.size()), MPI_DOUBLE, all.data(), int(mine.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+
+    // Op families, all ranks at once; the slowest rank's time of each case counts, since a
+    // synchronous step waits for it.
+    std::vector<FamilyCase> families = timeOpFamilies(o.familySeconds, [&mpi] { mpi.barrier(); });
+    std::vector<double> familyTimes;
+    for (const FamilyCase& c : families) familyTimes.push_back(c.seconds);
+    std::vector<double> slowestFamily(familyTimes.size());
+    MPI_Reduce(familyTimes.data(), slowestFamily.data(), int(familyTimes.size()), MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    for (size_t i = 0; i < families.size(); ++i) families[i].seconds = slowestFamily[i];
 
     // Links: inside one node (ranks sharing memory), then across all ranks when they span nodes.
     MPI_Comm nodeComm;
@@ -303,7 +316,16 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
     // peak x efficiency = the rate at the representative training size, which is what the cost
     // model charges every FLOP.
     spec["efficiency"] = peak > 0 ? std::min(1.0, representative / peak) : 1.0;
+    const std::map<std::string, OpFamilyRate> rates = fitFamilyRates(families);
+    for (const auto& [family, r] : rates)
+        spec["op_families"][family] = {{"flop_rate", r.flopRate}, {"byte_rate", r.byteRate}, {"overhead_s", r.overhead}};
+    nlohmann::ordered_json familyTable = nlohmann::ordered_json::array();
+    for (const FamilyCase& c : families)
+        familyTable.push_back({{"family", c.family}, {"case", c.name}, {"flops", c.flops}, {"bytes", c.bytes},
+                               {"forward_backward_seconds", c.seconds}});
     spec["calibration"] = {{"gemm", table},
+                           {"op_family_cases", familyTable},
+                           {"op_family_seconds_per_case", o.familySeconds},
                            {"representative_shape", representativeShape},
                            {"representative_flops", representative},
                            {"gemm_seconds_per_size", o.gemmSeconds},

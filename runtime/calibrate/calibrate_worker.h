@@ -3,6 +3,8 @@
 // started, so the cost model predicts with measured figures instead of guessed ones:
 //   - fp32 GEMM FLOP/s each rank achieves with libtorch at the matrix sizes training uses (all
 //     ranks at once, as in a training step, so shared cores and memory bandwidth count);
+//   - each op family's forward + backward through libtorch: overhead per node and FLOP or byte
+//     rate (op_family_bench), which the cost model uses in place of peak x efficiency;
 //   - MPI_Allreduce latency (small messages) and bus bandwidth (large messages, ring factor
 //     2(n-1)/n), inside a node and, with several nodes, across them.
 // Rank 0 writes a cluster spec JSON (resources/clusters schema) with the per-size table in an
@@ -23,6 +25,7 @@ struct GemmShape {
 struct CalibrateOptions {
     std::vector<GemmShape> gemms;  // empty: the defaults (calibrateUsage() lists them)
     double gemmSeconds = 0.5;      // timed per size, after a warm-up
+    double familySeconds = 0.3;    // timed per op-family case (op_family_bench), after a warm-up
     int threads = 0;               // intra-op threads, 0: libtorch's default (as train-plan uses)
     long smallBytes = 8;           // latency message
     long largeBytes = 8L << 20;    // bandwidth message

@@ -83,6 +83,17 @@ private slots:
         QCOMPARE(b->peakFp16, a.peakFp16);
         QCOMPARE(b->memoryBytes, a.memoryBytes);
         QCOMPARE(b->interNode.latency, a.interNode.latency);
+        // A calibrated spec keeps its per-family rates through the round trip.
+        ClusterSpec c = *loadClusterSpec("cpu-mpi");
+        c.opFamilies["matmul"] = {3e10, 0, 2e-5};
+        c.opFamilies["optimizer"] = {0, 5e9, 1e-5};
+        Result<ClusterSpec> d = parseClusterSpec(clusterSpecToJson(c), "rt");
+        QVERIFY2(d.ok(), d.error().c_str());
+        QCOMPARE(d->opFamilies.size(), c.opFamilies.size());
+        QCOMPARE(d->opFamilies.at("matmul").flopRate, 3e10);
+        QCOMPARE(d->opFamilies.at("optimizer").byteRate, 5e9);
+        QCOMPARE(d->opFamilies.at("optimizer").overhead, 1e-5);
+        QVERIFY(loadClusterSpec("a100x8")->opFamilies.empty()); // GPU presets: peak x efficiency
     }
 
     void malformed_specs_name_the_field()
@@ -99,6 +110,13 @@ private slots:
             {withField("peak_flops.bf16", "fast"), "field 'peak_flops.bf16' must be a number"},
             {withField("efficiency", 1.5), "field 'efficiency' must be in (0, 1]"},
             {withField("inter_node", 3), "field 'inter_node' must be an object"},
+            {withField("op_families", 3), "field 'op_families' must be an object"},
+            {withField("op_families.matmul", 1e9), "field 'op_families.matmul' must be an object"},
+            {withField("op_families.matmul", {{"flop_rate", -1}, {"byte_rate", 0}, {"overhead_s", 1e-5}}),
+             "field 'op_families.matmul.flop_rate' must not be negative"},
+            {withField("op_families.conv", {{"flop_rate", 1e9}, {"overhead_s", 1e-5}}), "field 'op_families.conv.byte_rate' is missing"},
+            {withField("op_families.shape", {{"flop_rate", 0}, {"byte_rate", 0}, {"overhead_s", 0}}),
+             "field 'op_families.shape' has no rate and no overhead"},
         };
         for (const Case& c : cases) {
             Result<ClusterSpec> r = parseClusterSpec(c.text, "x.json");

@@ -136,6 +136,31 @@ private slots:
         QCOMPARE(t.activationMemory, 4.0 * 128 * 2 / 2);
     }
 
+    // A calibrated cluster prices each node by its op family: overhead + max(FLOPs / FLOP rate,
+    // bytes / byte rate) for forward and backward together, and each weight's Adam update by
+    // its fp32 bytes on this device; a family the cluster did not measure keeps peak x efficiency.
+    void measured_op_families_price_nodes_and_the_weight_update()
+    {
+        const Graph g = tinyMlp();
+        ClusterSpec c = testCluster();
+        c.opFamilies["matmul"] = {4e10, 0, 3e-5};
+        c.opFamilies["optimizer"] = {0, 2e9, 1e-5};
+        CostModel m(g, c, {2, 2});
+        const CostTerms mm = m.nodeCost(1, strategy(nodeStrategies(g, 1, 2), "column"));
+        const double flops = 2.0 * 8 * 64 * 128;
+        // The node's share: flops / dp / tp; W split over tp: 4096 fp32 weights updated here.
+        QCOMPARE(mm.compute, 3e-5 + flops / 2 / 2 / 4e10 + (1e-5 + 4096.0 * 4 / 2e9));
+        // Relu (elementwise) was not measured: FLOPs at peak x efficiency, forward and backward.
+        const CostTerms relu = m.nodeCost(0, nodeStrategies(g, 0, 2).front());
+        QCOMPARE(relu.compute, tapas::nodeCost(g, g.node(0)).flops / 2 / 5e11 * 3);
+        // Measured, it is bound by its bytes (in and out, fp32, this replica's half of the batch).
+        c.opFamilies["elementwise"] = {0, 1e9, 2e-5};
+        CostModel m2(g, c, {2, 2});
+        const OpCost rc = tapas::nodeCost(g, g.node(0));
+        QCOMPARE(m2.nodeCost(0, nodeStrategies(g, 0, 2).front()).compute, 2e-5 + (rc.bytesRead + rc.bytesWritten) / 2 / 1e9);
+        QCOMPARE(rc.bytesRead + rc.bytesWritten, 2.0 * 8 * 64 * 4);
+    }
+
     void row_split_output_is_all_reduced_forward_only()
     {
         const Graph g = tinyMlp();

@@ -22,7 +22,7 @@ private:
     static QStringList quickOptions()
     {
         return {QStringLiteral("--gemm"), QStringLiteral("64x64x64,128x96x160"), QStringLiteral("--gemm-seconds"),
-                QStringLiteral("0.05"), QStringLiteral("--large-bytes"), QStringLiteral("65536"), QStringLiteral("--small-reps"),
+                QStringLiteral("0.05"), QStringLiteral("--family-seconds"), QStringLiteral("0.02"), QStringLiteral("--large-bytes"), QStringLiteral("65536"), QStringLiteral("--small-reps"),
                 QStringLiteral("20"), QStringLiteral("--large-reps"), QStringLiteral("3")};
     }
 
@@ -82,6 +82,25 @@ private Q_SLOTS:
         }
         QCOMPARE(spec->peakFp32, best);
         QVERIFY(o.out.contains(QStringLiteral("bus bandwidth")));
+
+        // Every op family the registry knows is measured, and the weight update: an overhead per
+        // node, and the rate that bounds the family (FLOPs for matmul and conv, bytes for the
+        // memory-bound ones); shape views and generators cost their overhead alone.
+        for (const char* family : {"matmul", "conv", "elementwise", "normalization", "reduce", "shape", "indexing", "resize",
+                                   "generator", "optimizer"}) {
+            const auto it = spec->opFamilies.find(family);
+            QVERIFY2(it != spec->opFamilies.end(), family);
+            QVERIFY2(it->second.overhead > 0 && it->second.overhead < 0.1, family);
+        }
+        QVERIFY(spec->opFamilies.at("matmul").flopRate > 1e6 && spec->opFamilies.at("matmul").byteRate == 0);
+        QVERIFY(spec->opFamilies.at("conv").flopRate > 1e6);
+        for (const char* family : {"elementwise", "normalization", "reduce", "indexing", "resize", "optimizer"})
+            QVERIFY2(spec->opFamilies.at(family).byteRate > 1e6 && spec->opFamilies.at(family).flopRate == 0, family);
+        QCOMPARE(spec->opFamilies.at("shape").byteRate, 0.0);
+        const QJsonArray cases = cal.value(QStringLiteral("op_family_cases")).toArray();
+        QVERIFY(cases.size() >= 20);
+        for (const auto& c : cases) QVERIFY(c.toObject().value(QStringLiteral("forward_backward_seconds")).toDouble() > 0);
+        QVERIFY(o.out.contains(QStringLiteral("op families")));
     }
 
     void bad_rank_count_fails_with_a_clear_error_data()

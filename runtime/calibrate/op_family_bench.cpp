@@ -1,0 +1,166 @@
+#include "runtime/calibrate/op_family_bench.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace tapas::runtime {
+
+namespace {
+
+using torch::Tensor;
+using Clock = std::chrono::steady_clock;
+
+// One timed case: `make` builds fresh leaf inputs (so no graph survives between runs), `run`
+// is the forward; the backward seeds ones. Returns the median of the timed repetitions.
+struct Case {
+    std::string family, name;
+    double flops = 0, bytes = 0;
+    bool backward = true; // generators make no gradient
+    std::function<std::vector<Tensor>()> make;
+    std::function<Tensor(const std::vector<Tensor>&)> run;
+};
+
+double timeCase(const Case& c, double budget)
+{
+    std::vector<double> times;
+    const auto start = Clock::now();
+    for (int i = 0; i < 5 || std::chrono::duration<double>(Clock::now() - start).count() < budget; ++i) {
+        const std::vector<Tensor> in = c.make();
+        const auto t0 = Clock::now();
+        Tensor out = c.run(in);
+        if (c.backward) out.backward(torch::ones_like(out));
+        const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (i >= 2) times.push_back(t); // two warm-up runs
+        if (times.size() >= 2000) break;
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+Tensor leaf(std::vector<int64_t> shape, bool grad = true) { return torch::randn(shape).set_requires_grad(grad); }
+
+double elems(const std::vector<int64_t>& s)
+{
+    double n = 1;
+    for (int64_t d : s) n *= double(d);
+    return n;
+}
+
+// Every family's cases: first its tiny one (the overhead), then the training-sized ones.
+std::vector<Case> familyCases()
+{
+    std::vector<Case> cs;
+    auto mm = [&](int64_t m, int64_t k, int64_t n) {
+        cs.push_back({"matmul", std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n), 2.0 * m * k * n,
+                      4.0 * (m * k + k * n + m * n), true, [=] { return std::vector<Tensor>{leaf({m, k}), leaf({k, n})}; },
+                      [](const std::vector<Tensor>& v) { return torch::matmul(v[0], v[1]); }});
+    };
+    mm(2, 2, 2);
+    for (auto [m, k, n] : {std::tuple{512, 256, 768}, {512, 256, 1024}, {512, 1024, 256}, {512, 256, 512}}) mm(m, k, n);
+
+    auto conv = [&](int64_t b, int64_t c, int64_t hw, int64_t o, int64_t kk) {
+        const double out = double(b) * o * hw * hw;
+        cs.push_back({"conv", std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(hw) + "^2 k" + std::to_string(kk),
+                      2.0 * out * c * kk * kk, 4.0 * (double(b) * c * hw * hw + double(o) * c * kk * kk + out), true,
+                      [=] { return std::vector<Tensor>{leaf({b, c, hw, hw}), leaf({o, c, kk, kk})}; },
+                      [=](const std::vector<Tensor>& v) { return torch::conv2d(v[0], v[1], {}, 1, kk / 2); }});
+    };
+    conv(1, 1, 2, 1, 1);
+    conv(8, 64, 28, 64, 3);
+    conv(8, 32, 56, 64, 1);
+
+    // Memory-bound families: FLOPs do not bound them, bytes do.
+    const std::vector<int64_t> big{512, 1024};
+    auto add = [&](const std::string& family, const std::string& name, std::vector<int64_t> shape, double bytesPerElem,
+                   std::function<Tensor(const std::vector<Tensor>&)> run, int inputs = 1, bool grad = true) {
+        cs.push_back({family, name, 0, bytesPerElem * 4.0 * elems(shape), grad,
+                      [=] {
+                          std::vector<Tensor> v;
+                          for (int i = 0; i < inputs; ++i) v.push_back(leaf(shape, grad));
+                          return v;
+                      },
+                      std::move(run)});
+    };
+    add("elementwise", "add 4", {4}, 3, [](const std::vector<Tensor>& v) { return v[0] + v[1]; }, 2);
+    add("elementwise", "add 512x1024", big, 3, [](const std::vector<Tensor>& v) { return v[0] + v[1]; }, 2);
+    add("elementwise", "mul 512x1024", big, 3, [](const std::vector<Tensor>& v) { return v[0] * v[1]; }, 2);
+    add("elementwise", "erf 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::erf(v[0]); });
+    add("normalization", "softmax 4", {4}, 2, [](const std::vector<Tensor>& v) { return torch::softmax(v[0], -1); });
+    add("normalization", "layernorm 512x1024", big, 2,
+        [](const std::vector<Tensor>& v) { return torch::layer_norm(v[0], {1024}); });
+    add("normalization", "softmax 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::softmax(v[0], -1); });
+    add("reduce", "mean 4", {4}, 1, [](const std::vector<Tensor>& v) { return v[0].mean({-1}, true); });
+    add("reduce", "mean 512x1024", big, 1, [](const std::vector<Tensor>& v) { return v[0].mean({-1}, true); });
+    // Shape ops are views in the interpreter: their cost is the overhead alone.
+    add("shape", "reshape 4", {4}, 2, [](const std::vector<Tensor>& v) { return v[0].reshape({2, 2}); });
+    add("indexing", "concat 4", {4}, 4, [](const std::vector<Tensor>& v) { return torch::cat({v[0], v[1]}); }, 2);
+    add("indexing", "concat 512x1024", big, 4, [](const std::vector<Tensor>& v) { return torch::cat({v[0], v[1]}); }, 2);
+    add("resize", "nearest 1x1x2x2", {1, 1, 2, 2}, 5,
+        [](const std::vector<Tensor>& v) { return torch::upsample_nearest2d(v[0], std::vector<int64_t>{4, 4}); });
+    add("resize", "nearest 8x64x28x28", {8, 64, 28, 28}, 5,
+        [](const std::vector<Tensor>& v) { return torch::upsample_nearest2d(v[0], std::vector<int64_t>{56, 56}); });
+    add("generator", "arange 4", {4}, 1, [](const std::vector<Tensor>&) { return torch::arange(4, torch::kFloat32); }, 0, false);
+
+    // The worker's Adam update of one weight (runtime/exec/plan_trainer): bytes are the weight's.
+    auto adam = [&](int64_t n) {
+        cs.push_back({"optimizer", "adam " + std::to_string(n), 0, 4.0 * double(n), false,
+                      [=] { return std::vector<Tensor>{torch::randn({n}), torch::randn({n}), torch::zeros({n}), torch::zeros({n})}; },
+                      [](const std::vector<Tensor>& v) {
+                          Tensor p = v[0], g = v[1], m = v[2], s = v[3];
+                          m.mul_(0.9).add_(g, 0.1);
+                          s.mul_(0.999).addcmul_(g, g, 0.001);
+                          p.sub_(m / 0.1 / ((s / 0.001).sqrt() + 1e-8) * 1e-3);
+                          return p;
+                      }});
+    };
+    adam(4);
+    adam(512 * 1024);
+    return cs;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+} // namespace
+
+std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::function<void()>& together)
+{
+    std::vector<FamilyCase> out;
+    for (const Case& c : familyCases()) {
+        if (together) together();
+        out.push_back({c.family, c.name, c.flops, c.bytes, timeCase(c, secondsPerCase)});
+    }
+    return out;
+}
+
+std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>& cases)
+{
+    std::map<std::string, double> overhead;
+    std::map<std::string, std::vector<double>> flopRates, byteRates;
+    for (const FamilyCase& c : cases) {
+        if (!overhead.count(c.family)) { // the family's first case is its tiny one
+            overhead[c.family] = c.seconds;
+            continue;
+        }
+        // What the size adds over the overhead; never below a tenth of the case (timer noise).
+        const double work = std::max(c.seconds - overhead[c.family], 0.1 * c.seconds);
+        if (c.flops > 0) flopRates[c.family].push_back(c.flops / work);
+        else byteRates[c.family].push_back(c.bytes / work);
+    }
+    std::map<std::string, OpFamilyRate> rates;
+    for (const auto& [family, o] : overhead) {
+        OpFamilyRate r;
+        r.overhead = o;
+        if (flopRates.count(family)) r.flopRate = median(flopRates[family]);
+        if (byteRates.count(family)) r.byteRate = median(byteRates[family]);
+        rates[family] = r;
+    }
+    return rates;
+}
+
+} // namespace tapas::runtime

@@ -1,0 +1,32 @@
+#pragma once
+// The per-family part of `tapas-worker calibrate`: times the forward and backward of each op
+// family's torch kernels (the calls runtime/exec/kernels makes) on a tiny and a training-sized
+// input, so the cost model can price a node as overhead + max(flops / flop rate, bytes / byte
+// rate) (ClusterSpec::opFamilies). The tiny case is the overhead (dispatch, autograd); the
+// large one, less that overhead, the rate. Torch stays in the .cpp.
+#include "core/cluster/cluster_spec.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tapas::runtime {
+
+struct FamilyCase {
+    std::string family, name; // "matmul", "512x256x768"
+    double flops = 0;          // forward FLOPs as the op's cost rule counts them
+    double bytes = 0;          // forward bytes read and written (fp32)
+    double seconds = 0;        // median forward + backward
+};
+
+// Times every case, in a fixed order (so ranks' lists line up). `together` runs before each
+// case on every rank (a barrier), so all ranks measure at once, as in a training step.
+// `secondsPerCase` bounds the timing of one case after its warm-up.
+std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::function<void()>& together);
+
+// Each family's rate from its cases: the first (tiny) case is the overhead; the others, less
+// the overhead, give the median FLOP rate (FLOP-counted families) or byte rate.
+std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>& cases);
+
+} // namespace tapas::runtime
