@@ -223,7 +223,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>%1 (edited)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1148,7 +1148,7 @@
 <context>
     <name>tapas::InspectorView</name>
     <message>
-        <location filename="../views/inspector_view.cpp" line="+71"/>
+        <location filename="../views/inspector_view.cpp" line="+72"/>
         <location line="+18"/>
         <source>Property</source>
         <translation type="unfinished"></translation>
@@ -1223,18 +1223,18 @@
     </message>
     <message>
         <location line="-34"/>
-        <location line="+74"/>
+        <location line="+75"/>
         <source>Scope</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-73"/>
-        <location line="+65"/>
+        <location line="-74"/>
+        <location line="+66"/>
         <source>Block</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-63"/>
+        <location line="-64"/>
         <source>Subgraphs</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1370,22 +1370,24 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>%1 · instance %2 of %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+2"/>
+        <location line="+35"/>
         <source>Class</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-34"/>
+        <location line="+35"/>
         <source>Instances</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-35"/>
         <source>×%1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1401,16 +1403,18 @@
     </message>
     <message>
         <location line="+1"/>
+        <location line="+34"/>
         <source>Nodes per instance</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
+        <location line="+34"/>
         <source>Parameters per instance</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
         <source>Parameters, all instances</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1437,6 +1441,36 @@
     <message>
         <location line="+1"/>
         <source>Ops</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>%1 · instances %2–%3 of %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Section</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1–%2 of %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Parameters, this section</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>First scope</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Last scope</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1932,7 +1966,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+21"/>
         <source>Opened %1: %2 nodes, %3 parameters, %4 FLOPs per forward pass (%5 ms)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2036,8 +2070,28 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
 <context>
     <name>tapas::ModelSummaryView</name>
     <message>
-        <location filename="../views/model_summary_view.cpp" line="+304"/>
+        <location filename="../views/model_summary_view.cpp" line="+310"/>
         <source>Untitled model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Runnable by tapas-worker: yes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 (1 node, first &apos;%2&apos;): %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 (%2 nodes, first &apos;%3&apos;): %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Runnable by tapas-worker: no. %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2440,7 +2494,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+61"/>
         <source>Change refused: %1</source>
         <translation type="unfinished"></translation>
     </message>

@@ -223,7 +223,7 @@
         <translation>成本</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>%1 (edited)</source>
         <translation>%1（已修改）</translation>
     </message>
@@ -1210,7 +1210,7 @@
 <context>
     <name>tapas::InspectorView</name>
     <message>
-        <location filename="../views/inspector_view.cpp" line="+71"/>
+        <location filename="../views/inspector_view.cpp" line="+72"/>
         <location line="+18"/>
         <source>Property</source>
         <translation>属性</translation>
@@ -1285,18 +1285,18 @@
     </message>
     <message>
         <location line="-34"/>
-        <location line="+74"/>
+        <location line="+75"/>
         <source>Scope</source>
         <translation>作用域</translation>
     </message>
     <message>
-        <location line="-73"/>
-        <location line="+65"/>
+        <location line="-74"/>
+        <location line="+66"/>
         <source>Block</source>
         <translation>块</translation>
     </message>
     <message>
-        <location line="-63"/>
+        <location line="-64"/>
         <source>Subgraphs</source>
         <translation>子图</translation>
     </message>
@@ -1432,22 +1432,24 @@
         <translation>… 另有 %1 个</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>%1 · instance %2 of %3</source>
         <translation>%1 · 第 %2 个实例，共 %3 个</translation>
     </message>
     <message>
         <location line="+2"/>
+        <location line="+35"/>
         <source>Class</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-34"/>
+        <location line="+35"/>
         <source>Instances</source>
         <translation>实例数</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-35"/>
         <source>×%1</source>
         <translation>×%1</translation>
     </message>
@@ -1463,16 +1465,18 @@
     </message>
     <message>
         <location line="+1"/>
+        <location line="+34"/>
         <source>Nodes per instance</source>
         <translation>每个实例的节点数</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
+        <location line="+34"/>
         <source>Parameters per instance</source>
         <translation>每个实例的参数</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-33"/>
         <source>Parameters, all instances</source>
         <translation>参数（全部实例）</translation>
     </message>
@@ -1500,6 +1504,36 @@
         <location line="+1"/>
         <source>Ops</source>
         <translation>算子</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>%1 · instances %2–%3 of %4</source>
+        <translation>%1 · 实例 %2–%3（共 %4 个）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Section</source>
+        <translation>分段</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1–%2 of %3</source>
+        <translation>%1–%2（共 %3 个）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Parameters, this section</source>
+        <translation>参数（本分段）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>First scope</source>
+        <translation>首个作用域</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Last scope</source>
+        <translation>末个作用域</translation>
     </message>
 </context>
 <context>
@@ -2004,7 +2038,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         <translation>正在打开 %1：%2…</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+21"/>
         <source>Opened %1: %2 nodes, %3 parameters, %4 FLOPs per forward pass (%5 ms)</source>
         <translation>已打开 %1：%2 个节点，%3 个参数，每次前向传播 %4 FLOPs（%5 毫秒）</translation>
     </message>
@@ -2106,9 +2140,29 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
 <context>
     <name>tapas::ModelSummaryView</name>
     <message>
-        <location filename="../views/model_summary_view.cpp" line="+304"/>
+        <location filename="../views/model_summary_view.cpp" line="+310"/>
         <source>Untitled model</source>
         <translation>未命名模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Runnable by tapas-worker: yes</source>
+        <translation>可由 tapas-worker 运行：是</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 (1 node, first &apos;%2&apos;): %3</source>
+        <translation>%1（1 个节点，首个为“%2”）：%3</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 (%2 nodes, first &apos;%3&apos;): %4</source>
+        <translation>%1（%2 个节点，首个为“%3”）：%4</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Runnable by tapas-worker: no. %1</source>
+        <translation>可由 tapas-worker 运行：否。%1</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -2510,7 +2564,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>按切分为算子着色，并在边上标出集合通信</translation>
     </message>
     <message>
-        <location line="+59"/>
+        <location line="+61"/>
         <source>Change refused: %1</source>
         <translation>更改被拒绝：%1</translation>
     </message>

@@ -241,6 +241,32 @@ private Q_SLOTS:
         QCOMPARE(p.g.lr, 2e-4);
         QCOMPARE(p.zDim, 64);
     }
+
+    // The ring keeps PacGAN's packs of 2 and the strong R1; the grid's preset judges single points
+    // with a weaker R1 (packed or with γ = 5 D never told its 25 modes from a uniform cloud:
+    // docs/paragan.md, "Search for precision"). Options given still win over either.
+    void mixture_presets_pack_the_ring_and_not_the_grid()
+    {
+        auto preset = [](std::vector<std::string> args) {
+            Result<gan::GanOptions> o = gan::parseGanOptions(args);
+            gan::GanOptions p = o.ok() ? *o : gan::GanOptions{};
+            const bool ok = o.ok() && gan::applyPresetAndCheck(p).ok();
+            return std::make_pair(ok, p);
+        };
+        const auto [ringOk, ring] = preset({"--data", "ring8"});
+        QVERIFY(ringOk);
+        QCOMPARE(ring.pack, 2);
+        QCOMPARE(ring.r1Gamma, 5.0);
+        const auto [gridOk, grid] = preset({"--data", "grid25"});
+        QVERIFY(gridOk);
+        QCOMPARE(grid.pack, 1);
+        QCOMPARE(grid.r1Gamma, 1.0);
+        QCOMPARE(grid.globalBatch, ring.globalBatch);
+        const auto [givenOk, given] = preset({"--data", "grid25", "--pack", "4", "--r1-gamma", "5"});
+        QVERIFY(givenOk);
+        QCOMPARE(given.pack, 4);
+        QCOMPARE(given.r1Gamma, 5.0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TstWorkerOptions)
