@@ -107,6 +107,7 @@ Result<LaunchLayout> resolveLaunchLayout(const ExportInput& in, const ExportOpti
         l.slots.push_back(std::min(l.gpusPerNode, l.ranks - n * l.gpusPerNode));
     }
     l.unusedHosts = l.hostsGiven ? int(o.hosts.size()) - nodes : 0;
+    l.pipeline = in.plan->pipeline;
     l.worker = o.workerPath.empty() ? "tapas-worker" : o.workerPath;
     l.model = !o.modelPath.empty() ? o.modelPath : !in.graph->sourcePath.empty() ? in.graph->sourcePath : "model.onnx";
     l.plan = o.planPath.empty() ? "plan.tapas.json" : o.planPath;
@@ -144,25 +145,52 @@ std::string exportHeader(const ExportInput& in, const std::string& format, const
          modelHash(*in.graph) + "), cluster '" + commentSafe(in.cluster->name) + "'.\n";
     h += comment + "Plan by searcher '" + commentSafe(in.provenance.searcher.empty() ? "unknown" : in.provenance.searcher) + "'" +
          (in.provenance.tapasVersion.empty() ? "" : " (tapas " + commentSafe(in.provenance.tapasVersion) + ")") + ": mesh " +
-         m.toString() + " (dp " + std::to_string(m.dp) + " x tp " + std::to_string(m.tp) + "), " +
+         m.toString() + " (dp " + std::to_string(m.dp) + (m.pp > 1 ? " x pp " + std::to_string(m.pp) : std::string()) +
+         " x tp " + std::to_string(m.tp) + "), " +
          std::to_string(in.plan->reshards.size()) + " collectives, " + cost + ".\n";
     return h;
 }
 
+std::string rankFormula(const DeviceMesh& m)
+{
+    if (m.pp <= 1) return "rank = dp * " + std::to_string(m.tp) + " + tp";
+    return "rank = (pp * " + std::to_string(m.dp) + " + dp) * " + std::to_string(m.tp) + " + tp";
+}
+
 std::string rankMappingLines(const LaunchLayout& l, const std::string& comment)
 {
+    const DeviceMesh& m = l.mesh;
+    const int perStage = m.dp * m.tp; // ranks of one pipeline rank: tp fastest, then dp
     std::string out;
     int first = 0;
     for (size_t h = 0; h < l.hosts.size(); ++h) {
         const int last = first + l.slots[h] - 1;
-        int dpLo = first / l.mesh.tp, dpHi = last / l.mesh.tp, tpLo = l.mesh.tp, tpHi = -1;
+        int ppLo = m.pp, ppHi = -1, dpLo = m.dp, dpHi = -1, tpLo = m.tp, tpHi = -1;
         for (int r = first; r <= last; ++r) {
-            tpLo = std::min(tpLo, r % l.mesh.tp);
-            tpHi = std::max(tpHi, r % l.mesh.tp);
+            ppLo = std::min(ppLo, r / perStage);
+            ppHi = std::max(ppHi, r / perStage);
+            dpLo = std::min(dpLo, r / m.tp % m.dp);
+            dpHi = std::max(dpHi, r / m.tp % m.dp);
+            tpLo = std::min(tpLo, r % m.tp);
+            tpHi = std::max(tpHi, r % m.tp);
         }
-        out += comment + "  " + l.hosts[h] + ": ranks " + range(first, last) + " (dp " + range(dpLo, dpHi) + ", tp " +
+        out += comment + "  " + l.hosts[h] + ": ranks " + range(first, last) + " (" +
+               (m.pp > 1 ? "pp " + range(ppLo, ppHi) + ", " : std::string()) + "dp " + range(dpLo, dpHi) + ", tp " +
                range(tpLo, tpHi) + ")\n";
         first = last + 1;
+    }
+    if (m.pp <= 1 || !l.pipeline.staged()) return out;
+    const PipelineSchedule& p = l.pipeline;
+    out += comment + " Pipeline stages (blocks of the folded chain; 1F1B over " + std::to_string(p.microBatches) +
+           " micro-batch(es)" + (p.microBatchSize > 0 ? " of " + std::to_string(p.microBatchSize) : std::string()) +
+           (p.virtualStages > 1 ? ", " + std::to_string(p.virtualStages) + " interleaved stages per pipeline rank" : std::string()) +
+           "):\n";
+    for (size_t i = 0; i < p.stages.size(); ++i) {
+        const PipelineStage& st = p.stages[i];
+        out += comment + "  stage " + std::to_string(i) + ": blocks " + range(st.firstBlock, st.endBlock - 1) + " on pp " +
+               std::to_string(st.device) + ", ranks " + range(st.device * perStage, (st.device + 1) * perStage - 1) +
+               (st.recompute != Recompute::None ? std::string(", recompute ") + recomputeName(st.recompute) : std::string()) +
+               "\n";
     }
     return out;
 }

@@ -28,6 +28,7 @@ struct LaunchLayout {
     int gpusPerNode = 1;
     int ranks = 1;                  // the plan's mesh size
     DeviceMesh mesh;
+    PipelineSchedule pipeline;      // the plan's stages (none without)
     std::string worker, model, plan, runDir; // paths as the cluster sees them (unquoted)
 };
 
@@ -55,7 +56,11 @@ std::string exportHeader(const ExportInput& in, const std::string& format, const
 std::string launchVariables(const LaunchLayout& l, const std::string& baseVar = {});
 // The worker's command line over those variables.
 std::string workerCommand(const ExportOptions& o);
-// "node01: ranks 0-7 (dp 0, tp 0-7)" per host, each line prefixed with `comment`.
+// "rank = dp * 8 + tp", or with stages "rank = (pp * 2 + dp) * 8 + tp" (Megatron-LM's order).
+std::string rankFormula(const DeviceMesh& m);
+// "node01: ranks 0-7 (dp 0, tp 0-7)" per host ("(pp 0, dp 0, tp 0-7)" with stages), then with
+// stages one line per stage: its blocks of the folded chain and the ranks that run it; each
+// line prefixed with `comment`.
 std::string rankMappingLines(const LaunchLayout& l, const std::string& comment);
 
 // The module path PyTorch would give the module an ONNX node was exported from:

@@ -1,6 +1,7 @@
 // Format "mpirun": an Open MPI hostfile (`host slots=N`) and a bash launch script that starts
 // `tapas-worker train-plan` on every rank, ranks filled node-major so rank r is the plan's
-// device r (dp = r / tp, tp = r % tp), with NCCL's and the library paths passed by -x.
+// device r (tp = r % tp, dp = r / tp % dp, pipeline stage = r / (dp * tp)), with NCCL's and the
+// library paths passed by -x.
 #include "core/plan/export_common.h"
 
 namespace tapas {
@@ -25,7 +26,8 @@ public:
              " node(s) x " + std::to_string(l.gpusPerNode) + " GPUs, hosts from the hostfile next to this script" +
              (l.hostsGiven ? "" : " (placeholder names: edit it)") + ".\n";
         if (l.unusedHosts > 0) s += "# " + std::to_string(l.unusedHosts) + " more host(s) were given than the mesh needs; they are left out.\n";
-        s += "# Rank mapping (devices node-major, tp fastest: rank = dp * " + std::to_string(l.mesh.tp) + " + tp):\n";
+        s += std::string("# Rank mapping (devices node-major, tp fastest") + (l.mesh.pp > 1 ? ", then dp, then the pipeline rank" : "") +
+             ": " + rankFormula(l.mesh) + "):\n";
         s += rankMappingLines(l, "#");
         s += "#\n# Environment overrides: TAPAS_WORKER (the worker binary), TAPAS_RUN_DIR, MPIRUN.\n";
         s += "set -euo pipefail\n\n";

@@ -33,8 +33,9 @@ public:
             s += "#SBATCH --nodelist=" + list + "\n";
         }
         s += exportHeader(in, name(), "# ");
-        s += "#\n# Submit with: sbatch launch_slurm.sh. Rank mapping (devices node-major, tp fastest:\n";
-        s += "# rank = dp * " + std::to_string(l.mesh.tp) + " + tp; node names as SLURM assigns them" +
+        s += std::string("#\n# Submit with: sbatch launch_slurm.sh. Rank mapping (devices node-major, tp fastest") +
+             (l.mesh.pp > 1 ? ", then dp, then the pipeline rank" : "") + ":\n";
+        s += "# " + rankFormula(l.mesh) + "; node names as SLURM assigns them" +
              (l.hostsGiven ? "" : ", shown here as placeholders") + "):\n";
         s += rankMappingLines(l, "#");
         if (l.unusedHosts > 0) s += "# " + std::to_string(l.unusedHosts) + " more host(s) were given than the mesh needs; they are left out.\n";

@@ -2,7 +2,8 @@
 // Tensor collectives behind one interface (DESIGN.md, Runtime): MPI on CPU, NCCL on CUDA when
 // built with TAPAS_WITH_CUDA. Works on raw float buffers so no torch or MPI leaks into the
 // callers' headers; the autograd wrappers in exec/ and the GAN trainer build on it.
-// Ranks of a dp x tp mesh are numbered tp fastest: rank = dpIndex * tp + tpIndex.
+// Ranks of a dp x pp x tp mesh are numbered tp fastest, then dp, then pp (Megatron-LM's order,
+// DeviceMesh): rank = (ppIndex * dp + dpIndex) * tp + tpIndex.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -37,6 +38,12 @@ public:
     virtual void allReduceMax(double* data, size_t count) = 0; // control figures
     virtual void barrier() = 0;
 
+    // Point to point (pipeline stages): `bytes` raw bytes to or from rank `peer` of this
+    // communicator. Messages from one rank to another with one tag arrive in the order sent; a
+    // send returns at once and its buffer must stay untouched until the pending send completes.
+    virtual std::unique_ptr<PendingCollective> sendAsync(const void* data, size_t bytes, int peer, int tag) = 0;
+    virtual void recv(void* data, size_t bytes, int peer, int tag) = 0;
+
     // Ranks with the same color form a new communicator, ordered by key.
     virtual std::unique_ptr<Communicator> split(int color, int key) = 0;
 };
@@ -45,12 +52,13 @@ public:
 std::unique_ptr<Communicator> makeWorldCommunicator();
 
 struct MeshGroups {
-    std::unique_ptr<Communicator> tp; // the tp ranks sharing this rank's dp index
-    std::unique_ptr<Communicator> dp; // the dp ranks sharing this rank's tp index
-    int dpIndex = 0, tpIndex = 0;
+    std::unique_ptr<Communicator> tp; // the tp ranks sharing this rank's dp and pp index
+    std::unique_ptr<Communicator> dp; // the dp ranks sharing this rank's tp and pp index
+    std::unique_ptr<Communicator> pp; // the pipeline ranks sharing this rank's dp and tp index (rank = pp index)
+    int dpIndex = 0, tpIndex = 0, ppIndex = 0;
 };
-// Throws std::runtime_error naming both sizes when dp x tp differs from the world size.
-MeshGroups splitMesh(Communicator& world, int dp, int tp);
+// Throws std::runtime_error naming both sizes when dp x pp x tp differs from the world size.
+MeshGroups splitMesh(Communicator& world, int dp, int tp, int pp = 1);
 
 #ifdef TAPAS_WITH_CUDA
 // NCCL over the GPUs of this node, bootstrapped through `world` (the unique id is broadcast).

@@ -150,6 +150,29 @@ public:
 
     void barrier() override { check(MPI_Barrier(comm_), "Barrier"); }
 
+    std::unique_ptr<PendingCollective> sendAsync(const void* data, size_t bytes, int peer, int tag) override
+    {
+        auto group = std::make_unique<MpiPendingGroup>();
+        const char* p = static_cast<const char*>(data);
+        // Chunks of one message share the tag; MPI keeps them in order between two ranks.
+        for (size_t off = 0; off < bytes || off == 0; off += kMaxChunk) {
+            MPI_Request r;
+            check(MPI_Isend(p + off, int(std::min(kMaxChunk, bytes - off)), MPI_BYTE, peer, tag, comm_, &r), "Isend");
+            group->parts.push_back(std::make_unique<MpiPending>(r));
+            if (bytes == 0) break;
+        }
+        return group;
+    }
+
+    void recv(void* data, size_t bytes, int peer, int tag) override
+    {
+        char* p = static_cast<char*>(data);
+        for (size_t off = 0; off < bytes || off == 0; off += kMaxChunk) {
+            check(MPI_Recv(p + off, int(std::min(kMaxChunk, bytes - off)), MPI_BYTE, peer, tag, comm_, MPI_STATUS_IGNORE), "Recv");
+            if (bytes == 0) break;
+        }
+    }
+
     std::unique_ptr<Communicator> split(int color, int key) override
     {
         MPI_Comm sub;
@@ -177,16 +200,22 @@ std::unique_ptr<Communicator> makeWorldCommunicator()
     return std::make_unique<MpiCommunicator>(MPI_COMM_WORLD, false);
 }
 
-MeshGroups splitMesh(Communicator& world, int dp, int tp)
+MeshGroups splitMesh(Communicator& world, int dp, int tp, int pp)
 {
-    if (dp * tp != world.size())
-        throw std::runtime_error("mesh " + std::to_string(dp) + "x" + std::to_string(tp) + " needs " +
-                                 std::to_string(dp * tp) + " ranks, the run has " + std::to_string(world.size()));
+    if (dp * tp * pp != world.size()) {
+        const std::string mesh = pp > 1 ? std::to_string(dp) + "x" + std::to_string(pp) + "x" + std::to_string(tp)
+                                        : std::to_string(dp) + "x" + std::to_string(tp);
+        throw std::runtime_error("mesh " + mesh + " needs " + std::to_string(dp * tp * pp) + " ranks, the run has " +
+                                 std::to_string(world.size()));
+    }
     MeshGroups g;
-    g.dpIndex = world.rank() / tp;
-    g.tpIndex = world.rank() % tp;
-    g.tp = world.split(g.dpIndex, g.tpIndex);
-    g.dp = world.split(g.tpIndex, g.dpIndex);
+    const int r = world.rank();
+    g.tpIndex = r % tp;
+    g.dpIndex = (r / tp) % dp;
+    g.ppIndex = r / (tp * dp);
+    g.tp = world.split(g.ppIndex * dp + g.dpIndex, g.tpIndex);
+    g.dp = world.split(g.ppIndex * tp + g.tpIndex, g.dpIndex);
+    g.pp = world.split(g.dpIndex * tp + g.tpIndex, g.ppIndex);
     return g;
 }
 

@@ -239,6 +239,20 @@ public:
         sync();
     }
 
+    // NCCL's sends complete only when the peer has posted the matching receive on its stream,
+    // so a 1F1B schedule needs grouped send/receive pairs there; the pipeline runs over MPI
+    // (train-plan is CPU-only), and this backend refuses point to point by name.
+    std::unique_ptr<PendingCollective> sendAsync(const void*, size_t, int peer, int) override
+    {
+        throw std::runtime_error("NCCL send" + onRank(rank_) + " to rank " + std::to_string(peer) +
+                                 ": point-to-point sends between pipeline stages run on the MPI communicator");
+    }
+    void recv(void*, size_t, int peer, int) override
+    {
+        throw std::runtime_error("NCCL receive" + onRank(rank_) + " from rank " + std::to_string(peer) +
+                                 ": point-to-point sends between pipeline stages run on the MPI communicator");
+    }
+
     std::unique_ptr<Communicator> split(int color, int key) override
     {
         if (color < 0)

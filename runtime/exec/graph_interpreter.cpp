@@ -115,6 +115,28 @@ std::optional<std::vector<int64_t>> GraphInterpreter::localShape(TensorId t, con
 std::vector<LocalValue> GraphInterpreter::forward(const std::unordered_map<TensorId, torch::Tensor>& params,
                                                   const std::unordered_map<TensorId, torch::Tensor>& feeds) const
 {
+    std::vector<LocalValue> outputs = run(params, feeds, {}, {}, g_.outputs);
+    for (LocalValue& v : outputs) v = finalOutput(std::move(v));
+    return outputs;
+}
+
+LocalValue GraphInterpreter::finalOutput(LocalValue v) const
+{
+    if (v.layout.kind == TensorLayout::P) {
+        v.t = reshard(v.t, v.layout, 1, TensorLayout::replicated(), 1);
+        v.layout = TensorLayout::replicated();
+    } else if (v.k > 1) {
+        v.t = reshard(v.t, v.layout, v.k, v.layout, 1);
+        v.k = 1;
+    }
+    return v;
+}
+
+std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId, torch::Tensor>& params,
+                                              const std::unordered_map<TensorId, torch::Tensor>& feeds,
+                                              const std::unordered_map<TensorId, LocalValue>& received,
+                                              const std::vector<char>& runs, const std::vector<TensorId>& wanted) const
+{
     std::vector<LocalValue> values(g_.tensors.size());
     std::vector<bool> set(g_.tensors.size(), false);
     auto put = [&](TensorId t, torch::Tensor v, TensorLayout l, int k) {
@@ -124,8 +146,10 @@ std::vector<LocalValue> GraphInterpreter::forward(const std::unordered_map<Tenso
     for (const auto& [t, v] : constants_) put(t, v, TensorLayout::replicated(), 1);
     for (const auto& [t, v] : feeds) put(t, v, TensorLayout::replicated(), 1);
     for (const auto& [t, v] : params) put(t, v, L_.storage[size_t(t)], L_.producedK[size_t(t)]);
+    for (const auto& [t, v] : received) put(t, v.t, v.layout, v.k);
 
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
+        if (!runs.empty() && !runs[size_t(n)]) continue;
         const Node& node = g_.node(n);
         bool allKnown = !node.outputs.empty();
         for (TensorId o : node.outputs) allKnown = allKnown && (o == kNoTensor || set[size_t(o)]);
@@ -173,17 +197,9 @@ std::vector<LocalValue> GraphInterpreter::forward(const std::unordered_map<Tenso
         }
     }
     std::vector<LocalValue> outputs;
-    for (TensorId t : g_.outputs) {
-        if (!set[size_t(t)]) throw std::runtime_error("graph output '" + g_.tensor(t).name + "' was never computed");
-        LocalValue v = values[size_t(t)];
-        if (v.layout.kind == TensorLayout::P) {
-            v.t = reshard(v.t, v.layout, 1, TensorLayout::replicated(), 1);
-            v.layout = TensorLayout::replicated();
-        } else if (v.k > 1) {
-            v.t = reshard(v.t, v.layout, v.k, v.layout, 1);
-            v.k = 1;
-        }
-        outputs.push_back(std::move(v));
+    for (TensorId t : wanted) {
+        if (!set[size_t(t)]) throw std::runtime_error("tensor '" + g_.tensor(t).name + "' was never computed");
+        outputs.push_back(values[size_t(t)]);
     }
     return outputs;
 }

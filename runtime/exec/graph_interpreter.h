@@ -29,6 +29,7 @@ public:
     GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIndex, const StoredWeights* stored = nullptr);
 
     const ExecLayouts& layouts() const { return L_; }
+    const Graph& graph() const { return g_; }
     // The local shape of tensor t in `layout` (split dim / tp), empty when the IR does not know it.
     std::optional<std::vector<int64_t>> localShape(TensorId t, const TensorLayout& layout) const;
 
@@ -37,6 +38,20 @@ public:
     // Throws std::runtime_error naming the node on failure.
     std::vector<LocalValue> forward(const std::unordered_map<TensorId, torch::Tensor>& params,
                                     const std::unordered_map<TensorId, torch::Tensor>& feeds) const;
+
+    // One pipeline stage's part: runs the nodes with `runs[n]` set (all when empty) on `params`,
+    // the graph inputs `feeds` and the tensors `received` from the stage before (in the layout
+    // their producer made them), and returns the values of `wanted` as this rank holds them.
+    std::vector<LocalValue> run(const std::unordered_map<TensorId, torch::Tensor>& params,
+                                const std::unordered_map<TensorId, torch::Tensor>& feeds,
+                                const std::unordered_map<TensorId, LocalValue>& received, const std::vector<char>& runs,
+                                const std::vector<TensorId>& wanted) const;
+    // A graph output as the loss reads it: partial sums reduced over tp, interleaved splits made
+    // contiguous (a tp collective).
+    LocalValue finalOutput(LocalValue v) const;
+    // Known on every rank without running a node: constants, values the importer computed,
+    // untrained stored tensors.
+    bool known(TensorId t) const { return constants_.count(t) != 0; }
 
 private:
     bool followsSplitOutput(NodeId n, size_t i, const torch::Tensor& in, size_t, torch::Tensor& out) const;

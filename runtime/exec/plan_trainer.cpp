@@ -3,6 +3,8 @@
 #include "runtime/checkpoint_writer.h"
 #include "runtime/exec/graph_interpreter.h"
 #include "runtime/exec/op_kernels.h"
+#include "runtime/exec/pipeline_step.h"
+#include "runtime/exec/stage_partition.h"
 #include "runtime/exec/tp_collectives.h"
 
 #include <algorithm>
@@ -152,16 +154,13 @@ int64_t indexRange(const Graph& g, TensorId t)
 
 double maxAbs(const Tensor& t) { return t.numel() ? t.abs().max().item<double>() : 0; }
 
-struct LossParts {
-    Tensor backward; // what this rank back-propagates
-    Tensor report;   // this rank's share of the global loss (sums to it over all ranks)
-};
-
 } // namespace
 
 struct PlanTrainer::Impl {
     TrainerSetup s;
     std::unique_ptr<GraphInterpreter> interp;
+    StagePartition partition;
+    std::vector<TensorId> sharedIds; // weights read by several stages: their gradients are summed over pp
     std::vector<TensorId> paramIds;
     std::unordered_map<TensorId, Tensor> params, adamM, adamV;
     int64_t adamStep = 0;
@@ -179,47 +178,51 @@ struct PlanTrainer::Impl {
         return torch::ones(shape, torchType(x.dtype)); // masks: attend everywhere
     }
 
-    // The axis data parallelism divides in tensor t: the one dim the local graph (batch / dp)
-    // holds dp times smaller than the global one, wherever the batch sits (dim 1 of a
-    // sequence-first model); -1 when t is not divided.
+    // The pieces the global batch is cut into: dp replicas x micro-batches; micro-batch j of dp
+    // rank d is piece d * microBatches + j.
+    int shards() const { return s.dp * s.microBatches; }
+
+    // The axis data parallelism and micro-batching divide in tensor t: the one dim the local
+    // graph (one micro-batch) holds shards() times smaller than the global one, wherever the
+    // batch sits (dim 1 of a sequence-first model); -1 when t is not divided.
     int dpAxis(TensorId t) const
     {
-        if (s.dp <= 1) return -1;
+        if (shards() <= 1) return -1;
         const Shape& ls = s.local->tensor(t).shape;
         const Shape& gs = s.global->tensor(t).shape;
         if (!ls.rankKnown || !gs.rankKnown || ls.rank() != gs.rank()) return -1;
         for (int d = 0; d < ls.rank(); ++d) {
             const Dim& l = ls.dims[size_t(d)];
             const Dim& g = gs.dims[size_t(d)];
-            if (l.isKnown() && g.isKnown() && l.value != g.value) return l.value * s.dp == g.value ? d : -1;
+            if (l.isKnown() && g.isKnown() && l.value != g.value) return l.value * shards() == g.value ? d : -1;
         }
         return -1;
     }
 
-    // A graph tensor's part for this dp rank along its dp axis (whole when it has none).
-    Tensor dpSlice(const Tensor& whole, TensorId t) const
+    // A graph tensor's part for micro-batch j of this dp rank along its dp axis (whole when it has none).
+    Tensor dpSlice(const Tensor& whole, TensorId t, int j) const
     {
         const int axis = dpAxis(t);
         if (axis < 0 || axis >= whole.dim()) return whole;
-        const int64_t part = whole.size(axis) / s.dp;
-        return whole.narrow(axis, s.dpIndex * part, part).contiguous();
+        const int64_t part = whole.size(axis) / shards();
+        return whole.narrow(axis, (int64_t(s.dpIndex) * s.microBatches + j) * part, part).contiguous();
     }
 
     bool dpSplit(TensorId t) const { return dpAxis(t) >= 0; }
 
-    std::unordered_map<TensorId, Tensor> feeds(int64_t step, bool local) const
+    std::unordered_map<TensorId, Tensor> feeds(int64_t step, bool local, int j = 0) const
     {
         std::unordered_map<TensorId, Tensor> f;
         for (TensorId t : s.global->inputs) {
             Tensor whole = globalInput(t, step);
-            f[t] = local ? dpSlice(whole, t) : whole;
+            f[t] = local ? dpSlice(whole, t, j) : whole;
         }
         return f;
     }
 
     // MSE of every float graph output against seeded targets, normalised by the global element
     // count, so the loss and its gradient do not depend on how the outputs are split.
-    LossParts loss(const std::vector<LocalValue>& outs, int64_t step, bool sharded) const
+    LossParts loss(const std::vector<LocalValue>& outs, int64_t step, bool sharded, int j = 0) const
     {
         const Graph& g = *s.global;
         Tensor back = torch::zeros({}, torch::kFloat32), report = torch::zeros({}, torch::kFloat32);
@@ -232,8 +235,8 @@ struct PlanTrainer::Impl {
             for (int64_t d : shape) count *= double(d);
             double weight = 1;
             if (sharded) {
-                target = dpSlice(target, t);
-                if (s.dp > 1 && !dpSplit(t)) weight = 1.0 / s.dp; // every dp rank holds it whole
+                target = dpSlice(target, t, j);
+                if (shards() > 1 && !dpSplit(t)) weight = 1.0 / shards(); // every piece holds it whole
                 target = shardOf(target, outs[i].layout, 1, s.tp, s.tpIndex);
             }
             Tensor diff = outs[i].t - target;
@@ -250,35 +253,59 @@ struct PlanTrainer::Impl {
             if (p.grad().defined()) p.mutable_grad().zero_();
     }
 
-    // Forward + backward on this rank's shards, gradients summed over dp. Returns the loss.
-    double forwardBackward(int64_t step, double& commSeconds)
+    // Sums `ids`' gradients over `comm`; a rank that does not hold one of them adds zeros of its
+    // shard's shape (every rank of the group walks the same list).
+    void allReduceGrads(Communicator& comm, const std::vector<TensorId>& ids, double& seconds)
+    {
+        if (ids.empty() || comm.size() <= 1) return;
+        std::vector<Tensor> grads;
+        for (TensorId t : ids) {
+            auto it = params.find(t);
+            if (it == params.end()) {
+                const std::optional<std::vector<int64_t>> shape = interp->localShape(t, interp->layouts().storage[size_t(t)]);
+                grads.push_back(torch::zeros(shape ? *shape : std::vector<int64_t>{}, torch::kFloat32).reshape({-1}));
+                continue;
+            }
+            Tensor& p = it->second;
+            if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+            grads.push_back(p.grad().reshape({-1}));
+        }
+        Tensor flat = torch::cat(grads).contiguous();
+        allReduceInPlace(comm, flat, seconds);
+        int64_t off = 0;
+        for (size_t i = 0; i < ids.size(); ++i) {
+            const int64_t n = grads[i].numel();
+            if (auto it = params.find(ids[i]); it != params.end())
+                it->second.mutable_grad().copy_(flat.narrow(0, off, n).reshape(it->second.sizes()));
+            off += n;
+        }
+    }
+
+    // Forward + backward of every micro-batch on this rank's stage and shards (1F1B), gradients
+    // summed over dp and, for weights several stages read, over those stages. Returns the loss.
+    double forwardBackward(int64_t step, double& commSeconds, double& waitSeconds)
     {
         setActiveTpGroup(&tpGroup);
         tpGroup.commSeconds = 0;
         zeroGrads();
-        const std::vector<LocalValue> outs = interp->forward(params, feeds(step, true));
-        LossParts l = loss(outs, step, true);
-        l.backward.backward();
+        PipelineStepInput in;
+        in.interp = interp.get();
+        in.partition = &partition;
+        in.stage = s.ppIndex;
+        in.pp = s.ppComm;
+        in.microBatches = s.microBatches;
+        in.params = &params;
+        in.feeds = [this, step](int j) { return feeds(step, true, j); };
+        in.loss = [this, step](const std::vector<LocalValue>& outs, int j) { return loss(outs, step, true, j); };
+        in.corruptGradients = s.corruptPipeline;
+        const PipelineStepResult r = runPipelineStep(in);
         double seconds = 0;
-        if (s.dp > 1 && !paramIds.empty()) {
-            std::vector<Tensor> grads;
-            for (TensorId t : paramIds) {
-                Tensor& p = params[t];
-                if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
-                grads.push_back(p.grad().reshape({-1}));
-            }
-            Tensor flat = torch::cat(grads).contiguous();
-            allReduceInPlace(*s.dpComm, flat, seconds);
-            int64_t off = 0;
-            for (TensorId t : paramIds) {
-                Tensor& p = params[t];
-                p.mutable_grad().copy_(flat.narrow(0, off, p.numel()).reshape(p.sizes()));
-                off += p.numel();
-            }
-        }
-        Tensor rep = l.report.reshape({1}).contiguous().clone();
+        if (s.dp > 1) allReduceGrads(*s.dpComm, paramIds, seconds);
+        if (s.pp > 1) allReduceGrads(*s.ppComm, sharedIds, seconds);
+        Tensor rep = r.report.reshape({1}).contiguous().clone();
         allReduceInPlace(*s.world, rep, seconds);
-        commSeconds = tpGroup.commSeconds + seconds;
+        commSeconds = tpGroup.commSeconds + seconds + r.waitSeconds;
+        waitSeconds = r.waitSeconds;
         setActiveTpGroup(nullptr);
         return rep.item<double>();
     }
@@ -302,8 +329,21 @@ Result<std::unique_ptr<PlanTrainer>> PlanTrainer::create(const TrainerSetup& set
         d.tpGroup.index = setup.tpIndex;
         d.tpGroup.skipFAllReduce = setup.corruptCollective;
         const ExecLayouts& L = d.interp->layouts();
-        for (TensorId t = 0; t < TensorId(setup.local->tensors.size()); ++t) {
-            if (!isTrainable(*setup.local, t)) continue;
+        const Graph& local = *setup.local;
+        if (setup.pp > 1 && !setup.folded) return R::failure("a plan with stages needs the folded graph");
+        FoldedGraph unfolded;
+        Result<StagePartition> part =
+            partitionStages(local, setup.folded ? *setup.folded : unfolded, setup.plan->pipeline, setup.pp,
+                            [&](TensorId t) {
+                                return local.tensor(t).producer == kNoNode || d.interp->known(t) || isTrainable(local, t);
+                            });
+        if (!part.ok()) return R::failure(part.error());
+        d.partition = std::move(*part);
+        for (TensorId t = 0; t < TensorId(local.tensors.size()); ++t) {
+            if (!isTrainable(local, t)) continue;
+            const std::vector<int>& readers = d.partition.weightStages[size_t(t)];
+            if (setup.pp > 1 && readers.size() > 1) d.sharedIds.push_back(t);
+            if (setup.pp > 1 && !std::binary_search(readers.begin(), readers.end(), setup.ppIndex)) continue;
             d.paramIds.push_back(t);
             Tensor full = fullWeight(*setup.global, t, setup.seed, setup.stored);
             Tensor shard = shardOf(full, L.storage[size_t(t)], L.producedK[size_t(t)], L.tp, setup.tpIndex).clone();
@@ -311,7 +351,7 @@ Result<std::unique_ptr<PlanTrainer>> PlanTrainer::create(const TrainerSetup& set
             d.adamM[t] = torch::zeros_like(shard);
             d.adamV[t] = torch::zeros_like(shard);
         }
-        if (d.paramIds.empty())
+        if (d.paramIds.empty() && setup.pp <= 1)
             return R::failure("the model has no weight to train (no float initializer or Constant weight of two or more "
                               "elements read as data)");
     } catch (const std::exception& e) {
@@ -325,15 +365,16 @@ Result<NumericsReport> PlanTrainer::checkNumerics(int64_t step, double tolerance
     NumericsReport rep;
     const Graph& g = *d->s.global;
     try {
-        double comm = 0;
-        rep.loss = d->forwardBackward(step, comm);
+        double comm = 0, wait = 0;
+        rep.loss = d->forwardBackward(step, comm, wait);
         // The unsharded reference: global batch, whole weights, every node replicated.
         setActiveTpGroup(&d->noGroup);
         Result<ExecLayouts> refLayouts = analyseLayouts(g, nullptr, 1);
         if (!refLayouts.ok()) return Result<NumericsReport>::failure(refLayouts.error());
         GraphInterpreter ref(g, *refLayouts, 0, d->s.stored);
         std::unordered_map<TensorId, Tensor> full;
-        for (TensorId t : d->paramIds) full[t] = fullWeight(g, t, d->s.seed, d->s.stored).set_requires_grad(true);
+        for (TensorId t = 0; t < TensorId(g.tensors.size()); ++t)
+            if (isTrainable(g, t)) full[t] = fullWeight(g, t, d->s.seed, d->s.stored).set_requires_grad(true);
         LossParts l = d->loss(ref.forward(full, d->feeds(step, false)), step, false);
         l.backward.backward();
         setActiveTpGroup(nullptr);
@@ -386,8 +427,9 @@ Result<StepFigures> PlanTrainer::step(int64_t step)
     StepFigures f;
     const auto start = Clock::now();
     try {
-        double comm = 0;
-        f.loss = d->forwardBackward(step, comm);
+        double comm = 0, wait = 0;
+        f.loss = d->forwardBackward(step, comm, wait);
+        f.pipelineWait = wait;
         torch::NoGradGuard noGrad;
         // Adam, element-wise, so every shard updates exactly as its slice of the whole would.
         const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
@@ -461,6 +503,12 @@ int64_t PlanTrainer::shardBytes() const
     int64_t b = 0;
     for (const auto& [t, p] : d->params) b += p.numel() * int64_t(p.element_size());
     return b;
+}
+
+int PlanTrainer::stageBlocks() const
+{
+    const std::vector<int>& b = d->partition.stageBlocks;
+    return d->s.ppIndex < int(b.size()) ? b[size_t(d->s.ppIndex)] : 0;
 }
 
 int64_t PlanTrainer::globalBatch() const

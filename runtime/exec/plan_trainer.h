@@ -3,8 +3,10 @@
 // weights (the model file's values where it stores them, else initialised from the seed; either
 // way slices of the single-rank weights), the
 // synthetic batch of each step (seeded by seed and step, so a resumed run sees the same data),
-// forward + backward on the plan's layouts, gradient averaging over dp, an Adam step, the
-// numerics check against the unsharded model, and checkpoints. No torch in this header.
+// forward + backward on the plan's layouts (its stages under the 1F1B schedule over the plan's
+// micro-batches when it has them), gradient averaging over dp, an Adam step, the numerics check
+// against the unsharded model, and checkpoints. No torch in this header.
+#include "core/fold/folded_graph.h"
 #include "core/ir/graph.h"
 #include "core/onnx/onnx_stored_data.h"
 #include "core/shard/sharding_plan.h"
@@ -19,16 +21,20 @@ namespace tapas::runtime {
 
 struct TrainerSetup {
     const Graph* global = nullptr; // dims as the plan was made (global batch): the reference
-    const Graph* local = nullptr;  // the same model with the batch divided by dp
+    const Graph* local = nullptr;  // the same model with the batch divided by dp x micro-batches: one micro-batch
     const ShardingPlan* plan = nullptr;
+    const FoldedGraph* folded = nullptr; // the global graph folded: stages are ranges of its chain (needed when pp > 1)
     Communicator* world = nullptr;
     Communicator* tpComm = nullptr; // this rank's tp group (size tp)
     Communicator* dpComm = nullptr; // this rank's dp group (size dp)
-    int dp = 1, tp = 1, dpIndex = 0, tpIndex = 0;
+    Communicator* ppComm = nullptr; // this rank's pipeline ranks, one per stage (size pp)
+    int dp = 1, tp = 1, pp = 1, dpIndex = 0, tpIndex = 0, ppIndex = 0;
+    int microBatches = 1;           // per dp replica and step
     const StoredWeights* stored = nullptr; // the file's weight values (null or empty: all synthetic)
     uint64_t seed = 1;
     double lr = 1e-3;
     bool corruptCollective = false; // test hook: skip the backward all-reduce of Megatron's f
+    bool corruptPipeline = false;   // test hook: stages send zeros back instead of their input gradients
 };
 
 struct NumericsReport {
@@ -44,6 +50,7 @@ struct StepFigures {
     double stepTime = 0;    // s, this rank
     double commTime = 0;    // s inside collectives, this rank
     double computeTime = 0; // stepTime - commTime
+    double pipelineWait = 0; // s blocked in receives from the neighbouring stages (part of commTime)
 };
 
 class PlanTrainer {
@@ -61,6 +68,8 @@ public:
     Result<int64_t> loadCheckpoint(const std::string& file);
     int64_t shardBytes() const;
     int64_t globalBatch() const;
+    // Blocks of the folded chain this rank's stage runs (the whole chain without stages).
+    int stageBlocks() const;
 
 private:
     PlanTrainer();

@@ -5,6 +5,7 @@
 
 #include "core/cluster/device_limits.h"
 #include "core/ir/dim_bindings.h"
+#include "core/fold/folded_graph.h"
 #include "core/onnx/onnx_importer.h"
 #include "core/plan/plan_file.h"
 #include "core/plan/plan_runnable.h"
@@ -109,6 +110,7 @@ std::string fmt(double v)
 struct PlanHeader {
     int dp = 1, tp = 1, pp = 1;
     std::map<std::string, std::vector<std::string>> inputDims; // input -> dims as text
+    std::string meshText() const { return DeviceMesh{dp, tp, pp}.toString(); }
 };
 
 Result<PlanHeader> readPlanHeader(const std::string& path)
@@ -144,9 +146,9 @@ Result<PlanHeader> readPlanHeader(const std::string& path)
     } catch (const std::exception& e) {
         return Result<PlanHeader>::failure("plan file '" + path + "': " + e.what());
     }
-    if (int64_t(h.dp) * h.tp > kMaxDevices)
-        return Result<PlanHeader>::failure("plan file '" + path + "': mesh " + std::to_string(h.dp) + "x" + std::to_string(h.tp) +
-                                           " has more than " + std::to_string(kMaxDevices) + " devices");
+    if (int64_t(h.dp) * h.tp * h.pp > kMaxDevices)
+        return Result<PlanHeader>::failure("plan file '" + path + "': mesh " + h.meshText() + " has more than " +
+                                           std::to_string(kMaxDevices) + " devices");
     return h;
 }
 
@@ -290,14 +292,11 @@ int Run::exec()
 
     Result<PlanHeader> header = readPlanHeader(o_.plan);
     if (!header.ok()) return failAll(header.error());
-    if (header->pp > 1)
-        return failAll("plan '" + o_.plan + "' has " + std::to_string(header->pp) +
-                       " pipeline stages: tapas-worker runs dp x tp plans only; plan without --pipeline to train here");
-    const int meshSize = header->dp * header->tp;
+    const int meshSize = header->dp * header->tp * header->pp;
     if (meshSize != mpi_.size())
-        return failAll("plan '" + o_.plan + "' is for a " + std::to_string(header->dp) + "x" + std::to_string(header->tp) +
-                       " mesh of " + std::to_string(meshSize) + " ranks, but the run has " + std::to_string(mpi_.size()) +
-                       " ranks (mpirun -np " + std::to_string(mpi_.size()) + ")");
+        return failAll("plan '" + o_.plan + "' is for a " + header->meshText() + " mesh of " + std::to_string(meshSize) +
+                       " ranks, but the run has " + std::to_string(mpi_.size()) + " ranks (mpirun -np " +
+                       std::to_string(mpi_.size()) + ")");
     ImportOptions io;
     io.runChecker = false;
     Result<Graph> unbound = importOnnxFile(o_.model, io);
@@ -308,33 +307,40 @@ int Run::exec()
     if (!global.ok()) return failAll(global.error());
     Result<PlanDocument> doc = loadPlanFile(o_.plan, *global);
     if (!doc.ok()) return failAll(doc.error());
-    const int dp = doc->plan.mesh.dp, tp = doc->plan.mesh.tp;
+    const int dp = doc->plan.mesh.dp, tp = doc->plan.mesh.tp, pp = doc->plan.mesh.pp;
+    const PipelineSchedule& schedule = doc->plan.pipeline;
+    const int microBatches = std::max(1, schedule.microBatches);
+    // The pieces one step's batch is cut into: dp replicas, each of microBatches micro-batches.
+    const int shards = dp * microBatches;
+    const std::string pieces = microBatches > 1 ? "dp " + std::to_string(dp) + " x " + std::to_string(microBatches) +
+                                                      " micro-batches"
+                                                : "dp " + std::to_string(dp);
     Graph localGraph;
     const Graph* local = &*global;
     // The rules `tapas plan check` and the search apply, so all three refuse the same plans.
     if (Status s = checkRunnable(*global, doc->plan.mesh, o_.model); !s) return failAll(s.error);
-    if (dp > 1) {
-        // A replica's graph: the same model with its batch divided by dp, through the probed
-        // axis when the run re-binds the batch (--batch), else through the batch symbol.
+    if (shards > 1) {
+        // One micro-batch of a replica: the same model with its batch divided by dp x micro-
+        // batches, through the probed axis when the run re-binds the batch (--batch), else
+        // through the batch symbol.
         ImportOptions lo = io;
         if (o_.batch > 0) {
-            if (o_.batch % dp != 0)
-                return failAll("--batch " + std::to_string(o_.batch) + " does not divide over dp " + std::to_string(dp));
-            lo.batch = o_.batch / dp;
+            if (o_.batch % shards != 0)
+                return failAll("--batch " + std::to_string(o_.batch) + " does not divide over " + pieces);
+            lo.batch = o_.batch / shards;
         } else {
             const std::string& batch = global->batchSymbol;
             if (!io.dims.count(batch))
-                return failAll("model '" + o_.model + "': a data-parallel mesh (dp " + std::to_string(dp) +
+                return failAll("model '" + o_.model + "': a data-parallel or micro-batched plan (" + pieces +
                                ") needs a symbolic batch dimension on the inputs, bound by --dim or the plan");
-            if (io.dims[batch] % dp != 0)
-                return failAll("batch " + batch + "=" + std::to_string(io.dims[batch]) + " does not divide over dp " +
-                               std::to_string(dp));
-            lo.dims[batch] /= dp;
+            if (io.dims[batch] % shards != 0)
+                return failAll("batch " + batch + "=" + std::to_string(io.dims[batch]) + " does not divide over " + pieces);
+            lo.dims[batch] /= shards;
         }
         Result<Graph> l = importOnnxFile(o_.model, lo);
         if (!l.ok()) return failAll(l.error());
         if (l->nodes.size() != global->nodes.size())
-            return failAll("model '" + o_.model + "' imports differently with the batch divided by dp");
+            return failAll("model '" + o_.model + "' imports differently with the batch divided by " + pieces);
         localGraph = std::move(*l);
         local = &localGraph;
     }
@@ -344,9 +350,29 @@ int Run::exec()
     stored_ = std::move(*stored);
     emit(weightSourceEvent(*global, stored_));
 
+    // Stages are ranges of the folded chain, as the search folded the same graph.
+    FoldedGraph folded;
+    if (pp > 1) {
+        Result<FoldedGraph> f = foldGraph(*global);
+        if (!f.ok()) return failAll(f.error());
+        folded = std::move(*f);
+        // What this worker does not do differently changes memory, not numerics: say so.
+        std::string kept;
+        for (const PipelineStage& st : schedule.stages)
+            if (st.recompute != Recompute::None && kept.find(recomputeName(st.recompute)) == std::string::npos)
+                kept += std::string(kept.empty() ? "" : ", ") + recomputeName(st.recompute);
+        if (!kept.empty())
+            emit(MetricsEvent::logEvent("info", 0, "the plan recomputes activations (" + kept +
+                                                       "); this worker keeps every stage's activations instead (same "
+                                                       "numerics, more memory)"));
+    }
+    if (schedule.distributedOptimizer && dp > 1)
+        emit(MetricsEvent::logEvent("info", 0, "the plan shards optimizer state over dp; this worker keeps whole Adam state "
+                                               "on every replica (same updates, more memory)"));
+
     world_ = makeWorldCommunicator();
     try {
-        groups_ = splitMesh(*world_, dp, tp);
+        groups_ = splitMesh(*world_, dp, tp, pp);
     } catch (const std::exception& e) {
         return failAll(e.what());
     }
@@ -354,18 +380,25 @@ int Run::exec()
     setup.global = &*global;
     setup.local = local;
     setup.plan = &doc->plan;
+    setup.folded = pp > 1 ? &folded : nullptr;
     setup.world = world_.get();
     setup.tpComm = groups_.tp.get();
     setup.dpComm = groups_.dp.get();
+    setup.ppComm = groups_.pp.get();
     setup.dp = dp;
     setup.tp = tp;
+    setup.pp = pp;
+    setup.microBatches = microBatches;
     setup.tpIndex = groups_.tpIndex;
     setup.dpIndex = groups_.dpIndex;
+    setup.ppIndex = groups_.ppIndex;
     setup.stored = &stored_;
     setup.seed = o_.seed;
     setup.lr = o_.lr;
     const char* corrupt = std::getenv("TAPAS_TEST_CORRUPT_COLLECTIVE");
     setup.corruptCollective = corrupt && std::strcmp(corrupt, "1") == 0;
+    const char* corruptPipeline = std::getenv("TAPAS_TEST_CORRUPT_PIPELINE");
+    setup.corruptPipeline = corruptPipeline && std::strcmp(corruptPipeline, "1") == 0;
     countTensorMemory(); // before the shards are made, so they are counted
     Result<std::unique_ptr<PlanTrainer>> trainer = PlanTrainer::create(setup);
     if (!trainer.ok()) return failAll(trainer.error());
@@ -402,25 +435,29 @@ int Run::exec()
             return kExitNumericsMismatch;
         }
     }
-    emit(MetricsEvent::statusEvent("running", std::to_string(mpi_.size()) + " ranks, mesh " + std::to_string(dp) + "x" + std::to_string(tp)));
+    emit(MetricsEvent::statusEvent("running", std::to_string(mpi_.size()) + " ranks, mesh " + doc->plan.mesh.toString() +
+                                                  (pp > 1 ? ", " + std::to_string(pp) + " stages (1F1B)" : std::string()) +
+                                                  (microBatches > 1 ? ", " + std::to_string(microBatches) + " micro-batches"
+                                                                    : std::string())));
     const double predicted = doc->cost.time();
     const int64_t batch = trainer_->globalBatch();
     const std::string host = hostName();
     const std::vector<std::string> hosts = mpi_.gatherToRoot(host);
     const int size = mpi_.size();
-    constexpr int kFigures = 7;
+    constexpr int kFigures = 10;
     const double predictedMemory = doc->cost.memory();
     resetTensorBytesPeak();
     for (int64_t step = first; step <= o_.steps; ++step) {
         Result<StepFigures> f = trainer_->step(step);
         if (!f.ok()) failHere(f.error());
-        const float mine[kFigures] = {float(f->stepTime), float(f->computeTime), float(f->commTime), float(residentBytes()),
-                                      float(trainer_->shardBytes()), float(peakResidentBytes()),
+        const float mine[kFigures] = {float(f->stepTime),          float(f->computeTime),       float(f->commTime),
+                                      float(residentBytes()),      float(trainer_->shardBytes()), float(peakResidentBytes()),
+                                      float(groups_.ppIndex),      float(trainer_->stageBlocks()), float(f->pipelineWait),
                                       float(tensorBytesPeak())};
         std::vector<float> all(size_t(size) * kFigures);
         world_->allGather(mine, kFigures, all.data());
         if (rank == 0) {
-            double stepTime = 0, compute = 0, comm = 0, peak = 0, tensorPeak = 0;
+            double stepTime = 0, compute = 0, comm = 0, peak = 0, waitShare = 0, tensorPeak = 0;
             MetricsEvent stats;
             stats.type = protocol::EventType::RankStats;
             stats.step = step;
@@ -430,19 +467,34 @@ int Run::exec()
                 compute = std::max(compute, double(v[1]));
                 comm = std::max(comm, double(v[2]));
                 peak = std::max(peak, double(v[5]));
-                tensorPeak = std::max(tensorPeak, double(v[6]));
+                tensorPeak = std::max(tensorPeak, double(v[9]));
+                if (v[0] > 0) waitShare = std::max(waitShare, double(v[8]) / double(v[0]));
                 protocol::RankStat rs;
                 rs.rank = r;
                 rs.host = size_t(r) < hosts.size() ? hosts[size_t(r)] : std::string();
                 rs.values = {{"step_time", v[0]}, {"compute_time", v[1]}, {"comm_time", v[2]}, {"memory_bytes", v[3]}, {"shard_bytes", v[4]},
-                             {"peak_memory_bytes", v[5]}, {"tensor_peak_bytes", v[6]}};
+                             {"peak_memory_bytes", v[5]}, {"tensor_peak_bytes", v[9]}};
+                if (pp > 1) {
+                    rs.values["stage"] = v[6];
+                    rs.values["stage_blocks"] = v[7];
+                    rs.values["pipeline_wait_time"] = v[8];
+                }
                 stats.ranks.push_back(std::move(rs));
             }
-            emit(MetricsEvent::stepEvent(step, {{"loss", f->loss}, {"step_time", stepTime}, {"compute_time", compute},
-                                                {"comm_time", comm}, {"predicted_step_time", predicted},
-                                                {"peak_memory_bytes", peak}, {"tensor_peak_bytes", tensorPeak},
-                                                {"predicted_memory_bytes", predictedMemory},
-                                                {"samples_per_s", stepTime > 0 ? double(batch) / stepTime : 0}}));
+            MetricsEvent se = MetricsEvent::stepEvent(step, {{"loss", f->loss}, {"step_time", stepTime}, {"compute_time", compute},
+                                                             {"comm_time", comm}, {"predicted_step_time", predicted},
+                                                             {"peak_memory_bytes", peak}, {"tensor_peak_bytes", tensorPeak},
+                                                             {"predicted_memory_bytes", predictedMemory},
+                                                             {"samples_per_s", stepTime > 0 ? double(batch) / stepTime : 0}});
+            if (pp > 1) {
+                // The schedule's idle share as planned beside the largest share of a step any
+                // rank spent waiting for its neighbours (bubble plus transfers).
+                se.values["pipeline_stages"] = pp;
+                se.values["micro_batches"] = microBatches;
+                se.values["predicted_bubble_fraction"] = schedule.bubbleFraction;
+                se.values["pipeline_wait_fraction"] = waitShare;
+            }
+            emit(se);
             emit(stats);
         }
         // Every rank stops after the same step, for a stop request or for a record that rank
@@ -483,7 +535,7 @@ const char* trainPlanUsage()
     return "  train-plan --model M.onnx --plan P.tapas.json --run-dir D [--steps N] [--checkpoint-every K]\n"
            "             [--resume] [--dim name=value ...] [--batch N] [--seed S] [--lr X] [--tolerance E]\n"
            "             [--skip-numerics] [--metrics-port P (token in TAPAS_METRICS_TOKEN)] [--no-rank-logs]\n"
-           "                  train a sharded plan on the ranks (mesh dp x tp = ranks)\n";
+           "                  train a sharded plan on the ranks (mesh dp x pp x tp = ranks; stages run 1F1B)\n";
 }
 
 Result<TrainPlanOptions> parseTrainPlanArgs(int argc, char** argv, int first)

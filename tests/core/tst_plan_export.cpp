@@ -9,6 +9,7 @@
 #include "core/onnx/onnx_importer.h"
 #include "core/plan/export_common.h"
 #include "core/plan/plan_editor.h"
+#include "core/search/pipeline_sweep.h"
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
 #include "tests/common/zoo_plan.h"
@@ -479,6 +480,66 @@ private slots:
         QVERIFY(!r.ok());
         QVERIFY2(r.error().find("splits the 2 layers evenly over pipeline size 2 x 2 virtual stages") != std::string::npos,
                  r.error().c_str());
+    }
+
+    // A plan with stages (pp 2 x tp 8 over the two nodes): the launch scripts say which rank is
+    // which (pp, dp, tp) coordinate and which blocks of the folded chain each stage runs; the
+    // files are compared with tests/data/export/staged/ (TAPAS_UPDATE_EXPECTED=1 rewrites them).
+    void launch_scripts_map_ranks_to_pipeline_stages()
+    {
+        Fixture f;
+        SearchRequest r;
+        r.graph = &f.g;
+        r.cluster = f.cluster;
+        PipelineOptions o;
+        o.tp = {8};
+        o.pp = {2};
+        o.microBatchSizes = {2};
+        o.virtualStages = {1};
+        o.recompute = Recompute::None;
+        r.pipeline = o;
+        const Result<SearchResult> res = searchPipelined(*findSearcher("megatron"), r);
+        QVERIFY2(res.ok(), res.ok() ? "" : res.error().c_str());
+        QCOMPARE(res->best.plan.mesh, (DeviceMesh{1, 8, 2}));
+        const std::vector<PipelineStage>& st = res->best.plan.pipeline.stages;
+        QCOMPARE(int(st.size()), 2);
+        ExportInput in = f.in;
+        in.plan = &res->best.plan;
+        in.report = &res->best.report;
+        ExportFiles files;
+        for (const char* format : {"mpirun", "slurm"}) {
+            Result<ExportFiles> w = findPlanExporter(format)->write(in, f.options);
+            QVERIFY2(w.ok(), w.ok() ? "" : w.error().c_str());
+            files.merge(*w);
+        }
+        auto stageLine = [&](int i, const char* ranks) {
+            return "#  stage " + std::to_string(i) + ": blocks " + std::to_string(st[size_t(i)].firstBlock) + "-" +
+                   std::to_string(st[size_t(i)].endBlock - 1) + " on pp " + std::to_string(i) + ", ranks " + ranks + "\n";
+        };
+        for (const char* script : {"launch_mpirun.sh", "launch_slurm.sh"}) {
+            const std::string s = files.at(script);
+            for (const std::string& line : {std::string("rank = (pp * 1 + dp) * 8 + tp"),
+                                            std::string("#  gpu-a.example: ranks 0-7 (pp 0, dp 0, tp 0-7)\n"),
+                                            std::string("#  gpu-b.example: ranks 8-15 (pp 1, dp 0, tp 0-7)\n"),
+                                            std::string("1F1B over 4 micro-batch(es) of 2"), stageLine(0, "0-7"),
+                                            stageLine(1, "8-15"), std::string("(dp 1 x pp 2 x tp 8)")})
+                QVERIFY2(s.find(line) != std::string::npos, (line + "\n---\n" + s).c_str());
+        }
+        const QString dir = expectedDir() + QStringLiteral("/staged");
+        const bool update = qEnvironmentVariableIntValue("TAPAS_UPDATE_EXPECTED") == 1;
+        for (const char* name : {"launch_mpirun.sh", "launch_slurm.sh"}) {
+            QFile file(dir + "/" + name);
+            if (update) {
+                QDir().mkpath(dir);
+                QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+                file.write(bytes(files.at(name)));
+                continue;
+            }
+            QVERIFY2(file.open(QIODevice::ReadOnly),
+                     qPrintable("missing expected output " + file.fileName() + " (run with TAPAS_UPDATE_EXPECTED=1)"));
+            QVERIFY2(file.readAll() == bytes(files.at(name)), qPrintable(file.fileName() + " differs from the expected output"));
+        }
+        if (update) QSKIP("expected staged outputs rewritten; review git diff tests/data/export/staged");
     }
 
     void megatron_export_refuses_models_the_gpt_script_cannot_train()

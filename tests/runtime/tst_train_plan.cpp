@@ -3,11 +3,14 @@
 // gradients as the unsharded model, train, report their steps to the run directory and the
 // metrics socket, checkpoint and resume exactly, refuse a mesh that does not match the ranks,
 // and a deliberately broken collective (TAPAS_TEST_CORRUPT_COLLECTIVE=1) is caught by the
-// numerics check with the tensor named.
+// numerics check with the tensor named. Plans with pipeline stages (dp x pp x tp, 1F1B over
+// micro-batches) pass the same check; a broken gradient send between stages
+// (TAPAS_TEST_CORRUPT_PIPELINE=1) is caught, and interleaved stages are refused by name.
 #include "core/cluster/cluster_spec.h"
 #include "core/fold/folded_graph.h"
 #include "core/onnx/onnx_importer.h"
 #include "core/plan/plan_file.h"
+#include "core/search/pipeline_sweep.h"
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
 #include "runtime/protocol/run_directory.h"
@@ -125,6 +128,33 @@ std::string savePlan(const Graph& g, const std::string& searcher, const DeviceMe
     if (!s) qFatal("no searcher %s", searcher.c_str());
     Result<SearchResult> res = s->search(r);
     if (!res.ok()) qFatal("search %s %s: %s", searcher.c_str(), mesh.toString().c_str(), res.error().c_str());
+    Result<FoldedGraph> folded = foldGraph(g);
+    const std::string json = savePlanJson(g, folded.ok() ? &*folded : nullptr, res->best.plan, r.cluster, res->best.report,
+                                          {searcher, "test", res->searchSeconds});
+    if (!savePlanFile(path, json).ok()) qFatal("cannot write %s", path.c_str());
+    return path;
+}
+
+// A plan with stages from the pipeline sweep, its choices pinned: tp, pp, the micro-batch size
+// and the interleaving; dp is what the ranks leave.
+std::string savePipelinePlan(const Graph& g, const std::string& searcher, const DeviceMesh& mesh, int microBatchSize,
+                             int virtualStages, const std::string& path)
+{
+    SearchRequest r;
+    r.graph = &g;
+    r.cluster = cpuCluster(mesh);
+    PipelineOptions o;
+    o.tp = {mesh.tp};
+    o.pp = {mesh.pp};
+    o.microBatchSizes = {microBatchSize};
+    o.virtualStages = {virtualStages};
+    o.recompute = Recompute::None;
+    o.tpAcrossNodes = true;
+    r.pipeline = o;
+    Result<SearchResult> res = searchPipelined(*findSearcher(searcher), r);
+    if (!res.ok()) qFatal("pipeline sweep %s %s: %s", searcher.c_str(), mesh.toString().c_str(), res.error().c_str());
+    if (!(res->best.plan.mesh == mesh))
+        qFatal("pipeline sweep gave mesh %s, not %s", res->best.plan.mesh.toString().c_str(), mesh.toString().c_str());
     Result<FoldedGraph> folded = foldGraph(g);
     const std::string json = savePlanJson(g, folded.ok() ? &*folded : nullptr, res->best.plan, r.cluster, res->best.report,
                                           {searcher, "test", res->searchSeconds});
@@ -281,23 +311,98 @@ private Q_SLOTS:
         QVERIFY(r.of(EventType::Step).empty());
     }
 
-    // A plan with pipeline stages (plan file version 2) is refused by name until stages run.
-    void plan_with_pipeline_stages_is_refused()
+    // Plans with stages: 2 stages x 2 tp on 4 ranks (4 micro-batches of 1, so the first stage
+    // runs one forward ahead), 2 stages x 2 dp, and 2 stages alone on 2 ranks; each rank runs
+    // only its stage's blocks and weights (the tied embedding is read by both end stages).
+    void pipelined_gpt_matches_reference_and_trains_data()
     {
-        const std::string plan = savePlan(gpt_, "megatron", {1, 2}, dir("staged.tapas.json"));
-        QFile f(QString::fromStdString(plan));
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        nlohmann::json j = nlohmann::json::parse(f.readAll().toStdString());
-        f.close();
-        j["mesh"]["pp"] = 2;
-        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        f.write(QByteArray::fromStdString(j.dump()));
-        f.close();
-        const WorkerRun r = runWorker(2, gptPath_, plan, dir("run-staged"), {"--steps", "1"});
+        QTest::addColumn<QString>("searcher");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("microBatchSize");
+        QTest::newRow("tapas 1x2x2 b1") << QString("tapas") << 1 << 2 << 2 << 1;
+        QTest::newRow("megatron 1x2x2 b2") << QString("megatron") << 1 << 2 << 2 << 2;
+        QTest::newRow("tapas 2x2x1 b1") << QString("tapas") << 2 << 2 << 1 << 1;
+        QTest::newRow("tapas 1x2x1 b2") << QString("tapas") << 1 << 2 << 1 << 2;
+    }
+    void pipelined_gpt_matches_reference_and_trains()
+    {
+        QFETCH(QString, searcher);
+        QFETCH(int, dp);
+        QFETCH(int, pp);
+        QFETCH(int, tp);
+        QFETCH(int, microBatchSize);
+        const DeviceMesh mesh{dp, tp, pp};
+        const QString tag = searcher + "-" + QString::fromStdString(mesh.toString()) + QString("-b%1").arg(microBatchSize);
+        const std::string plan = savePipelinePlan(gpt_, searcher.toStdString(), mesh, microBatchSize, 1, dir(tag + ".tapas.json"));
+        const int microBatches = 4 / (dp * microBatchSize);
+        const WorkerRun r = runWorker(mesh.size(), gptPath_, plan, dir("run-" + tag), {"--steps", "3"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output + r.rankLog(0) + r.rankLog(mesh.size() - 1) + QString::fromStdString(r.states())));
+        const MetricsEvent* ok = r.status("numerics_ok");
+        QVERIFY2(ok, r.states().c_str());
+        QVERIFY(ok->fields.count("max_rel_error") && std::stod(ok->fields.at("max_rel_error")) <= 1e-3);
+        QVERIFY(r.status("finished"));
+        const MetricsEvent* running = r.status("running");
+        QVERIFY(running && running->text.find("2 stages (1F1B)") != std::string::npos);
+        const auto steps = r.of(EventType::Step);
+        QCOMPARE(int(steps.size()), 3);
+        for (const MetricsEvent* s : steps) {
+            QVERIFY(std::isfinite(s->values.at("loss")) && s->values.at("loss") > 0);
+            QCOMPARE(s->values.at("pipeline_stages"), double(pp));
+            QCOMPARE(s->values.at("micro_batches"), double(microBatches));
+            // (p-1)/(m+p-1) for equal stages; the plan's own figure for its unequal ones
+            QVERIFY(s->values.at("predicted_bubble_fraction") > 0 && s->values.at("predicted_bubble_fraction") < 1);
+            QVERIFY(s->values.at("pipeline_wait_fraction") > 0 && s->values.at("pipeline_wait_fraction") <= 1);
+        }
+        QVERIFY2(steps.back()->values.at("loss") < steps.front()->values.at("loss"), "three Adam steps lower the loss");
+        const auto stats = r.of(EventType::RankStats);
+        QCOMPARE(int(stats.back()->ranks.size()), mesh.size());
+        double blocks = 0;
+        for (const auto& rs : stats.back()->ranks) {
+            // Megatron-LM's order: tp fastest, then dp, then the stage.
+            QCOMPARE(rs.values.at("stage"), double(rs.rank / (dp * tp)));
+            QVERIFY(rs.values.at("stage_blocks") >= 1);
+            QVERIFY(rs.values.at("shard_bytes") > 0);
+            if (rs.rank % (dp * tp) == 0) blocks += rs.values.at("stage_blocks");
+        }
+        const Result<FoldedGraph> folded = foldGraph(gpt_);
+        QVERIFY(folded.ok());
+        QCOMPARE(blocks, double(folded->chain.size()));
+        qInfo("%s: %d micro-batches, step_time %.4f s (comm %.4f), pipeline wait %.0f%% of the step (planned bubble %.0f%%), "
+              "loss %.4f -> %.4f, max relative error %s",
+              qPrintable(tag), microBatches, steps.back()->values.at("step_time"), steps.back()->values.at("comm_time"),
+              100 * steps.back()->values.at("pipeline_wait_fraction"), 100 * steps.back()->values.at("predicted_bubble_fraction"),
+              steps.front()->values.at("loss"), steps.back()->values.at("loss"), ok->fields.at("max_rel_error").c_str());
+    }
+
+    // Stages that send zeros back instead of their input gradients: the first stage's weights
+    // get wrong gradients, and the numerics check names one.
+    void broken_pipeline_send_is_caught_by_numerics()
+    {
+        const std::string plan = savePipelinePlan(gpt_, "tapas", {1, 1, 2}, 2, 1, dir("corrupt-pp.tapas.json"));
+        QProcessEnvironment env;
+        env.insert("TAPAS_TEST_CORRUPT_PIPELINE", "1");
+        const WorkerRun r = runWorker(2, gptPath_, plan, dir("run-corrupt-pp"), {"--steps", "2"}, env);
+        QCOMPARE(r.exitCode, 3);
+        const MetricsEvent* bad = r.status("numerics_mismatch");
+        QVERIFY2(bad, r.states().c_str());
+        QVERIFY(gpt_.findTensor(bad->fields.at("worst_tensor")) != kNoTensor);
+        QVERIFY(std::stod(bad->fields.at("rel_error")) > std::stod(bad->fields.at("tolerance")));
+        QVERIFY(r.of(EventType::Step).empty());
+    }
+
+    // Interleaved (virtual) stages are not executed: refused by name before anything runs.
+    void plan_with_interleaved_stages_is_refused()
+    {
+        const std::string plan = savePipelinePlan(gpt_, "tapas", {1, 1, 2}, 2, 2, dir("interleaved.tapas.json"));
+        const WorkerRun r = runWorker(2, gptPath_, plan, dir("run-interleaved"), {"--steps", "1"});
         QVERIFY(r.exitCode != 0);
         const MetricsEvent* failed = r.status("failed");
         QVERIFY2(failed, r.states().c_str());
-        QVERIFY2(failed->text.find("2 pipeline stages") != std::string::npos, failed->text.c_str());
+        QVERIFY2(failed->text.find("interleaves 2 virtual stages") != std::string::npos &&
+                     failed->text.find("--virtual-stages 1") != std::string::npos,
+                 failed->text.c_str());
         QVERIFY(r.of(EventType::Step).empty());
     }
 
