@@ -26,6 +26,10 @@ struct CostOptions {
     // Micro-batches per replica and step: node costs are then those of one micro-batch (the
     // batch is cut into dp x microBatches pieces); the pipeline cost model adds them up.
     int microBatches = 1;
+    // The search's second view of data parallelism: node costs leave out the bandwidth of the
+    // gradient all-reduce (the gradient bytes stay), as when DDP hides the sync under the
+    // backward. The block searchers rank the plans of both views by their reports.
+    bool gradientSyncHidden = false;
 };
 
 struct CostTerms {
@@ -74,6 +78,8 @@ public:
     // than the last bucket, which waits for the backward to end. `bandwidthTime` is the sum of
     // the nodes' bandwidth terms (their dpComm).
     double gradientSyncTime(double gradBytes, double bandwidthTime, double compute) const;
+    // Gradient bytes a replica syncs with every trained weight kept whole: the most any plan has.
+    double wholeGradientBytes() const { return wholeGradientBytes_; }
     // One collective over a mesh axis, on a tensor whose unsplit per-replica size is fullBytes.
     double collectiveTime(CollectiveKind k, double fullBytes, MeshAxis axis, double* wireBytes = nullptr) const;
 
@@ -94,6 +100,7 @@ private:
     double flopRate_ = 1;
     int elemBytes_ = 2;
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> sharedWeights_;
+    double wholeGradientBytes_ = 0;
 };
 
 // DDP's default bucket_cap_mb.

@@ -1,9 +1,12 @@
 // The exact optimum of the unfolded graph as an integer linear program, Alpa's auto-sharding
 // formulation: one binary choice per node and strategy, an edge variable per (producer choice,
-// consumer choice) pair that pays the resharding, and the memory limit as a constraint. Solved
-// by CBC (Debian's coinor-libcbc-dev) with a time limit reported when hit. Same cost model and
-// strategies as the DP searchers, so their results compare exactly.
+// consumer choice) pair that pays the resharding, and the memory limit as a constraint. The
+// report's plan-wide terms (a shared weight's one cost, DDP's bucketed, overlapped gradient sync)
+// are rows too (ilp_plan_terms.h), so a proven optimum is the optimum of the report's total.
+// Solved by CBC (Debian's coinor-libcbc-dev) with a time limit reported when hit. Same cost model
+// and strategies as the DP searchers, so their results compare exactly.
 #include "core/search/block_search.h"
+#include "core/search/ilp_plan_terms.h"
 #include "core/search/searcher_factories.h"
 
 #include <algorithm>
@@ -19,6 +22,12 @@ namespace tapas {
 namespace {
 
 #if TAPAS_HAVE_CBC
+// The constant part of the report's step time (the solver's objective leaves it out).
+double constantTime(const IlpModel& m)
+{
+    return m.constant.time() - (m.syncByRows ? m.constant.dpComm : 0);
+}
+
 std::string seconds(double s)
 {
     char b[32];
@@ -58,47 +67,31 @@ private:
                                                  stage + " (" + seconds(elapsed()) + " s spent); no plan");
         };
         const double limit = request.memoryLimit > 0 ? request.memoryLimit : request.cluster.memoryBytes;
-        // Objective in microseconds: CBC's absolute tolerances would blur costs in seconds.
-        constexpr double kScale = 1e6;
-        Cbc_Model* m = Cbc_newModel();
-        Cbc_setLogLevel(m, 0);
+        IlpModel program;
         std::vector<int> firstCol(g.nodes.size());
-        int cols = 0;
-        std::vector<int> memCols;
-        std::vector<double> memCoefs;
         for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
             if ((n & 255) == 0 && (elapsed() > request.ilpTimeLimit || request.progress.cancelled())) {
-                Cbc_deleteModel(m);
                 if (request.progress.cancelled()) return Result<SearchResult>::failure("ilp search cancelled");
                 return outOfTime("building the model's choice variables");
             }
-            firstCol[size_t(n)] = cols;
-            const std::vector<int>& allowed = table.allowed(n);
+            firstCol[size_t(n)] = int(program.columns.size());
             std::vector<int> row;
-            std::vector<double> ones;
-            for (int s : allowed) {
-                double obj = table.cost(n, s).time();
+            for (int s : table.allowed(n)) {
+                CostTerms terms = table.cost(n, s);
                 const OpStrategy& st = table.strategy(n, s);
-                for (size_t o = 0; o < g.node(n).outputs.size(); ++o) {
+                for (size_t o = 0; o < g.node(n).outputs.size(); ++o) { // a graph output left partial is reduced at the end
                     const TensorId t = g.node(n).outputs[o];
                     if (t != kNoTensor && st.outputs[o].kind == TensorLayout::P &&
                         std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end())
-                        obj += model.reshardCost(t, st.outputs[o], TensorLayout::replicated()).time();
+                        terms += model.reshardCost(t, st.outputs[o], TensorLayout::replicated());
                 }
-                Cbc_addCol(m, "", 0, 1, obj * kScale, 1, 0, nullptr, nullptr);
-                row.push_back(cols);
-                ones.push_back(1);
-                memCols.push_back(cols);
-                memCoefs.push_back(table.cost(n, s).memory());
-                ++cols;
+                row.push_back(program.addColumn(0, 1, true, terms));
             }
-            Cbc_addRow(m, "", int(row.size()), row.data(), ones.data(), 'E', 1);
+            program.addRow(row, std::vector<double>(row.size(), 1.0), 'E', 1);
         }
-        Cbc_addRow(m, "", int(memCols.size()), memCols.data(), memCoefs.data(), 'L', limit);
         // Edge variables: y >= x_pa + x_cb - 1 wherever that pair of choices reshards.
         for (NodeId c = 0; c < NodeId(g.nodes.size()); ++c) {
             if ((c & 255) == 0 && (elapsed() > request.ilpTimeLimit || request.progress.cancelled())) {
-                Cbc_deleteModel(m);
                 if (request.progress.cancelled()) return Result<SearchResult>::failure("ilp search cancelled");
                 return outOfTime("building the model's resharding variables");
             }
@@ -115,16 +108,32 @@ private:
                     for (size_t b = 0; b < cb.size(); ++b) {
                         const TensorLayout from = table.strategy(p, pa[a]).outputs[o], to = table.strategy(c, cb[b]).inputs[i];
                         if (from == to) continue;
-                        const double cost = model.reshardCost(t, from, to).time();
-                        if (cost <= 0) continue;
-                        Cbc_addCol(m, "", 0, 1, cost * kScale, 0, 0, nullptr, nullptr);
-                        const int y = cols++;
-                        const int idx[3] = {y, firstCol[size_t(p)] + int(a), firstCol[size_t(c)] + int(b)};
-                        const double coef[3] = {1, -1, -1};
-                        Cbc_addRow(m, "", 3, idx, coef, 'G', -1);
+                        const CostTerms cost = model.reshardCost(t, from, to);
+                        if (cost.time() <= 0) continue;
+                        const int y = program.addColumn(0, 1, false, cost);
+                        program.addRow({y, firstCol[size_t(p)] + int(a), firstCol[size_t(c)] + int(b)}, {1, -1, -1}, 'G', -1);
                     }
             }
         }
+        // What the report adds over the nodes' sum, so that the objective is the report's total.
+        addSharedWeightTerms(program, model, table, firstCol);
+        addGradientSyncTerms(program, model);
+        std::vector<int> memCols;
+        std::vector<double> memCoefs;
+        for (int col = 0; col < int(program.columns.size()); ++col)
+            if (program.columns[size_t(col)].terms.memory() != 0) {
+                memCols.push_back(col);
+                memCoefs.push_back(program.columns[size_t(col)].terms.memory());
+            }
+        program.addRow(std::move(memCols), std::move(memCoefs), 'L', limit - program.constant.memory());
+        Cbc_Model* m = Cbc_newModel();
+        Cbc_setLogLevel(m, 0);
+        for (int col = 0; col < int(program.columns.size()); ++col) {
+            const IlpModel::Column& c = program.columns[size_t(col)];
+            Cbc_addCol(m, "", c.lo, c.hi, program.objective(col) * IlpModel::kTimeScale, c.integer ? 1 : 0, 0, nullptr, nullptr);
+        }
+        for (IlpModel::Row& row : program.rows)
+            Cbc_addRow(m, "", int(row.cols.size()), row.cols.data(), row.coefs.data(), row.sense, row.rhs);
         const double remaining = request.ilpTimeLimit - elapsed();
         if (remaining <= 0) {
             Cbc_deleteModel(m);
@@ -136,6 +145,7 @@ private:
         // CBC checks its clock between nodes and may run a little past it; the wall time decides.
         const bool timeLimit = Cbc_isSecondsLimitReached(m) || (!optimal && elapsed() >= request.ilpTimeLimit);
         const double* x = Cbc_numberSavedSolutions(m) > 0 || optimal ? Cbc_getColSolution(m) : nullptr;
+        const double objective = x ? Cbc_getObjValue(m) / IlpModel::kTimeScale + constantTime(program) : 0;
         if (!x) {
             Cbc_deleteModel(m);
             if (timeLimit) return outOfTime("solving, before CBC found a plan");
@@ -153,6 +163,7 @@ private:
         r.best = makeCandidate(table, choices, nullptr);
         r.feasible = r.best.report.total.memory() <= limit;
         r.optimal = optimal;
+        r.solverObjective = objective;
         r.timeLimitHit = timeLimit;
         r.warnings = table.warnings();
         r.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
