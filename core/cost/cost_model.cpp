@@ -120,7 +120,7 @@ CostTerms CostModel::weightUseCost(TensorId t, const TensorLayout& l, bool split
         // Latency is paid per DDP bucket, for the whole plan (gradientSyncTime).
         const double grad = elems * shard * elemBytes_;
         wire = collectiveWireBytes(CollectiveKind::AllReduce, grad, mesh_.dp);
-        if (!options_.gradientSyncHidden) c.dpComm += wire / axisLink(cluster_, mesh_, MeshAxis::Dp).bandwidth;
+        if (options_.syncView != CostOptions::SyncView::Hidden) c.dpComm += wire / axisLink(cluster_, mesh_, MeshAxis::Dp).bandwidth;
         c.dpGradBytes += grad;
         c.commBytes += wire;
     }
@@ -139,7 +139,7 @@ CostTerms CostModel::sharedWeightCost(TensorId t, const std::vector<std::pair<Te
     auto dpSync = [&](CostTerms& c, double grad) {
         if (mesh_.dp <= 1) return;
         const double wire = collectiveWireBytes(CollectiveKind::AllReduce, grad, mesh_.dp);
-        if (!options_.gradientSyncHidden) c.dpComm += wire / axisLink(cluster_, mesh_, MeshAxis::Dp).bandwidth;
+        if (options_.syncView != CostOptions::SyncView::Hidden) c.dpComm += wire / axisLink(cluster_, mesh_, MeshAxis::Dp).bandwidth;
         c.dpGradBytes += grad;
         c.commBytes += wire;
     };
@@ -181,6 +181,7 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     CostTerms c;
     const OpCost oc = tapas::nodeCost(g_, n);
     c.compute = oc.flops / batchShards() * s.computeFraction / flopRate_ * (1 + options_.backwardFactor);
+    if (options_.syncView == CostOptions::SyncView::OutlastsBackward) c.compute /= 1 + options_.backwardFactor;
     const bool split = s.computeFraction < 1;
     for (size_t i = 0; i < n.inputs.size() && i < s.inputs.size(); ++i) {
         const TensorId t = n.inputs[i];

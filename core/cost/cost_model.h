@@ -26,10 +26,13 @@ struct CostOptions {
     // Micro-batches per replica and step: node costs are then those of one micro-batch (the
     // batch is cut into dp x microBatches pieces); the pipeline cost model adds them up.
     int microBatches = 1;
-    // The search's second view of data parallelism: node costs leave out the bandwidth of the
-    // gradient all-reduce (the gradient bytes stay), as when DDP hides the sync under the
-    // backward. The block searchers rank the plans of both views by their reports.
-    bool gradientSyncHidden = false;
+    // How node costs see the plan's gradient sync, for the block searchers' views (a report is
+    // exact whatever the view): Bandwidth charges each weight its all-reduce's bandwidth (exact
+    // while the gradients fit one DDP bucket); Hidden charges none (DDP hides the sync under the
+    // backward); OutlastsBackward charges it and credits the backward share of each node's
+    // compute, which the sync then hides. The gradient bytes are kept in every view.
+    enum class SyncView { Bandwidth, Hidden, OutlastsBackward };
+    SyncView syncView = SyncView::Bandwidth;
 };
 
 struct CostTerms {

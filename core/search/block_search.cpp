@@ -379,15 +379,19 @@ Result<SearchResult> runBlockSearcher(const std::string& name, const SearchReque
         return !more.cancelled;
     };
     // The nodes carry the bandwidth of their gradients' all-reduce, which is the plan's exposed
-    // sync while the gradients fit one DDP bucket; beyond one, DDP hides all but the last bucket
-    // under the backward, and the plans that are best when the sync costs nothing are searched too.
-    std::optional<CostModel> hiddenModel;
-    if (request.mesh.dp > 1 && model.wholeGradientBytes() > kDdpBucketBytes) {
-        CostOptions hidden = request.cost;
-        hidden.gradientSyncHidden = true;
-        hiddenModel.emplace(*request.graph, request.cluster, request.mesh, hidden);
-        if (!addPlans(*hiddenModel, config)) return Result<SearchResult>::failure(name + " search cancelled");
-    }
+    // sync while the gradients fit one DDP bucket. Beyond one, DDP hides all but the last bucket
+    // under the backward, or the sync outlasts the backward and more compute hides more of it:
+    // the plans best under each of those views are searched too.
+    std::vector<CostModel> syncViews;
+    syncViews.reserve(2);
+    if (request.mesh.dp > 1 && model.wholeGradientBytes() > kDdpBucketBytes)
+        for (CostOptions::SyncView v : {CostOptions::SyncView::Hidden, CostOptions::SyncView::OutlastsBackward}) {
+            CostOptions o = request.cost;
+            o.syncView = v;
+            syncViews.emplace_back(*request.graph, request.cluster, request.mesh, o);
+        }
+    for (const CostModel& m : syncViews)
+        if (!addPlans(m, config)) return Result<SearchResult>::failure(name + " search cancelled");
     // A shared weight's uses each carry a share of its cost, which sums to the weight's cost when
     // the uses agree and understates it when they differ (the report settles them as one). Where
     // the plans found use a shared weight in different layouts, the search is run again with each
@@ -401,8 +405,9 @@ Result<SearchResult> runBlockSearcher(const std::string& name, const SearchReque
                     if (u == n && useClass(s, slot) != c) return false;
                 return true;
             };
-            if (!addPlans(model, pinned) || (hiddenModel && !addPlans(*hiddenModel, pinned)))
-                return Result<SearchResult>::failure(name + " search cancelled");
+            if (!addPlans(model, pinned)) return Result<SearchResult>::failure(name + " search cancelled");
+            for (const CostModel& m : syncViews)
+                if (!addPlans(m, pinned)) return Result<SearchResult>::failure(name + " search cancelled");
         }
     SearchResult r;
     r.searcher = name;

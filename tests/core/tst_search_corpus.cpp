@@ -14,6 +14,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -116,12 +117,15 @@ void compareWithIlp(const SearchRequest& request, const SearchResult& tapas, boo
     }
     const double t = tapas.best.report.total.time(), o = ilp->best.report.total.time();
     line += ", ilp " + std::to_string(o / t) + (ilp->optimal ? " (proven)" : " (not proven)");
-    QVERIFY2(t <= o * (1 + 1e-6), qPrintable(QStringLiteral("tapas %1 ms > ILP's plan %2 ms").arg(t * 1e3).arg(o * 1e3)));
+    QVERIFY2(t <= o * (1 + 1e-6) + 1e-11, qPrintable(QStringLiteral("tapas %1 ms > ILP's plan %2 ms").arg(t * 1e3).arg(o * 1e3)));
     if (!ilp->optimal) return;
     ++ilpTally(real).proven;
-    QVERIFY2(std::abs(ilp->solverObjective - o) <= 1e-6 * o,
+    // CBC's tolerances are absolute (in the program's microseconds), so on the detectors' and
+    // audio models' steps of nanoseconds the objective is its report to 10 ps, not to 1e-6.
+    const double tolerance = std::max(1e-6 * o, 1e-11);
+    QVERIFY2(std::abs(ilp->solverObjective - o) <= tolerance,
              qPrintable(QStringLiteral("ILP objective %1 ms vs its report %2 ms").arg(ilp->solverObjective * 1e3).arg(o * 1e3)));
-    QVERIFY2(std::abs(t - o) <= 1e-6 * o, qPrintable(QStringLiteral("tapas %1 ms vs ILP optimum %2 ms").arg(t * 1e3).arg(o * 1e3)));
+    QVERIFY2(std::abs(t - o) <= tolerance, qPrintable(QStringLiteral("tapas %1 ms vs ILP optimum %2 ms").arg(t * 1e3).arg(o * 1e3)));
 }
 
 } // namespace
