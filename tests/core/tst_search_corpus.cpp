@@ -100,7 +100,7 @@ IlpTally& ilpTally(bool real)
     return real ? realRows : zooRows;
 }
 
-constexpr double kIlpSeconds = 10;
+constexpr double kIlpSeconds = 5;
 
 void compareWithIlp(const SearchRequest& request, const SearchResult& tapas, bool real, std::string& line)
 {
@@ -117,12 +117,12 @@ void compareWithIlp(const SearchRequest& request, const SearchResult& tapas, boo
     }
     const double t = tapas.best.report.total.time(), o = ilp->best.report.total.time();
     line += ", ilp " + std::to_string(o / t) + (ilp->optimal ? " (proven)" : " (not proven)");
-    QVERIFY2(t <= o * (1 + 1e-6) + 1e-11, qPrintable(QStringLiteral("tapas %1 ms > ILP's plan %2 ms").arg(t * 1e3).arg(o * 1e3)));
+    QVERIFY2(t <= o * (1 + 1e-6) + 1e-10, qPrintable(QStringLiteral("tapas %1 ms > ILP's plan %2 ms").arg(t * 1e3).arg(o * 1e3)));
     if (!ilp->optimal) return;
     ++ilpTally(real).proven;
     // CBC's tolerances are absolute (in the program's microseconds), so on the detectors' and
-    // audio models' steps of nanoseconds the objective is its report to 10 ps, not to 1e-6.
-    const double tolerance = std::max(1e-6 * o, 1e-11);
+    // audio models' steps of under a nanosecond the objective is its report to 0.1 ns, not to 1e-6.
+    const double tolerance = std::max(1e-6 * o, 1e-10);
     QVERIFY2(std::abs(ilp->solverObjective - o) <= tolerance,
              qPrintable(QStringLiteral("ILP objective %1 ms vs its report %2 ms").arg(ilp->solverObjective * 1e3).arg(o * 1e3)));
     QVERIFY2(std::abs(t - o) <= tolerance, qPrintable(QStringLiteral("tapas %1 ms vs ILP optimum %2 ms").arg(t * 1e3).arg(o * 1e3)));
