@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 
 #if TAPAS_HAVE_CBC
 #include <Cbc_C_Interface.h>
@@ -116,8 +117,10 @@ private:
             }
         }
         // What the report adds over the nodes' sum, so that the objective is the report's total.
+        if (elapsed() > request.ilpTimeLimit) return outOfTime("building the model's resharding variables");
         addSharedWeightTerms(program, model, table, firstCol);
         addGradientSyncTerms(program, model);
+        if (elapsed() > request.ilpTimeLimit) return outOfTime("building the model's plan-wide terms");
         std::vector<int> memCols;
         std::vector<double> memCoefs;
         for (int col = 0; col < int(program.columns.size()); ++col)
@@ -126,14 +129,39 @@ private:
                 memCoefs.push_back(program.columns[size_t(col)].terms.memory());
             }
         program.addRow(std::move(memCols), std::move(memCoefs), 'L', limit - program.constant.memory());
+        // One bulk load, column-major (adding rows one at a time copies the matrix each time).
+        const int cols = int(program.columns.size());
+        std::vector<CoinBigIndex> colStart(size_t(cols) + 1, 0);
+        for (const IlpModel::Row& row : program.rows)
+            for (int c : row.cols) ++colStart[size_t(c) + 1];
+        for (int c = 0; c < cols; ++c) colStart[size_t(c) + 1] += colStart[size_t(c)];
+        std::vector<int> index(size_t(colStart.back()));
+        std::vector<double> value(size_t(colStart.back()));
+        std::vector<CoinBigIndex> fill(colStart.begin(), colStart.end() - 1);
+        std::vector<double> rowLo, rowHi;
+        constexpr double kInf = std::numeric_limits<double>::max();
+        for (int r = 0; r < int(program.rows.size()); ++r) {
+            const IlpModel::Row& row = program.rows[size_t(r)];
+            for (size_t k = 0; k < row.cols.size(); ++k) {
+                const CoinBigIndex at = fill[size_t(row.cols[k])]++;
+                index[size_t(at)] = r;
+                value[size_t(at)] = row.coefs[k];
+            }
+            rowLo.push_back(row.sense == 'L' ? -kInf : row.rhs);
+            rowHi.push_back(row.sense == 'G' ? kInf : row.rhs);
+        }
+        std::vector<double> colLo, colHi, colObjective;
+        for (int c = 0; c < cols; ++c) {
+            colLo.push_back(program.columns[size_t(c)].lo);
+            colHi.push_back(program.columns[size_t(c)].hi);
+            colObjective.push_back(program.objective(c) * IlpModel::kTimeScale);
+        }
         Cbc_Model* m = Cbc_newModel();
         Cbc_setLogLevel(m, 0);
-        for (int col = 0; col < int(program.columns.size()); ++col) {
-            const IlpModel::Column& c = program.columns[size_t(col)];
-            Cbc_addCol(m, "", c.lo, c.hi, program.objective(col) * IlpModel::kTimeScale, c.integer ? 1 : 0, 0, nullptr, nullptr);
-        }
-        for (IlpModel::Row& row : program.rows)
-            Cbc_addRow(m, "", int(row.cols.size()), row.cols.data(), row.coefs.data(), row.sense, row.rhs);
+        Cbc_loadProblem(m, cols, int(program.rows.size()), colStart.data(), index.data(), value.data(), colLo.data(), colHi.data(),
+                        colObjective.data(), rowLo.data(), rowHi.data());
+        for (int c = 0; c < cols; ++c)
+            if (program.columns[size_t(c)].integer) Cbc_setInteger(m, c);
         const double remaining = request.ilpTimeLimit - elapsed();
         if (remaining <= 0) {
             Cbc_deleteModel(m);
