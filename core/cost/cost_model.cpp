@@ -44,8 +44,11 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
             if (x.isParameter() && dtypeIsFloating(x.dtype) && !x.value) uses[t].emplace_back(n, int(i));
         }
     }
-    for (auto& [t, u] : uses)
+    for (auto& [t, u] : uses) {
+        const Tensor& x = g_.tensor(t);
+        wholeGradientBytes_ += double(x.storedElements() > 0 ? x.storedElements() : x.shape.numElementsOr(1)) * elemBytes_;
         if (u.size() > 1) sharedWeights_.emplace(t, std::move(u));
+    }
 }
 
 double CostModel::replicaBytes(TensorId t) const
@@ -119,7 +122,7 @@ CostTerms CostModel::weightUseCost(TensorId t, const TensorLayout& l, bool split
         // Latency is paid per DDP bucket, for the whole plan (gradientSyncTime).
         const double grad = elems * shard * elemBytes_;
         wire = collectiveWireBytes(CollectiveKind::AllReduce, grad, mesh_.dp);
-        c.dpComm += wire / axisLink(cluster_, mesh_, MeshAxis::Dp).bandwidth;
+        if (options_.syncView != CostOptions::SyncView::Hidden) c.dpComm += wire / axisLink(cluster_, mesh_, MeshAxis::Dp).bandwidth;
         c.dpGradBytes += grad;
         c.commBytes += wire;
     }
@@ -138,7 +141,7 @@ CostTerms CostModel::sharedWeightCost(TensorId t, const std::vector<std::pair<Te
     auto dpSync = [&](CostTerms& c, double grad) {
         if (mesh_.dp <= 1) return;
         const double wire = collectiveWireBytes(CollectiveKind::AllReduce, grad, mesh_.dp);
-        c.dpComm += wire / axisLink(cluster_, mesh_, MeshAxis::Dp).bandwidth;
+        if (options_.syncView != CostOptions::SyncView::Hidden) c.dpComm += wire / axisLink(cluster_, mesh_, MeshAxis::Dp).bandwidth;
         c.dpGradBytes += grad;
         c.commBytes += wire;
     };
@@ -184,6 +187,7 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     const std::optional<double> measured =
         def ? familyComputeSeconds(cluster_, def->family, oc.flops * share, (oc.bytesRead + oc.bytesWritten) * share) : std::nullopt;
     c.compute = measured ? *measured : oc.flops * share / flopRate_ * (1 + options_.backwardFactor);
+    if (options_.syncView == CostOptions::SyncView::OutlastsBackward) c.compute /= 1 + options_.backwardFactor;
     const bool split = s.computeFraction < 1;
     for (size_t i = 0; i < n.inputs.size() && i < s.inputs.size(); ++i) {
         const TensorId t = n.inputs[i];

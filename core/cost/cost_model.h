@@ -26,6 +26,13 @@ struct CostOptions {
     // Micro-batches per replica and step: node costs are then those of one micro-batch (the
     // batch is cut into dp x microBatches pieces); the pipeline cost model adds them up.
     int microBatches = 1;
+    // How node costs see the plan's gradient sync, for the block searchers' views (a report is
+    // exact whatever the view): Bandwidth charges each weight its all-reduce's bandwidth (exact
+    // while the gradients fit one DDP bucket); Hidden charges none (DDP hides the sync under the
+    // backward); OutlastsBackward charges it and credits the backward share of each node's
+    // compute, which the sync then hides. The gradient bytes are kept in every view.
+    enum class SyncView { Bandwidth, Hidden, OutlastsBackward };
+    SyncView syncView = SyncView::Bandwidth;
 };
 
 struct CostTerms {
@@ -74,6 +81,8 @@ public:
     // than the last bucket, which waits for the backward to end. `bandwidthTime` is the sum of
     // the nodes' bandwidth terms (their dpComm).
     double gradientSyncTime(double gradBytes, double bandwidthTime, double compute) const;
+    // Gradient bytes a replica syncs with every trained weight kept whole: the most any plan has.
+    double wholeGradientBytes() const { return wholeGradientBytes_; }
     // One collective over a mesh axis, on a tensor whose unsplit per-replica size is fullBytes.
     double collectiveTime(CollectiveKind k, double fullBytes, MeshAxis axis, double* wireBytes = nullptr) const;
 
@@ -94,6 +103,7 @@ private:
     double flopRate_ = 1;
     int elemBytes_ = 2;
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> sharedWeights_;
+    double wholeGradientBytes_ = 0;
 };
 
 // DDP's default bucket_cap_mb.

@@ -285,6 +285,58 @@ PlanCandidate makeCandidate(StrategyTable& table, const std::vector<int>& choice
 
 namespace {
 
+using UseClass = std::pair<TensorLayout, bool>; // a weight use's layout and whether its compute is split
+
+UseClass useClass(const OpStrategy& s, int slot)
+{
+    return {size_t(slot) < s.inputs.size() ? s.inputs[size_t(slot)] : TensorLayout{}, s.computeFraction < 1};
+}
+
+using WeightUses = std::vector<std::pair<NodeId, int>>;
+
+// The shared weights some plan uses in different classes, largest first (at most a few: each
+// costs the search again per class).
+std::vector<std::pair<TensorId, WeightUses>> mixedSharedWeights(StrategyTable& table, const std::vector<std::vector<int>>& plans)
+{
+    constexpr size_t kMaxWeights = 4;
+    const CostModel& model = table.model();
+    std::vector<std::pair<TensorId, WeightUses>> out;
+    for (const auto& [t, uses] : model.sharedWeights()) {
+        const bool mixed = std::any_of(plans.begin(), plans.end(), [&, &uses = uses](const std::vector<int>& p) {
+            const UseClass first = useClass(table.strategy(uses.front().first, p[size_t(uses.front().first)]), uses.front().second);
+            return std::any_of(uses.begin(), uses.end(), [&](const std::pair<NodeId, int>& u) {
+                return useClass(table.strategy(u.first, p[size_t(u.first)]), u.second) != first;
+            });
+        });
+        if (mixed) out.emplace_back(t, uses);
+    }
+    const Graph& g = model.graph();
+    std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+        const int64_t ea = g.tensor(a.first).shape.numElementsOr(1), eb = g.tensor(b.first).shape.numElementsOr(1);
+        return ea != eb ? ea > eb : a.first < b.first;
+    });
+    if (out.size() > kMaxWeights) out.resize(kMaxWeights);
+    return out;
+}
+
+// The classes every use of a weight can take (by some allowed strategy of its node).
+std::vector<UseClass> commonUseClasses(StrategyTable& table, const WeightUses& uses)
+{
+    std::vector<UseClass> common;
+    for (size_t u = 0; u < uses.size(); ++u) {
+        std::vector<UseClass> mine;
+        for (int s : table.allowed(uses[u].first)) {
+            const UseClass c = useClass(table.strategy(uses[u].first, s), uses[u].second);
+            if (std::find(mine.begin(), mine.end(), c) == mine.end()) mine.push_back(c);
+        }
+        if (u == 0) common = mine;
+        else common.erase(std::remove_if(common.begin(), common.end(),
+                                         [&](const UseClass& c) { return std::find(mine.begin(), mine.end(), c) == mine.end(); }),
+                          common.end());
+    }
+    return common;
+}
+
 // Heads that the tensor-parallel degree does not divide keep attention replicated: said once,
 // naming the reshape that splits the heads, so a user sees why a mesh did not help.
 std::vector<std::string> headWarnings(const Graph& g, int tp)
@@ -316,11 +368,50 @@ Result<SearchResult> runBlockSearcher(const std::string& name, const SearchReque
     BlockSearchOutput bs = searchBlocks(table, folded, config, limit, 1 + request.runnerUps, request.progress);
     if (bs.cancelled) return Result<SearchResult>::failure(name + " search cancelled");
     if (bs.plans.empty()) return Result<SearchResult>::failure(name + " search found no plan");
+    // The search sums the nodes' terms; the report adds what spans the plan. Other views of those
+    // terms find the plans the sum ranks too low; every view's plans are ranked by their reports.
+    // Strategy indices do not depend on the cost model or the allowed set, so plans mix freely.
+    const auto addPlans = [&](const CostModel& m, const DpConfig& c) {
+        StrategyTable t(*request.graph, m, c);
+        BlockSearchOutput more = searchBlocks(t, folded, c, limit, 1 + request.runnerUps, request.progress);
+        for (std::vector<int>& p : more.plans)
+            if (std::find(bs.plans.begin(), bs.plans.end(), p) == bs.plans.end()) bs.plans.push_back(std::move(p));
+        return !more.cancelled;
+    };
+    // The nodes carry the bandwidth of their gradients' all-reduce, which is the plan's exposed
+    // sync while the gradients fit one DDP bucket. Beyond one, DDP hides all but the last bucket
+    // under the backward, or the sync outlasts the backward and more compute hides more of it:
+    // the plans best under each of those views are searched too.
+    std::vector<CostModel> syncViews;
+    syncViews.reserve(2);
+    if (request.mesh.dp > 1 && model.wholeGradientBytes() > kDdpBucketBytes)
+        for (CostOptions::SyncView v : {CostOptions::SyncView::Hidden, CostOptions::SyncView::OutlastsBackward}) {
+            CostOptions o = request.cost;
+            o.syncView = v;
+            syncViews.emplace_back(*request.graph, request.cluster, request.mesh, o);
+        }
+    for (const CostModel& m : syncViews)
+        if (!addPlans(m, config)) return Result<SearchResult>::failure(name + " search cancelled");
+    // A shared weight's uses each carry a share of its cost, which sums to the weight's cost when
+    // the uses agree and understates it when they differ (the report settles them as one). Where
+    // the plans found use a shared weight in different layouts, the search is run again with each
+    // layout the uses can agree on, in which the sum is the report's.
+    for (const auto& [t, uses] : mixedSharedWeights(table, bs.plans))
+        for (const UseClass& c : commonUseClasses(table, uses)) {
+            DpConfig pinned = config;
+            pinned.allow = [base = config.allow, uses = uses, c](NodeId n, const OpStrategy& s) {
+                if (base && !base(n, s)) return false;
+                for (const auto& [u, slot] : uses)
+                    if (u == n && useClass(s, slot) != c) return false;
+                return true;
+            };
+            if (!addPlans(model, pinned)) return Result<SearchResult>::failure(name + " search cancelled");
+            for (const CostModel& m : syncViews)
+                if (!addPlans(m, pinned)) return Result<SearchResult>::failure(name + " search cancelled");
+        }
     SearchResult r;
     r.searcher = name;
-    r.uniqueBlocksSearched = bs.scopeSearches;
-    // The search ranks plans by the sum of their nodes' terms; the report adds what spans the plan
-    // (a shared weight's one cost, the DDP sync), which can reorder them: rank by the report.
+    r.uniqueBlocksSearched = bs.scopeSearches; // of the first view (the other views build the same classes' tables)
     std::vector<PlanCandidate> all;
     for (const std::vector<int>& p : bs.plans) all.push_back(makeCandidate(table, p, &folded));
     std::stable_sort(all.begin(), all.end(), [limit](const PlanCandidate& a, const PlanCandidate& b) {
@@ -330,7 +421,7 @@ Result<SearchResult> runBlockSearcher(const std::string& name, const SearchReque
         return a.report.total.time() < b.report.total.time();
     });
     r.best = std::move(all.front());
-    for (size_t i = 1; i < all.size(); ++i) r.runnerUps.push_back(std::move(all[i]));
+    for (size_t i = 1; i < all.size() && int(i) <= request.runnerUps; ++i) r.runnerUps.push_back(std::move(all[i]));
     r.feasible = r.best.report.total.memory() <= limit;
     r.warnings = table.warnings();
     for (std::string& w : headWarnings(*request.graph, request.mesh.tp)) r.warnings.push_back(std::move(w));

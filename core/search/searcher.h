@@ -46,6 +46,7 @@ struct SearchResult {
     bool feasible = true;          // best fits in the memory limit
     bool optimal = false;          // proven optimal (ILP)
     bool timeLimitHit = false;     // ILP stopped at its time limit
+    double solverObjective = 0;    // ILP: the solver's step time for its plan, which the report's total equals
     int uniqueBlocksSearched = 0;  // TAPAS: classes whose table was built
     std::vector<std::string> warnings;
 };
