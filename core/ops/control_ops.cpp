@@ -46,12 +46,23 @@ Graph bodyInContext(const Graph& outer, const Node& n, const Graph& body)
     return b;
 }
 
-// Outputs the branches agree on take their dtype and shape.
+// A condition the shape pass folded (exporters branch on ranks and sizes) picks the branch
+// whose outputs the node has; otherwise outputs the two branches agree on take their dtype and
+// shape.
 void ifRule(ShapeContext& c)
 {
     const auto thenBody = subgraphOf(c.node(), "then_branch");
     const auto elseBody = subgraphOf(c.node(), "else_branch");
     if (!thenBody || !elseBody) return;
+    if (const ConstValue* cond = c.inValue(0); cond && cond->size() == 1) {
+        const Graph taken = bodyInContext(c.graph(), c.node(), cond->intAt(0) != 0 ? *thenBody : *elseBody);
+        for (size_t o = 0; o < c.numOutputs() && o < taken.outputs.size(); ++o) {
+            const Tensor& x = taken.tensor(taken.outputs[o]);
+            if (x.dtype != DType::Undefined) c.setOutType(o, x.dtype);
+            if (x.shape.rankKnown) c.setOutShape(o, x.shape);
+        }
+        return;
+    }
     const Graph a = bodyInContext(c.graph(), c.node(), *thenBody);
     const Graph b = bodyInContext(c.graph(), c.node(), *elseBody);
     for (size_t o = 0; o < c.numOutputs() && o < a.outputs.size() && o < b.outputs.size(); ++o) {

@@ -2,7 +2,8 @@
 // itself: small torch.nn models exported to ONNX by tests/data/kernels/make_models.py, with
 // torch's outputs and input gradients beside them, run through the importer and the unsharded
 // interpreter with the file's weights. Then a finite-difference check of the weight gradients,
-// the directions and layout torch's exporter does not write, and bad attributes.
+// the directions and layout torch's exporter does not write, Einsum, Pad's reflect and edge
+// modes, and bad attributes.
 #include "runtime/exec/graph_interpreter.h"
 #include "runtime/exec/layout_analysis.h"
 #include "runtime/exec/op_kernels.h"
@@ -297,6 +298,31 @@ private Q_SLOTS:
         n.attrs.clear();
         e = errorOf(g, n, {a, b});
         QVERIFY2(e.find("node '/attn/Einsum' (Einsum)") != std::string::npos && e.find("equation") != std::string::npos, e.c_str());
+    }
+
+    // Pad's reflect and edge modes (Silero VAD's STFT pads its input by reflection) against
+    // torch's reflection and replication padding; gradients by finite differences.
+    void pad_reflect_and_edge_match_torch()
+    {
+        Graph g;
+        Node n;
+        n.name = "/stft/Pad";
+        n.opType = "Pad";
+        auto o = torch::TensorOptions().dtype(torch::kFloat64);
+        torch::manual_seed(9);
+        const torch::Tensor x = torch::randn({2, 3, 7}, o);
+        const torch::Tensor pads = torch::tensor({0, 0, 3, 0, 0, 2}, torch::kLong);
+        setAttr(n, "mode", stringAttr("reflect"));
+        QVERIFY(relErr(call(g, n, {x, pads})[0], torch::reflection_pad1d(x, {3, 2})) < 1e-12);
+        finiteDifferences(g, n, {x, pads}, 0);
+        setAttr(n, "mode", stringAttr("edge"));
+        QVERIFY(relErr(call(g, n, {x, pads})[0], torch::replication_pad1d(x, {3, 2})) < 1e-12);
+        setAttr(n, "mode", stringAttr("reflect"));
+        std::string e = errorOf(g, n, {x, torch::tensor({0, 0, 7, 0, 0, 0}, torch::kLong)});
+        QVERIFY2(e.find("node '/stft/Pad' (Pad)") != std::string::npos && e.find("reflect padding of 7") != std::string::npos, e.c_str());
+        setAttr(n, "mode", stringAttr("wrap"));
+        e = errorOf(g, n, {x, pads});
+        QVERIFY2(e.find("node '/stft/Pad' (Pad)") != std::string::npos && e.find("'wrap'") != std::string::npos, e.c_str());
     }
 
     void bad_attributes_are_refused_naming_the_node()
