@@ -47,7 +47,8 @@ const Case kCases[] = {
     // paddle2onnx classifier: every weight is a Constant node.
     {"ppocr_mobile_v2_cls.onnx", "--dim p2o.DynamicDimension.0=2 --dim p2o.DynamicDimension.1=48 --dim p2o.DynamicDimension.2=192", "ok"},
     // Silero VAD: its LSTM sits inside an If on the sample rate, with nested Ifs on shapes
-    // around it; the bodies run replicated, the convolutions before them are planned.
+    // around it; the bodies run replicated, the convolutions before them are planned. (First
+    // run: its STFT's reflect Pad had no kernel, then its outputs had no shape; both fixed.)
     {"silero_vad_16k_op15.onnx", "--dim batch=2 --dim sequence=512", "ok"},
     // The shared real models (torch exports with weights).
     {"/resnet18.onnx", "--dim batch=2", "ok"},
