@@ -295,6 +295,30 @@ void convertNodes(const onnx::GraphProto& pg, Graph& g, const std::set<std::stri
     for (const auto& vi : pg.output()) g.outputs.push_back(g.tensorFor(vi.name()));
 }
 
+// A run-time input (or a body's formal input) as a tensor.
+void addInput(Graph& g, const onnx::ValueInfoProto& vi, const std::set<std::string>& symbols)
+{
+    Tensor t;
+    t.name = vi.name();
+    t.kind = TensorKind::Input;
+    typeFromProto(vi.type(), symbols, t.dtype, t.shape);
+    g.inputs.push_back(g.addTensor(std::move(t)));
+}
+
+// An initializer as a Weight tensor (dtype, dims, its value when small); null when the name is
+// already taken.
+Tensor* addInitializer(Graph& g, const onnx::TensorProto& init)
+{
+    if (g.findTensor(init.name()) != kNoTensor) return nullptr;
+    Tensor t;
+    t.name = init.name();
+    t.kind = TensorKind::Weight;
+    t.dtype = dtypeFromOnnx(init.data_type());
+    t.shape = tensorShape(init);
+    t.value = tensorValue(init);
+    return &g.tensor(g.addTensor(std::move(t)));
+}
+
 } // namespace
 
 int64_t countSubgraphNodes(const onnx::GraphProto& g)
@@ -378,26 +402,15 @@ Graph convertModel(const onnx::ModelProto& model, const DropReport& drops,
     // Run-time inputs: IR < 4 files list initializers as inputs too; those are weights.
     for (const auto& vi : pg.input()) {
         if (initializerNames.count(vi.name()) || g.findTensor(vi.name()) != kNoTensor) continue;
-        Tensor t;
-        t.name = vi.name();
-        t.kind = TensorKind::Input;
-        typeFromProto(vi.type(), fileSymbols, t.dtype, t.shape);
-        g.inputs.push_back(g.addTensor(std::move(t)));
+        addInput(g, vi, fileSymbols);
     }
     for (const auto& init : pg.initializer()) {
-        if (g.findTensor(init.name()) != kNoTensor) continue;
-        Tensor t;
-        t.name = init.name();
-        t.kind = TensorKind::Weight;
-        t.dtype = dtypeFromOnnx(init.data_type());
-        t.shape = tensorShape(init);
-        t.value = tensorValue(init);
+        Tensor* t = addInitializer(g, init);
         auto ext = drops.external.find(init.name());
-        if (ext != drops.external.end()) {
-            t.externalLocation = ext->second.location;
-            t.externalPresent = ext->second.present;
+        if (t && ext != drops.external.end()) {
+            t->externalLocation = ext->second.location;
+            t->externalPresent = ext->second.present;
         }
-        g.addTensor(std::move(t));
     }
     for (const auto& sparse : pg.sparse_initializer()) {
         if (g.findTensor(sparse.values().name()) != kNoTensor) continue;
@@ -422,23 +435,8 @@ Graph convertBody(const onnx::ModelProto& body)
     for (const auto& op : body.opset_import())
         g.opsets.emplace_back(op.domain() == "ai.onnx" ? std::string() : op.domain(), op.version());
     const std::set<std::string> symbols = collectFileSymbols(body);
-    for (const auto& vi : pg.input()) {
-        Tensor t;
-        t.name = vi.name();
-        t.kind = TensorKind::Input;
-        typeFromProto(vi.type(), symbols, t.dtype, t.shape);
-        g.inputs.push_back(g.addTensor(std::move(t)));
-    }
-    for (const auto& init : pg.initializer()) {
-        if (g.findTensor(init.name()) != kNoTensor) continue;
-        Tensor t;
-        t.name = init.name();
-        t.kind = TensorKind::Weight;
-        t.dtype = dtypeFromOnnx(init.data_type());
-        t.shape = tensorShape(init);
-        t.value = tensorValue(init);
-        g.addTensor(std::move(t));
-    }
+    for (const auto& vi : pg.input()) addInput(g, vi, symbols);
+    for (const auto& init : pg.initializer()) addInitializer(g, init);
     convertNodes(pg, g, symbols, BodyContext{&body.opset_import(), body.ir_version()});
     return g;
 }
