@@ -12,18 +12,14 @@
 #include "core/ops/shape_fill.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 namespace tapas {
 namespace {
 using namespace ops;
-
-double bodyFlops(const std::shared_ptr<const Graph>& body)
-{
-    double flops = 0;
-    if (!body) return flops;
-    for (const Node& n : body->nodes) flops += nodeCost(*body, n).flops;
-    return flops;
-}
 
 // A copy of `body` whose reads from the enclosing scope take the dtype, shape and known value
 // of the enclosing graph's tensors, with our shape pass run over it: what the enclosing graph
@@ -32,6 +28,15 @@ double bodyFlops(const std::shared_ptr<const Graph>& body)
 Graph bodyInContext(const Graph& outer, const Node& n, const Graph& body)
 {
     Graph b = body;
+    // Loop's body takes (iteration, condition, carried...): the carried values start as the
+    // node's inputs 2...
+    if (n.opType == "Loop")
+        for (size_t i = 2; i < formalInputs(n) && i < b.inputs.size(); ++i) {
+            if (n.inputs[i] == kNoTensor) continue;
+            Tensor& dst = b.tensor(b.inputs[i]);
+            if (!dst.shape.rankKnown) dst.shape = outer.tensor(n.inputs[i]).shape;
+            if (dst.dtype == DType::Undefined) dst.dtype = outer.tensor(n.inputs[i]).dtype;
+        }
     for (size_t i = formalInputs(n); i < n.inputs.size(); ++i) {
         if (n.inputs[i] == kNoTensor) continue;
         const Tensor& src = outer.tensor(n.inputs[i]);
@@ -44,6 +49,34 @@ Graph bodyInContext(const Graph& outer, const Node& n, const Graph& body)
     }
     fillMissingShapes(b);
     return b;
+}
+
+// The FLOPs of one run of `body` with the enclosing shapes (a body alone knows none of the
+// shapes it reads from outside). Remembered by body and enclosing shapes: the search asks for
+// a node's cost at every evaluation.
+double bodyFlops(const Graph& outer, const Node& n, const std::shared_ptr<const Graph>& body)
+{
+    if (!body) return 0;
+    std::string key = std::to_string(reinterpret_cast<uintptr_t>(body.get()));
+    for (TensorId t : n.inputs) {
+        if (t == kNoTensor) continue;
+        const Tensor& x = outer.tensor(t);
+        key += '|' + x.shape.toString() + (x.value && x.value->isInteger() ? x.value->toString(64) : std::string());
+    }
+    static std::mutex mutex;
+    // The entry holds the body, so its address cannot be reused for another while it is a key.
+    static std::unordered_map<std::string, std::pair<std::shared_ptr<const Graph>, double>> cache;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto it = cache.find(key); it != cache.end()) return it->second.second;
+    }
+    const Graph b = bodyInContext(outer, n, *body);
+    double flops = 0;
+    for (const Node& node : b.nodes) flops += nodeCost(b, node).flops;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cache.size() >= 4096) cache.clear();
+    cache.emplace(std::move(key), std::make_pair(body, flops));
+    return flops;
 }
 
 // A condition the shape pass folded (exporters branch on ranks and sizes) picks the branch
@@ -94,7 +127,7 @@ void scanRule(ShapeContext& c)
 
 OpCost ifCost(const Graph& g, const Node& n)
 {
-    return costWithFlops(g, n, std::max(bodyFlops(subgraphOf(n, "then_branch")), bodyFlops(subgraphOf(n, "else_branch"))));
+    return costWithFlops(g, n, std::max(bodyFlops(g, n, subgraphOf(n, "then_branch")), bodyFlops(g, n, subgraphOf(n, "else_branch"))));
 }
 
 OpCost loopCost(const Graph& g, const Node& n)
@@ -104,7 +137,7 @@ OpCost loopCost(const Graph& g, const Node& n)
         const Tensor& m = g.tensor(n.input(0));
         if (m.value && m.value->size() == 1) trips = double(std::max<int64_t>(m.value->intAt(0), 0));
     }
-    return costWithFlops(g, n, trips * bodyFlops(subgraphOf(n, "body")));
+    return costWithFlops(g, n, trips * bodyFlops(g, n, subgraphOf(n, "body")));
 }
 
 OpCost scanCost(const Graph& g, const Node& n)
@@ -119,7 +152,7 @@ OpCost scanCost(const Graph& g, const Node& n)
         const int axis = axes.empty() ? 0 : int(axes[0] < 0 ? axes[0] + s.rank() : axes[0]);
         if (axis >= 0 && axis < s.rank() && s.dims[size_t(axis)].isKnown()) steps = double(s.dims[size_t(axis)].value);
     }
-    return costWithFlops(g, n, steps * bodyFlops(body));
+    return costWithFlops(g, n, steps * bodyFlops(g, n, body));
 }
 
 const char* const kReplicated = "control flow: its body runs whole on every rank (the plan shards the main graph only)";
