@@ -180,9 +180,13 @@ private slots:
         QCOMPARE(ifs, 1);
         const Result<Graph> loop = importOnnxFile(dir + "loop_scan.onnx");
         QVERIFY2(loop.ok(), loop.error().c_str());
+        int loops = 0;
         for (const Node& n : loop->nodes)
-            if (n.opType == "Loop") // trip count 4, each a Mul, two Adds and a Less on [3,4]
+            if (n.opType == "Loop") { // trip count 4, each a Mul, two Adds and a Less on [3,4]
+                ++loops;
                 QVERIFY2(nodeCost(*loop, n).flops >= 4.0 * 3 * 12, std::to_string(nodeCost(*loop, n).flops).c_str());
+            }
+        QCOMPARE(loops, 1);
     }
 
     void resnet18_forward_is_about_3_64_gflops_at_batch_1()
