@@ -82,7 +82,53 @@ ConstValue tensorMeta(const onnx::TensorProto& t, int64_t* elements)
     return meta;
 }
 
-Attribute convertAttribute(const AttributeProto& a, Node& node)
+// What a body needs to stand alone: the model's opsets and IR version.
+struct BodyContext {
+    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>* opsets = nullptr;
+    int64_t irVersion = 0;
+};
+
+// The names `g` reads without defining them (from the enclosing scopes), in order of first use,
+// its nested bodies' included.
+void outerReads(const onnx::GraphProto& g, std::vector<std::string>& out, std::unordered_set<std::string>& seen)
+{
+    std::unordered_set<std::string> defined;
+    for (const auto& v : g.input()) defined.insert(v.name());
+    for (const auto& t : g.initializer()) defined.insert(t.name());
+    for (const auto& sp : g.sparse_initializer()) defined.insert(sp.values().name());
+    auto use = [&](const std::string& name) {
+        if (!name.empty() && !defined.count(name) && seen.insert(name).second) out.push_back(name);
+    };
+    for (const auto& node : g.node()) {
+        for (const std::string& in : node.input()) use(in);
+        for (const auto& a : node.attribute()) {
+            std::vector<const onnx::GraphProto*> bodies;
+            if (a.has_g()) bodies.push_back(&a.g());
+            for (const auto& sub : a.graphs()) bodies.push_back(&sub);
+            for (const onnx::GraphProto* body : bodies) {
+                std::vector<std::string> inner;
+                std::unordered_set<std::string> innerSeen;
+                outerReads(*body, inner, innerSeen);
+                for (const std::string& name : inner) use(name);
+            }
+        }
+        for (const std::string& o : node.output()) defined.insert(o);
+    }
+    for (const auto& o : g.output()) use(o.name());
+}
+
+// A body as a model of its own (see onnx_subgraph.h): its graph and the file's opsets.
+std::string serializeBody(const onnx::GraphProto& body, const BodyContext& ctx)
+{
+    onnx::ModelProto m;
+    m.set_ir_version(ctx.irVersion);
+    if (ctx.opsets) *m.mutable_opset_import() = *ctx.opsets;
+    *m.mutable_graph() = body;
+    return m.SerializeAsString();
+}
+
+Attribute convertAttribute(const AttributeProto& a, Node& node, int formalInputs, const BodyContext& ctx,
+                           std::vector<std::string>& outerNames)
 {
     Attribute out;
     out.name = a.name();
@@ -95,18 +141,24 @@ Attribute convertAttribute(const AttributeProto& a, Node& node)
     case Attribute::Kind::Ints: out.ints.assign(a.ints().begin(), a.ints().end()); break;
     case Attribute::Kind::Strings: out.strings.assign(a.strings().begin(), a.strings().end()); break;
     case Attribute::Kind::Tensor: out.tensor = tensorMeta(a.t(), &out.tensorElements); break;
-    case Attribute::Kind::Graph:
-        // Control-flow bodies stay opaque: counted, never inlined into the main graph.
-        if (a.has_g()) {
-            out.graphNodes += countSubgraphNodes(a.g());
-            node.subgraphs++;
-        }
-        for (const auto& g : a.graphs()) {
-            out.graphNodes += countSubgraphNodes(g);
+    case Attribute::Kind::Graph: {
+        // Control-flow bodies are never inlined into the main graph: the planner sees one node.
+        // Each is kept whole for the executor (onnx_subgraph.h says how), and what it reads
+        // from outside becomes the node's implicit inputs.
+        std::vector<const onnx::GraphProto*> bodies;
+        if (a.has_g()) bodies.push_back(&a.g());
+        for (const auto& g : a.graphs()) bodies.push_back(&g);
+        out.i = formalInputs;
+        for (const onnx::GraphProto* body : bodies) {
+            out.graphNodes += countSubgraphNodes(*body);
+            out.strings.push_back(serializeBody(*body, ctx));
+            std::unordered_set<std::string> seen;
+            outerReads(*body, outerNames, seen);
             node.subgraphs++;
         }
         node.subgraphNodes += out.graphNodes;
         break;
+    }
     case Attribute::Kind::Other: break;
     }
     return out;
@@ -194,6 +246,79 @@ int bindInfos(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* infos, c
     return bound;
 }
 
+// The nodes of `pg` into g (one to one, in order), then the types value_info and the outputs
+// give. A node with bodies gets, after its own inputs, one implicit input per name its bodies
+// read from outside themselves.
+void convertNodes(const onnx::GraphProto& pg, Graph& g, const std::set<std::string>& fileSymbols, const BodyContext& ctx)
+{
+    g.nodes.reserve(size_t(pg.node_size()));
+    for (const auto& pn : pg.node()) {
+        Node n;
+        n.name = pn.name();
+        n.opType = pn.op_type();
+        n.domain = pn.domain() == "ai.onnx" ? std::string() : pn.domain();
+        n.scope = scopeFromNodeName(pn.name());
+        std::vector<std::string> outerNames;
+        for (const auto& a : pn.attribute())
+            n.attrs.push_back(convertAttribute(a, n, pn.input_size(), ctx, outerNames));
+        for (const std::string& in : pn.input()) n.inputs.push_back(in.empty() ? kNoTensor : g.tensorFor(in));
+        std::unordered_set<std::string> seen;
+        for (const std::string& name : outerNames)
+            if (seen.insert(name).second) n.inputs.push_back(g.tensorFor(name)); // implicit inputs
+        for (const std::string& out : pn.output()) {
+            if (out.empty()) {
+                n.outputs.push_back(kNoTensor);
+                continue;
+            }
+            const TensorId id = g.tensorFor(out);
+            if (n.opType == "Constant" && n.domain.empty() && g.tensor(id).kind == TensorKind::Activation)
+                describeConstant(pn, g.tensor(id));
+            n.outputs.push_back(id);
+        }
+        g.addNode(std::move(n));
+    }
+
+    // Types of activations and outputs: what the file and ONNX's inference wrote.
+    auto applyInfo = [&](const onnx::ValueInfoProto& vi) {
+        const TensorId id = g.findTensor(vi.name());
+        if (id == kNoTensor) return;
+        Tensor& t = g.tensor(id);
+        if (t.kind != TensorKind::Activation) return; // stored tensors know their own dims
+        DType dtype = t.dtype;
+        Shape shape = t.shape;
+        typeFromProto(vi.type(), fileSymbols, dtype, shape);
+        if (dtype != DType::Undefined) t.dtype = dtype;
+        if (shape.rankKnown) t.shape = std::move(shape);
+    };
+    for (const auto& vi : pg.value_info()) applyInfo(vi);
+    for (const auto& vi : pg.output()) applyInfo(vi);
+    for (const auto& vi : pg.output()) g.outputs.push_back(g.tensorFor(vi.name()));
+}
+
+// A run-time input (or a body's formal input) as a tensor.
+void addInput(Graph& g, const onnx::ValueInfoProto& vi, const std::set<std::string>& symbols)
+{
+    Tensor t;
+    t.name = vi.name();
+    t.kind = TensorKind::Input;
+    typeFromProto(vi.type(), symbols, t.dtype, t.shape);
+    g.inputs.push_back(g.addTensor(std::move(t)));
+}
+
+// An initializer as a Weight tensor (dtype, dims, its value when small); null when the name is
+// already taken.
+Tensor* addInitializer(Graph& g, const onnx::TensorProto& init)
+{
+    if (g.findTensor(init.name()) != kNoTensor) return nullptr;
+    Tensor t;
+    t.name = init.name();
+    t.kind = TensorKind::Weight;
+    t.dtype = dtypeFromOnnx(init.data_type());
+    t.shape = tensorShape(init);
+    t.value = tensorValue(init);
+    return &g.tensor(g.addTensor(std::move(t)));
+}
+
 } // namespace
 
 int64_t countSubgraphNodes(const onnx::GraphProto& g)
@@ -277,26 +402,15 @@ Graph convertModel(const onnx::ModelProto& model, const DropReport& drops,
     // Run-time inputs: IR < 4 files list initializers as inputs too; those are weights.
     for (const auto& vi : pg.input()) {
         if (initializerNames.count(vi.name()) || g.findTensor(vi.name()) != kNoTensor) continue;
-        Tensor t;
-        t.name = vi.name();
-        t.kind = TensorKind::Input;
-        typeFromProto(vi.type(), fileSymbols, t.dtype, t.shape);
-        g.inputs.push_back(g.addTensor(std::move(t)));
+        addInput(g, vi, fileSymbols);
     }
     for (const auto& init : pg.initializer()) {
-        if (g.findTensor(init.name()) != kNoTensor) continue;
-        Tensor t;
-        t.name = init.name();
-        t.kind = TensorKind::Weight;
-        t.dtype = dtypeFromOnnx(init.data_type());
-        t.shape = tensorShape(init);
-        t.value = tensorValue(init);
+        Tensor* t = addInitializer(g, init);
         auto ext = drops.external.find(init.name());
-        if (ext != drops.external.end()) {
-            t.externalLocation = ext->second.location;
-            t.externalPresent = ext->second.present;
+        if (t && ext != drops.external.end()) {
+            t->externalLocation = ext->second.location;
+            t->externalPresent = ext->second.present;
         }
-        g.addTensor(std::move(t));
     }
     for (const auto& sparse : pg.sparse_initializer()) {
         if (g.findTensor(sparse.values().name()) != kNoTensor) continue;
@@ -308,43 +422,22 @@ Graph convertModel(const onnx::ModelProto& model, const DropReport& drops,
         g.addTensor(std::move(t));
     }
 
-    g.nodes.reserve(size_t(pg.node_size()));
-    for (const auto& pn : pg.node()) {
-        Node n;
-        n.name = pn.name();
-        n.opType = pn.op_type();
-        n.domain = pn.domain() == "ai.onnx" ? std::string() : pn.domain();
-        n.scope = scopeFromNodeName(pn.name());
-        for (const auto& a : pn.attribute()) n.attrs.push_back(convertAttribute(a, n));
-        for (const std::string& in : pn.input()) n.inputs.push_back(in.empty() ? kNoTensor : g.tensorFor(in));
-        for (const std::string& out : pn.output()) {
-            if (out.empty()) {
-                n.outputs.push_back(kNoTensor);
-                continue;
-            }
-            const TensorId id = g.tensorFor(out);
-            if (n.opType == "Constant" && n.domain.empty() && g.tensor(id).kind == TensorKind::Activation)
-                describeConstant(pn, g.tensor(id));
-            n.outputs.push_back(id);
-        }
-        g.addNode(std::move(n));
-    }
+    convertNodes(pg, g, fileSymbols, BodyContext{&model.opset_import(), model.ir_version()});
+    return g;
+}
 
-    // Types of activations and outputs: what the file and ONNX's inference wrote.
-    auto applyInfo = [&](const onnx::ValueInfoProto& vi) {
-        const TensorId id = g.findTensor(vi.name());
-        if (id == kNoTensor) return;
-        Tensor& t = g.tensor(id);
-        if (t.kind != TensorKind::Activation) return; // stored tensors know their own dims
-        DType dtype = t.dtype;
-        Shape shape = t.shape;
-        typeFromProto(vi.type(), fileSymbols, dtype, shape);
-        if (dtype != DType::Undefined) t.dtype = dtype;
-        if (shape.rankKnown) t.shape = std::move(shape);
-    };
-    for (const auto& vi : pg.value_info()) applyInfo(vi);
-    for (const auto& vi : pg.output()) applyInfo(vi);
-    for (const auto& vi : pg.output()) g.outputs.push_back(g.tensorFor(vi.name()));
+Graph convertBody(const onnx::ModelProto& body)
+{
+    const onnx::GraphProto& pg = body.graph();
+    Graph g;
+    g.name = pg.name();
+    g.irVersion = body.ir_version();
+    for (const auto& op : body.opset_import())
+        g.opsets.emplace_back(op.domain() == "ai.onnx" ? std::string() : op.domain(), op.version());
+    const std::set<std::string> symbols = collectFileSymbols(body);
+    for (const auto& vi : pg.input()) addInput(g, vi, symbols);
+    for (const auto& init : pg.initializer()) addInitializer(g, init);
+    convertNodes(pg, g, symbols, BodyContext{&body.opset_import(), body.ir_version()});
     return g;
 }
 

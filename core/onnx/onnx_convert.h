@@ -33,9 +33,16 @@ std::vector<ClearedOutputDim> clearOutputOnlySymbols(onnx::ModelProto& model);
 void restoreOutputSymbols(Graph& g, const std::vector<ClearedOutputDim>& cleared);
 
 // Builds the Graph: graph nodes one to one in the proto's order, tensors with dtype and shape
-// from initializers, Constant values and value_info, and attributes (subgraphs kept opaque).
+// from initializers, Constant values and value_info, and attributes. Control-flow bodies stay
+// out of the main graph, kept as onnx_subgraph.h describes; what they read from outside
+// becomes their node's implicit inputs.
 Graph convertModel(const onnx::ModelProto& model, const DropReport& drops,
                    const std::set<std::string>& fileSymbols);
+
+// A control-flow body kept by convertModel (a ModelProto holding the body as its graph) as a
+// Graph: its inputs, initializers, nodes (nested bodies kept the same way) and outputs. The
+// names it reads from the enclosing scope are tensors without a producer.
+Graph convertBody(const onnx::ModelProto& body);
 
 // Nodes of a subgraph including nested subgraphs.
 int64_t countSubgraphNodes(const onnx::GraphProto& g);

@@ -194,6 +194,49 @@ void sliceRule(ShapeContext& c)
     }
     c.setOutShape(0, out);
     const bool known = bounds && starts && ends;
+    // A small integer matrix (torch's F.pad export reverses its [dims, 2] pad table this way)
+    // keeps its value, so the pads it becomes are known.
+    if (const ConstValue* v = c.inValue(0); v && v->isInteger() && known && x.rank() >= 2 && x.isFullyKnown()) {
+        std::vector<std::vector<int64_t>> picks;
+        for (int64_t d : x.knownDims()) {
+            picks.emplace_back();
+            for (int64_t k = 0; k < d; ++k) picks.back().push_back(k);
+        }
+        for (size_t i = 0; i < n; ++i) {
+            const int a = *normAxis((*axes)[i], x.rank());
+            const int64_t len = int64_t(picks[size_t(a)].size()), step = (*steps)[i];
+            if (step == 0 || step == INT64_MIN) return;
+            int64_t start = (*starts)[i], end = (*ends)[i];
+            if (start < 0) start = start < -len ? 0 : start + len;
+            if (end < 0) end = end < -len ? -1 : end + len;
+            std::vector<int64_t>& pick = picks[size_t(a)];
+            pick.clear();
+            if (step > 0) {
+                for (int64_t k = std::clamp<int64_t>(start, 0, len); k < std::clamp<int64_t>(end, 0, len); k += step)
+                    pick.push_back(k);
+            } else {
+                for (int64_t k = std::clamp<int64_t>(start, -1, len - 1); k > std::clamp<int64_t>(end, -1, len - 1); k += step)
+                    pick.push_back(k);
+            }
+        }
+        const std::vector<int64_t> dims = x.knownDims();
+        std::vector<int64_t> values, outDims, at(dims.size(), 0);
+        for (const auto& pick : picks) outDims.push_back(int64_t(pick.size()));
+        std::vector<size_t> it(dims.size(), 0);
+        int64_t total = 1;
+        for (int64_t d : outDims) total *= d;
+        for (int64_t e = 0; e < total; ++e) {
+            int64_t flat = 0;
+            for (size_t k = 0; k < dims.size(); ++k) flat = flat * dims[k] + picks[k][it[k]];
+            values.push_back(v->ints[size_t(flat)]);
+            for (size_t k = dims.size(); k-- > 0;) {
+                if (++it[k] < picks[k].size()) break;
+                it[k] = 0;
+            }
+        }
+        c.setOutValue(0, makeInts(std::move(values), Shape::of(outDims), v->dtype));
+        return;
+    }
     // Slicing a shape vector (shape[:2], shape[-1:]) keeps its symbolic elements.
     auto elems = c.inElements(0);
     if (!elems || x.rank() != 1 || !known || axes->size() != 1) return;

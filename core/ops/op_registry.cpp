@@ -173,7 +173,8 @@ const OpRegistry& OpRegistry::instance()
             {"resize", registerResizeOps},         {"elementwise", registerElementwiseOps},
             {"normalization", registerNormalizationOps}, {"reduce", registerReduceOps},
             {"shape", registerShapeOps},           {"indexing", registerIndexingOps},
-            {"generator", registerGeneratorOps},
+            {"generator", registerGeneratorOps},   {"control", registerControlOps},
+            {"recurrent", registerRecurrentOps},
         };
         for (const auto& [name, registerFamily] : families) {
             r.beginFamily(name);

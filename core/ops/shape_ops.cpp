@@ -177,6 +177,22 @@ void transposeRule(ShapeContext& c)
         out.dims.push_back(x.dims[size_t(*a)]);
     }
     c.setOutShape(0, out);
+    // A small integer value keeps its (permuted) elements: pad tables built from shapes.
+    const ConstValue* v = c.inValue(0);
+    if (!v || !v->isInteger() || !x.isFullyKnown() || !out.isFullyKnown()) return;
+    const std::vector<int64_t> in = x.knownDims(), od = out.knownDims();
+    std::vector<int64_t> stride(in.size(), 1), values, it(od.size(), 0);
+    for (size_t k = in.size(); k-- > 1;) stride[k - 1] = stride[k] * in[k];
+    for (int64_t e = 0; e < v->size(); ++e) {
+        int64_t flat = 0;
+        for (size_t k = 0; k < od.size(); ++k) flat += it[k] * stride[size_t(*normAxis(perm[k], x.rank()))];
+        values.push_back(v->ints[size_t(flat)]);
+        for (size_t k = od.size(); k-- > 0;) {
+            if (++it[k] < od[k]) break;
+            it[k] = 0;
+        }
+    }
+    c.setOutValue(0, makeInts(std::move(values), out, v->dtype));
 }
 
 void expandRule(ShapeContext& c)

@@ -1,5 +1,6 @@
 #include "core/ops/worker_support.h"
 
+#include "core/onnx/onnx_subgraph.h"
 #include "core/ops/op_registry.h"
 
 #include <unordered_map>
@@ -25,34 +26,45 @@ const std::map<std::string, std::string>& opsTheWorkerCannotRun()
              "LpNormalization", "SimplifiedLayerNormalization", "SkipLayerNormalization"},
             noKernel);
         add({"ReduceL1", "ReduceLogSum", "ArgMax", "ArgMin"}, noKernel);
+        add({"Scan"}, "no torch kernel for Scan's sliced inputs and stacked outputs yet (If and Loop run)");
         return t;
     }();
     return table;
 }
 
-std::vector<WorkerGap> workerGaps(const Graph& g)
+namespace {
+
+// Walks g and, depth first, the bodies of its control-flow nodes: an op the worker cannot run
+// inside a branch stops the run as surely as one in the main graph.
+void collectGaps(const Graph& g, std::vector<WorkerGap>& gaps, std::unordered_map<std::string, size_t>& index)
 {
-    std::vector<WorkerGap> gaps;
-    std::unordered_map<std::string, size_t> index;
     const OpRegistry& ops = OpRegistry::instance();
     for (const Node& n : g.nodes) {
         std::string why;
         const std::string key = n.domain.empty() || n.domain == "ai.onnx" ? n.opType : n.domain + "::" + n.opType;
         if (key != n.opType) {
             why = "ops of domain '" + n.domain + "' are not run by the executor";
-        } else if (n.subgraphs > 0) {
-            why = "control flow (subgraphs) is not run by the executor";
         } else if (!ops.find(n.opType)) {
             why = "an op the executor does not know";
         } else if (auto it = opsTheWorkerCannotRun().find(n.opType); it != opsTheWorkerCannotRun().end()) {
             why = it->second;
-        } else {
-            continue;
         }
-        auto [it, added] = index.emplace(key, gaps.size());
-        if (added) gaps.push_back({key, why, 0, n.name});
-        ++gaps[it->second].nodes;
+        if (!why.empty()) {
+            auto [it, added] = index.emplace(key, gaps.size());
+            if (added) gaps.push_back({key, why, 0, n.name});
+            ++gaps[it->second].nodes;
+        }
+        for (const auto& body : subgraphsOf(n)) collectGaps(*body, gaps, index);
     }
+}
+
+} // namespace
+
+std::vector<WorkerGap> workerGaps(const Graph& g)
+{
+    std::vector<WorkerGap> gaps;
+    std::unordered_map<std::string, size_t> index;
+    collectGaps(g, gaps, index);
     return gaps;
 }
 

@@ -24,8 +24,8 @@ struct WorkerGap {
 };
 
 // What in g the worker cannot run, one entry per op type in first-seen order: ops listed above,
-// ops the registry does not know (custom and control-flow ops among them) and ops of another
-// domain. Empty: the model is runnable.
+// ops the registry does not know and ops of another domain, in the main graph and inside the
+// bodies of If/Loop/Scan nodes. Empty: the model is runnable.
 std::vector<WorkerGap> workerGaps(const Graph& g);
 
 // Success, or a refusal naming the model file and every gap: what `tapas run` and the Runs dock

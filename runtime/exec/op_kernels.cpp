@@ -125,7 +125,8 @@ const KernelTable& kernelTable()
             {"resize", registerResizeKernels},         {"elementwise", registerElementwiseKernels},
             {"normalization", registerNormalizationKernels}, {"reduce", registerReduceKernels},
             {"shape", registerShapeKernels},           {"indexing", registerIndexingKernels},
-            {"generator", registerGeneratorKernels},
+            {"generator", registerGeneratorKernels},   {"control", registerControlKernels},
+            {"recurrent", registerRecurrentKernels},
         };
         for (const auto& [name, registerFamily] : families) {
             t.beginFamily(name);

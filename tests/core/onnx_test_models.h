@@ -119,8 +119,9 @@ inline onnx::ModelProto tinyMlp()
 }
 
 // Relu -> If(cond) with a 1-node then-branch and a 2-node else-branch (both reading the Relu's
-// output from the enclosing scope) -> Sigmoid. 3 main-graph nodes, 3 subgraph nodes.
-inline onnx::ModelProto ifModel()
+// output from the enclosing scope) -> Sigmoid. 3 main-graph nodes, 3 subgraph nodes. `elseOp`
+// replaces the else-branch's first op (Abs), e.g. with one the worker has no kernel for.
+inline onnx::ModelProto ifModel(const std::string& elseOp = "Abs")
 {
     onnx::ModelProto m = makeModel();
     auto* g = m.mutable_graph();
@@ -140,7 +141,7 @@ inline onnx::ModelProto ifModel()
     elseAttr->set_type(onnx::AttributeProto::GRAPH);
     auto* elseG = elseAttr->mutable_g();
     elseG->set_name("else");
-    addNode(elseG, "Abs", {"X1"}, {"e1"}, "/branch/else/Abs");
+    addNode(elseG, elseOp, {"X1"}, {"e1"}, "/branch/else/" + elseOp);
     addNode(elseG, "Exp", {"e1"}, {"e_out"}, "/branch/else/Exp");
     addOutput(elseG, "e_out", {2, 3});
     addNode(g, "Sigmoid", {"I"}, {"Y"}, "/post/Sigmoid");

@@ -39,6 +39,7 @@ private slots:
     void summary_names_base_dims_left_symbolic();
     void summary_of_ppocr_counts_constant_weights();
     void summary_counts_main_graph_nodes_only();
+    void an_op_without_kernel_inside_a_branch_is_named();
     void summary_json_has_documented_keys();
     void summary_text_lists_figures_ops_and_warnings();
     void human_count_and_bytes_are_short_and_exact_enough();
@@ -111,18 +112,30 @@ void TstModelSummary::summary_counts_main_graph_nodes_only()
     QCOMPARE(qlonglong(s.nodes), 3LL);
     QCOMPARE(qlonglong(s.ops.at("If")), 1LL);
     QVERIFY(!s.ops.count("Neg") && !s.ops.count("Abs") && !s.ops.count("Exp"));
-    // The worker does not run control flow: the preflight names the op, its count and first node.
+    // The worker runs If through its branches: nothing is missing.
+    QVERIFY(s.workerGaps.empty());
+    QVERIFY2(summaryToText(s).find("Runnable     by tapas-worker: yes") != std::string::npos, summaryToText(s).c_str());
+    QVERIFY(checkWorkerRuns(*g, "if.onnx").ok());
+}
+
+void TstModelSummary::an_op_without_kernel_inside_a_branch_is_named()
+{
+    const Result<Graph> g = importOnnxBytes(models::serialize(models::ifModel("Round")), "if.onnx", "");
+    QVERIFY2(g.ok(), g.error().c_str());
+    const ModelSummary s = summarizeModel(*g);
+    // The preflight looks inside the branches: it names the op, its count and first node there.
     QCOMPARE(s.workerGaps.size(), size_t(1));
-    QCOMPARE(s.workerGaps[0].opType, std::string("If"));
+    QCOMPARE(s.workerGaps[0].opType, std::string("Round"));
     QCOMPARE(s.workerGaps[0].nodes, int64_t(1));
     const std::string text = summaryToText(s);
-    QVERIFY2(text.find("Runnable     by tapas-worker: no: If (1 node, first '") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("Runnable     by tapas-worker: no: Round (1 node, first '/branch/else/Round')") != std::string::npos,
+             text.c_str());
     QCOMPARE(summaryToJson(s)["runnable_by_worker"].get<bool>(), false);
-    QCOMPARE(summaryToJson(s)["worker_gaps"][0]["op"].get<std::string>(), std::string("If"));
+    QCOMPARE(summaryToJson(s)["worker_gaps"][0]["op"].get<std::string>(), std::string("Round"));
     const Status refused = checkWorkerRuns(*g, "if.onnx");
     QVERIFY(!refused.ok());
     QVERIFY2(refused.error.find("model 'if.onnx' cannot run on tapas-worker") != std::string::npos, refused.error.c_str());
-    QVERIFY2(refused.error.find("If (1 node") != std::string::npos, refused.error.c_str());
+    QVERIFY2(refused.error.find("Round (1 node") != std::string::npos, refused.error.c_str());
 }
 
 void TstModelSummary::summary_json_has_documented_keys()

@@ -1,5 +1,6 @@
 // The ONNX importer on real exported models and on small models built in code.
 #include "core/onnx/onnx_importer.h"
+#include "core/onnx/onnx_subgraph.h"
 #include "onnx_test_models.h"
 #include "tests/common/shared_models.h"
 
@@ -83,7 +84,7 @@ private slots:
     void importer_marks_dims_that_scale_with_the_batch();
     void importer_drops_large_weight_values_keeps_small_ints();
     void importer_keeps_node_names_scopes_and_attributes();
-    void importer_keeps_control_flow_subgraphs_opaque();
+    void importer_converts_control_flow_subgraphs_with_what_they_read_from_outside();
     void importer_keeps_unknown_domain_op_with_warning();
     void importer_sorts_nodes_written_out_of_order();
     void importer_reports_cycle_naming_a_node();
@@ -298,7 +299,7 @@ void TstOnnxImporter::importer_keeps_node_names_scopes_and_attributes()
     QCOMPARE(QString::fromStdString(g.tensor(conv->outputs[0]).shape.toString()), QStringLiteral("[batch,64,56,56]"));
 }
 
-void TstOnnxImporter::importer_keeps_control_flow_subgraphs_opaque()
+void TstOnnxImporter::importer_converts_control_flow_subgraphs_with_what_they_read_from_outside()
 {
     const Result<Graph> r = importProto(models::ifModel());
     QVERIFY2(r.ok(), r.error().c_str());
@@ -311,6 +312,21 @@ void TstOnnxImporter::importer_keeps_control_flow_subgraphs_opaque()
     QCOMPARE(qlonglong(ifNode.attr("else_branch")->graphNodes), 2LL);
     for (const Tensor& t : r->tensors) QVERIFY2(t.name.find("e_out") == std::string::npos, t.name.c_str());
     QCOMPARE(QString::fromStdString(r->tensor(r->outputs[0]).shape.toString()), QStringLiteral("[2,3]"));
+    // Each branch is a graph of its own; the Relu output both read from the enclosing scope is
+    // the If's one implicit input, after its condition, so the Relu's consumers include the If.
+    const auto thenG = subgraphOf(ifNode, "then_branch");
+    const auto elseG = subgraphOf(ifNode, "else_branch");
+    QVERIFY(thenG && elseG);
+    QCOMPARE(int(thenG->nodes.size()), 1);
+    QCOMPARE(QString::fromStdString(thenG->nodes[0].opType), QStringLiteral("Neg"));
+    QCOMPARE(int(elseG->nodes.size()), 2);
+    QCOMPARE(QString::fromStdString(elseG->tensor(elseG->outputs[0]).name), QStringLiteral("e_out"));
+    QCOMPARE(int(ifNode.inputs.size()), 2);
+    QCOMPARE(int(formalInputs(ifNode)), 1);
+    QCOMPARE(QString::fromStdString(r->tensor(ifNode.inputs[1]).name), QStringLiteral("X1"));
+    const auto& readers = r->tensor(ifNode.inputs[1]).consumers;
+    QVERIFY(std::find(readers.begin(), readers.end(), NodeId(1)) != readers.end());
+    QCOMPARE(thenG->tensor(thenG->nodes[0].inputs[0]).producer, kNoNode); // read from outside
 }
 
 void TstOnnxImporter::importer_keeps_unknown_domain_op_with_warning()

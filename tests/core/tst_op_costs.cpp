@@ -3,6 +3,7 @@
 #include "core/onnx/onnx_importer.h"
 #include "core/ops/op_registry.h"
 #include "core/ops/shape_fill.h"
+#include "core/shard/op_sharding.h"
 #include "op_test_graph.h"
 #include "tests/common/shared_models.h"
 
@@ -153,6 +154,39 @@ private slots:
         QCOMPARE(costOf(tg, z).flops, 10.0);
         bindDims(tg.g, {{"batch", 6}});
         QCOMPARE(nodeCost(tg.g, tg.g.node(tg.g.tensor(z).producer)).flops, 60.0);
+    }
+
+    // Control flow runs whole on every rank: If costs its dearer branch, Loop its body times a
+    // constant trip count, and neither offers a strategy other than replicated. (The models are
+    // tst_exec_kernels' torch exports in tests/data/kernels.)
+    void control_flow_costs_its_bodies_and_stays_replicated()
+    {
+        const std::string dir = TAPAS_SOURCE_DIR "/tests/data/kernels/";
+        const Result<Graph> branchy = importOnnxFile(dir + "branchy_then.onnx");
+        QVERIFY2(branchy.ok(), branchy.error().c_str());
+        int ifs = 0;
+        for (NodeId id = 0; id < NodeId(branchy->nodes.size()); ++id) {
+            const Node& n = branchy->node(id);
+            if (n.opType != "If") continue;
+            ++ifs;
+            // Each branch is a Gemm [3,4] x [4,4] (2*3*4*4 FLOPs, bias 12) and an activation:
+            // counted with the shapes the branch reads from outside, which it does not know alone.
+            const double flops = nodeCost(*branchy, n).flops;
+            QVERIFY2(flops >= 2.0 * 3 * 4 * 4 + 12 && flops < 4 * (2.0 * 3 * 4 * 4 + 12), std::to_string(flops).c_str());
+            const auto strategies = nodeStrategies(*branchy, id, 2);
+            QCOMPARE(int(strategies.size()), 1);
+            for (const TensorLayout& l : strategies[0].inputs) QVERIFY(l.kind == TensorLayout::R);
+        }
+        QCOMPARE(ifs, 1);
+        const Result<Graph> loop = importOnnxFile(dir + "loop_scan.onnx");
+        QVERIFY2(loop.ok(), loop.error().c_str());
+        int loops = 0;
+        for (const Node& n : loop->nodes)
+            if (n.opType == "Loop") { // trip count 4, each a Mul, two Adds and a Less on [3,4]
+                ++loops;
+                QVERIFY2(nodeCost(*loop, n).flops >= 4.0 * 3 * 12, std::to_string(nodeCost(*loop, n).flops).c_str());
+            }
+        QCOMPARE(loops, 1);
     }
 
     void resnet18_forward_is_about_3_64_gflops_at_batch_1()

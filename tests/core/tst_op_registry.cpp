@@ -55,7 +55,7 @@ private slots:
     void the_families_are_the_family_files()
     {
         const std::vector<std::string> expected{"matmul", "conv", "resize", "elementwise", "normalization",
-                                                "reduce", "shape", "indexing", "generator"};
+                                                "reduce", "shape", "indexing", "generator", "control", "recurrent"};
         QCOMPARE(OpRegistry::instance().families(), expected);
         for (const std::string& family : expected) {
             int ops = 0;
@@ -76,6 +76,15 @@ private slots:
             QVERIFY2(def, op);
             QCOMPARE(QString::fromStdString(def->family), QString(family));
             QVERIFY2(def->sharding.rule, (std::string(op) + " lost its sharding rule").c_str());
+        }
+        // Control flow and recurrences run replicated (their bodies and steps whole on every rank)
+        // and say so.
+        for (auto [op, family] : {std::pair{"If", "control"}, {"Loop", "control"}, {"Scan", "control"},
+                                  {"LSTM", "recurrent"}, {"GRU", "recurrent"}, {"RNN", "recurrent"}}) {
+            const OpDef* def = r.find(op);
+            QVERIFY2(def, op);
+            QCOMPARE(QString::fromStdString(def->family), QString(family));
+            QVERIFY2(!def->sharding.rule && !def->sharding.replicatedBecause.empty(), op);
         }
         // Shape reads only metadata, so it takes its input in any layout; Size stays replicated.
         QVERIFY(r.find("Shape")->sharding.rule != nullptr);

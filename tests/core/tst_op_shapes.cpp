@@ -76,6 +76,37 @@ private slots:
         QCOMPARE(tg.g.tensor(tail).dtype, DType::Float32);
     }
 
+    // torch's F.pad export: the [dims, 2] pad table built from shapes is reversed by a Slice with
+    // step -1 and transposed, then flattened into Pad's pads. The values must survive, or every
+    // shape after the Pad is lost (Silero VAD's STFT).
+    void pad_table_reversed_and_transposed_keeps_its_values()
+    {
+        TestGraph tg;
+        const TensorId x = tg.input("x", Shape::of({2, 512}));
+        const TensorId table = tg.op("Reshape", {tg.ints("flat", {0, 64, 0, 0}), tg.ints("to", {-1, 2})});
+        const TensorId reversed = tg.op("Slice", {table, tg.ints("s", {-1}), tg.ints("e", {kInt64Min}), tg.ints("a", {0}), tg.ints("st", {-1})});
+        const TensorId swapped = tg.op("Transpose", {reversed}, {intsAttr("perm", {1, 0})});
+        const TensorId pads = tg.op("Reshape", {swapped, tg.ints("to1", {-1})});
+        const TensorId padded = tg.op("Pad", {x, pads}, {strAttr("mode", "reflect")});
+        const TensorId corner = tg.op("Slice", {table, tg.ints("s2", {1, 1}), tg.ints("e2", {2, 2}), tg.ints("a2", {0, 1})});
+        fillMissingShapes(tg.g);
+        QVERIFY(tg.g.tensor(reversed).value && tg.g.tensor(swapped).value);
+        QCOMPARE(tg.g.tensor(reversed).value->ints, (std::vector<int64_t>{0, 0, 0, 64}));
+        QCOMPARE(tg.g.tensor(swapped).value->ints, (std::vector<int64_t>{0, 0, 0, 64}));
+        QCOMPARE(s(tg, padded), QString("[2,576]"));
+        QVERIFY(tg.g.tensor(corner).value);
+        QCOMPARE(tg.g.tensor(corner).value->ints, (std::vector<int64_t>{0}));
+        QCOMPARE(s(tg, corner), QString("[1,1]"));
+        // A non-square transpose permutes the elements.
+        TestGraph t2;
+        const TensorId m = t2.op("Reshape", {t2.ints("v", {1, 2, 3, 4, 5, 6}), t2.ints("to", {2, 3})});
+        const TensorId mt = t2.op("Transpose", {m}, {intsAttr("perm", {1, 0})});
+        fillMissingShapes(t2.g);
+        QVERIFY(t2.g.tensor(mt).value);
+        QCOMPARE(t2.g.tensor(mt).value->ints, (std::vector<int64_t>{1, 4, 2, 5, 3, 6}));
+        QCOMPARE(s(t2, mt), QString("[3,2]"));
+    }
+
     void slice_attribute_form_of_opset_9()
     {
         TestGraph tg;

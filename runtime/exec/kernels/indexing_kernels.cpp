@@ -123,11 +123,50 @@ std::vector<Tensor> scatterElements(const KernelCall& c)
     return one(x.scatter(axis, idx, in(c, 2)));
 }
 
+// Reflect and edge padding as an index_select per padded dim (any rank, any dim; autograd
+// scatters the gradient back through the indices). Negative pads crop.
+Tensor padByIndex(const KernelCall& c, Tensor x, const std::vector<int64_t>& pads, bool reflect)
+{
+    const size_t n = pads.size() / 2;
+    for (size_t d = 0; d < n; ++d) {
+        const int64_t b = pads[d], e = pads[d + n], len = x.size(int64_t(d));
+        if (b == 0 && e == 0) continue;
+        if (reflect && (b >= len || e >= len))
+            fail(c, "reflect padding of " + std::to_string(std::max(b, e)) + " on a dim of " + std::to_string(len) +
+                        " (it must be smaller than the dim)");
+        std::vector<int64_t> idx;
+        for (int64_t i = -b; i < len + e; ++i) {
+            int64_t j = i;
+            if (reflect) j = j < 0 ? -j : j >= len ? 2 * (len - 1) - j : j;
+            else j = std::clamp<int64_t>(j, 0, len - 1);
+            idx.push_back(j);
+        }
+        x = x.index_select(int64_t(d), torch::tensor(idx, torch::kLong));
+    }
+    return x;
+}
+
 std::vector<Tensor> padOp(const KernelCall& c)
 {
     Tensor x = in(c, 0);
-    if (c.node.attrString("mode", "constant") != "constant") fail(c, "only constant padding is supported");
-    const std::vector<int64_t> pads = has(c, 1) ? ints(c.in[1]) : c.node.attrInts("pads");
+    const std::string mode = c.node.attrString("mode", "constant");
+    if (mode != "constant" && mode != "reflect" && mode != "edge")
+        fail(c, "padding mode '" + mode + "' is not run (constant, reflect and edge are)");
+    std::vector<int64_t> pads = has(c, 1) ? ints(c.in[1]) : c.node.attrInts("pads");
+    if (has(c, 3)) { // opset 18: pads for the listed axes only
+        const std::vector<int64_t> axes = ints(c.in[3]);
+        if (pads.size() != 2 * axes.size()) fail(c, "pads has " + std::to_string(pads.size()) + " values for " + std::to_string(axes.size()) + " axes");
+        std::vector<int64_t> full(size_t(2 * x.dim()), 0);
+        for (size_t i = 0; i < axes.size(); ++i) {
+            const int64_t a = normAxis(axes[i], x.dim());
+            full[size_t(a)] = pads[i];
+            full[size_t(a + x.dim())] = pads[i + axes.size()];
+        }
+        pads = full;
+    }
+    if (pads.size() != size_t(2 * x.dim()))
+        fail(c, "pads has " + std::to_string(pads.size()) + " values for an input of rank " + std::to_string(x.dim()));
+    if (mode != "constant") return one(padByIndex(c, x, pads, mode == "reflect"));
     const double value = has(c, 2) ? c.in[2].item<double>() : c.node.attrFloat("value", 0);
     const size_t n = pads.size() / 2;
     std::vector<int64_t> tp;

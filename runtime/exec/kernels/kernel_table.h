@@ -47,6 +47,8 @@ void registerReduceKernels(KernelTable& t);
 void registerShapeKernels(KernelTable& t);
 void registerIndexingKernels(KernelTable& t);
 void registerGeneratorKernels(KernelTable& t);
+void registerControlKernels(KernelTable& t);
+void registerRecurrentKernels(KernelTable& t);
 
 namespace kernels {
 

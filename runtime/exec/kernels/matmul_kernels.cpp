@@ -25,8 +25,15 @@ void registerMatMulKernels(KernelTable& t)
     t.add("MatMul", [](const KernelCall& c) { return one(torch::matmul(in(c, 0), in(c, 1))); });
     t.add("Gemm", gemm);
     t.add("Einsum", [](const KernelCall& c) {
-        std::vector<Tensor> xs(c.in.begin(), c.in.end());
-        return one(torch::einsum(c.node.attrString("equation", ""), xs));
+        const std::string eq = c.node.attrString("equation", "");
+        if (eq.empty()) fail(c, "needs its equation attribute");
+        std::vector<Tensor> xs;
+        for (size_t i = 0; i < c.in.size(); ++i) xs.push_back(in(c, i));
+        try {
+            return one(torch::einsum(eq, xs));
+        } catch (const c10::Error& e) {
+            fail(c, "equation '" + eq + "': " + e.what_without_backtrace());
+        }
     });
 }
 
