@@ -14,6 +14,16 @@
 
 namespace tapas {
 
+namespace {
+
+// Elements a weight holds: what the file stores (a tied or sliced initializer), else its shape.
+double weightElements(const Tensor& x)
+{
+    return double(x.storedElements() > 0 ? x.storedElements() : x.shape.numElementsOr(1));
+}
+
+} // namespace
+
 CostTerms& CostTerms::operator+=(const CostTerms& o)
 {
     compute += o.compute;
@@ -46,7 +56,7 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     }
     for (auto& [t, u] : uses) {
         const Tensor& x = g_.tensor(t);
-        wholeGradientBytes_ += double(x.storedElements() > 0 ? x.storedElements() : x.shape.numElementsOr(1)) * elemBytes_;
+        wholeGradientBytes_ += weightElements(x) * elemBytes_;
         if (u.size() > 1) sharedWeights_.emplace(t, std::move(u));
     }
 }
@@ -110,7 +120,7 @@ CostTerms CostModel::weightUseCost(TensorId t, const TensorLayout& l, bool split
 {
     CostTerms c;
     const Tensor& x = g_.tensor(t);
-    const double elems = double(x.storedElements() > 0 ? x.storedElements() : x.shape.numElementsOr(1));
+    const double elems = weightElements(x);
     const double shard = l.kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
     if (buffer) { // running statistics: fp32, no gradient, no optimizer state
         c.weightMemory = elems * shard * 4;
@@ -136,7 +146,7 @@ CostTerms CostModel::weightUseCost(TensorId t, const TensorLayout& l, bool split
 CostTerms CostModel::sharedWeightCost(TensorId t, const std::vector<std::pair<TensorLayout, bool>>& uses) const
 {
     const Tensor& x = g_.tensor(t);
-    const double elems = double(x.storedElements() > 0 ? x.storedElements() : x.shape.numElementsOr(1));
+    const double elems = weightElements(x);
     const double bytes = elems * elemBytes_;
     auto dpSync = [&](CostTerms& c, double grad) {
         if (mesh_.dp <= 1) return;
@@ -202,7 +212,7 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
             CostTerms use = weightUseCost(t, s.inputs[i], split, buffer);
             // The worker updates each weight in fp32 where it is stored (a shard, or whole).
             if (!buffer && !cluster_.opFamilies.empty()) {
-                const double elems = double(x.storedElements() > 0 ? x.storedElements() : x.shape.numElementsOr(1));
+                const double elems = weightElements(x);
                 use.compute += optimizerSeconds(cluster_, elems * 4.0 / (s.inputs[i].kind == TensorLayout::S ? mesh_.tp : 1));
             }
             c += use.scaled(1.0 / weightUses(t));
