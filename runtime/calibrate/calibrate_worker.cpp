@@ -4,6 +4,8 @@
 #include "runtime/worker_info.h"
 #include "runtime/worker_options.h"
 
+#include "core/util/median.h"
+
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -55,12 +57,6 @@ double loadAverage()
     return in >> load ? load : -1;
 }
 
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[(v.size() - 1) / 2]; // the lower middle for an even count: conservative
-}
-
 // Achieved FLOP/s of torch::mm at one shape: warm up, then 5 bursts of budget/5 seconds each
 // (at least 3 calls), and the median burst's rate, so a moment of preemption on a shared machine
 // does not decide the figure. Every rank runs this at the same time.
@@ -83,7 +79,7 @@ double gemmFlops(const GemmShape& s, double budget)
         }
         rates.push_back(2.0 * s.m * s.k * s.n * calls / elapsed);
     }
-    return median(rates);
+    return median(rates, EvenMiddle::Lower); // the slower middle rate: conservative
 }
 
 // Seconds per MPI_Allreduce of `bytes` (float sum) on `comm`: each call timed on its own, the
@@ -100,7 +96,7 @@ double allreduceSeconds(MPI_Comm comm, long bytes, int reps)
         MPI_Allreduce(in.data(), out.data(), int(count), MPI_FLOAT, MPI_SUM, comm);
         times.push_back(seconds(t0));
     }
-    double mine = median(times), slowest = 0;
+    double mine = median(times, EvenMiddle::Upper), slowest = 0; // the slower middle time: conservative
     MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     return slowest;
 }
@@ -291,7 +287,7 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
         table.push_back({{"shape", o.gemms[i].toString()}, {"flops_slowest_rank", worst}, {"flops_per_rank", perRank}});
     }
     const double peak = *std::max_element(slowest.begin(), slowest.end());
-    const double representative = median(slowest);
+    const double representative = median(slowest, EvenMiddle::Lower);
     std::string representativeShape;
     for (size_t i = 0; i < slowest.size(); ++i)
         if (slowest[i] == representative) representativeShape = o.gemms[i].toString();

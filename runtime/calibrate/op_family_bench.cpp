@@ -1,5 +1,7 @@
 #include "runtime/calibrate/op_family_bench.h"
 
+#include "core/util/median.h"
+
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -35,8 +37,7 @@ double timeCase(const Case& c, double budget)
         if (i >= 2) times.push_back(t); // two warm-up runs
         if (times.size() >= 2000) break;
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return median(std::move(times), EvenMiddle::Upper); // the slower middle time: conservative
 }
 
 Tensor leaf(std::vector<int64_t> shape, bool grad = true) { return torch::randn(shape).set_requires_grad(grad); }
@@ -120,12 +121,6 @@ std::vector<Case> familyCases()
     return cs;
 }
 
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
-
 } // namespace
 
 std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::function<void()>& together)
@@ -156,8 +151,8 @@ std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>
     for (const auto& [family, o] : overhead) {
         OpFamilyRate r;
         r.overhead = o;
-        if (flopRates.count(family)) r.flopRate = median(flopRates[family]);
-        if (byteRates.count(family)) r.byteRate = median(byteRates[family]);
+        if (flopRates.count(family)) r.flopRate = median(flopRates[family], EvenMiddle::Lower);
+        if (byteRates.count(family)) r.byteRate = median(byteRates[family], EvenMiddle::Lower);
         rates[family] = r;
     }
     return rates;

@@ -7,6 +7,7 @@
 
 #include "core/plan/plan_editor.h"
 #include "core/search/searcher.h"
+#include "core/util/median.h"
 #include "core/zoo/zoo.h"
 
 #include <algorithm>
@@ -22,12 +23,6 @@ namespace {
 double secondsSince(std::chrono::steady_clock::time_point t0)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
 }
 
 int run(const std::vector<std::string>& args)
