@@ -1,4 +1,4 @@
-// Pipeline stages in the studio, on a 4-layer zoo GPT in the real main window: the Search dialog
+// Pipeline stages in the studio, on the small 4-layer zoo GPT of the plan-review suites in the real main window: the Search dialog
 // asked for 2 fixed stages (micro-batch 1, selective recomputation, no interleaving) plans them;
 // the Plan dock lists each stage (its blocks, pipeline rank, global ranks, recomputation) and the
 // Costs dock shows the bubble and each pipeline rank's memory against the device limit, with the
@@ -14,6 +14,7 @@
 #include "core/fold/folded_graph.h"
 #include "core/plan/plan_file.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/zoo_plan.h"
 #include "views/cluster_editor.h"
 #include "views/costs/costs_view.h"
 #include "views/plan/plan_panel.h"
@@ -44,7 +45,6 @@ namespace {
 
 constexpr int kLoadTimeoutMs = 120000;
 constexpr int kSearchTimeoutMs = 180000;
-constexpr int kLayers = 4;
 
 bool close(double a, double b)
 {
@@ -165,15 +165,7 @@ private Q_SLOTS:
         QSettings().clear();
         QVERIFY(tmp_.isValid());
         modelPath_ = tmp_.filePath(QStringLiteral("gpt.onnx"));
-        ZooOptions o;
-        o.layers = kLayers;
-        o.hidden = 256;
-        o.heads = 8;
-        o.ffn = 1024;
-        o.vocab = 1024;
-        o.seq = 128;
-        o.batch = 8;
-        const Status s = writeZooModel("gpt", o, modelPath_.toStdString());
+        const Status s = writeZooModel("gpt", testing::smallGptOptions(), modelPath_.toStdString());
         QVERIFY2(s.ok(), s.error.c_str());
     }
 
