@@ -212,7 +212,7 @@ SearchDialog::SearchDialog(PlanSession* session, QWidget* parent)
     fillResults();
     setRunning(false);
     updatePipelineWidgets();
-    resize(960, 760);
+    resize(960, 720);
 }
 
 // The job, a child, cancels and waits for its worker, which holds only copies and shared state.
