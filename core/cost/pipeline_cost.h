@@ -65,8 +65,9 @@ struct PipelineEvaluation {
 };
 
 // Evaluates one configuration (nullopt when the chain has fewer blocks than stages, or the
-// given stages do not cut it into pp x virtualStages contiguous ranges). `model` is the micro-batch cost model (its options give the
-// backward factor and bytes per parameter); `cluster` links the stages and dp groups.
+// given stages do not cut it into pp x virtualStages contiguous ranges). `model` is the
+// micro-batch cost model (its options give the backward factor and bytes per parameter);
+// `cluster` links the stages and dp groups.
 std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfile>& blocks, const PipelineConfig& config,
                                                    const CostModel& model, const ClusterSpec& cluster, double memoryLimit);
 

@@ -202,6 +202,8 @@ void PlanPanel::updateStages()
     text += QStringLiteral(" · ") + tr("1F1B bubble %1% of the step").arg(p->bubbleFraction * 100, 0, 'f', 1);
     text += QStringLiteral(" · ") + (p->distributedOptimizer ? tr("distributed optimizer (ZeRO-1) over dp %1").arg(plan.mesh.dp)
                                                              : tr("optimizer state not sharded"));
+    // The ops' figures below are the searched micro-batch's; the summary line is the whole step.
+    text += QStringLiteral(" · ") + tr("op costs below: one micro-batch");
     stagesLabel_->setText(text);
     stagesTable_->resizeColumnsToContents();
     // All stages in view up to eight rows; the op tree keeps the rest of the dock.
