@@ -42,6 +42,24 @@ Result<CostReport> recost(const Graph& g, const FoldedGraph& folded, const Clust
     return evaluatePlanWithStages(plan, model, &folded, c.memoryBytes);
 }
 
+// TAPAS's pipeline sweep held to pp 2 x tp 2 with `virtualStages` per rank (and micro-batches
+// of 2 unless `anyMicroBatch`).
+SearchResult sweptPlan(const Graph& g, const ClusterSpec& c, int virtualStages, bool anyMicroBatch = false)
+{
+    SearchRequest r;
+    r.graph = &g;
+    r.cluster = c;
+    PipelineOptions o;
+    o.pp = {2};
+    o.tp = {2};
+    if (!anyMicroBatch) o.microBatchSizes = {2};
+    o.virtualStages = {virtualStages};
+    r.pipeline = o;
+    Result<SearchResult> s = searchPipelined(*findSearcher("tapas"), r);
+    if (!s) qFatal("pipeline sweep: %s", s.error().c_str());
+    return std::move(s).value();
+}
+
 } // namespace
 
 class TstStagedCost : public QObject {
@@ -53,29 +71,19 @@ private Q_SLOTS:
         const FoldedGraph folded = *foldGraph(g);
         const ClusterSpec c = *loadClusterSpec("a100x8");
         for (int v : {1, 2}) {
-            SearchRequest r;
-            r.graph = &g;
-            r.cluster = c;
-            PipelineOptions o;
-            o.pp = {2};
-            o.tp = {2};
-            o.microBatchSizes = {2};
-            o.virtualStages = {v};
-            r.pipeline = o;
-            Result<SearchResult> s = searchPipelined(*findSearcher("tapas"), r);
-            QVERIFY2(s.ok(), s.error().c_str());
-            const ShardingPlan& swept = s->best.plan;
+            const SearchResult s = sweptPlan(g, c, v);
+            const ShardingPlan& swept = s.best.plan;
             QCOMPARE(int(swept.pipeline.stages.size()), 2 * v);
             ShardingPlan plan = swept;
             Result<CostReport> report = recost(g, folded, c, plan);
             QVERIFY2(report.ok(), report.error().c_str());
             QVERIFY(report->pipelined);
-            const CostTerms &a = report->total, &b = s->best.report.total;
+            const CostTerms &a = report->total, &b = s.best.report.total;
             QVERIFY2(same(a.time(), b.time()), qPrintable(QStringLiteral("v %1: %2 vs %3").arg(v).arg(a.time()).arg(b.time())));
             QVERIFY(same(a.bubble, b.bubble) && same(a.ppComm, b.ppComm) && same(a.dpComm, b.dpComm));
             QVERIFY(same(a.memory(), b.memory()));
-            QCOMPARE(report->fits, s->best.report.fits);
-            QVERIFY(same(report->effectiveDevices, s->best.report.effectiveDevices));
+            QCOMPARE(report->fits, s.best.report.fits);
+            QVERIFY(same(report->effectiveDevices, s.best.report.effectiveDevices));
             QCOMPARE(plan.pipeline.bubbleFraction, swept.pipeline.bubbleFraction);
             for (size_t i = 0; i < plan.pipeline.stages.size(); ++i) {
                 const PipelineStage &x = plan.pipeline.stages[i], &y = swept.pipeline.stages[i];
@@ -95,18 +103,8 @@ private Q_SLOTS:
         const Graph g = smallGpt();
         const FoldedGraph folded = *foldGraph(g);
         const ClusterSpec c = *loadClusterSpec("a100x8");
-        SearchRequest r;
-        r.graph = &g;
-        r.cluster = c;
-        PipelineOptions o;
-        o.pp = {2};
-        o.tp = {2};
-        o.microBatchSizes = {2};
-        o.virtualStages = {1};
-        r.pipeline = o;
-        Result<SearchResult> s = searchPipelined(*findSearcher("tapas"), r);
-        QVERIFY2(s.ok(), s.error().c_str());
-        ShardingPlan plan = s->best.plan;
+        const SearchResult s = sweptPlan(g, c, 1);
+        ShardingPlan plan = s.best.plan;
         QCOMPARE(plan.pipeline.stages[0].recompute, Recompute::None);
         QCOMPARE(plan.pipeline.stages[1].recompute, Recompute::None);
         plan.pipeline.stages[0].recompute = Recompute::Selective;
@@ -114,10 +112,10 @@ private Q_SLOTS:
         QVERIFY2(report.ok(), report.error().c_str());
         QCOMPARE(plan.pipeline.stages[0].recompute, Recompute::Selective);
         QCOMPARE(plan.pipeline.stages[1].recompute, Recompute::None);
-        const PipelineStage &mine = plan.pipeline.stages[0], &swept = s->best.plan.pipeline.stages[0];
+        const PipelineStage &mine = plan.pipeline.stages[0], &swept = s.best.plan.pipeline.stages[0];
         QVERIFY(mine.timePerMicroBatch > swept.timePerMicroBatch);   // the attention core runs twice
         QVERIFY(mine.activationMemory < swept.activationMemory);     // and its scores are not kept
-        QVERIFY(same(plan.pipeline.stages[1].timePerMicroBatch, s->best.plan.pipeline.stages[1].timePerMicroBatch));
+        QVERIFY(same(plan.pipeline.stages[1].timePerMicroBatch, s.best.plan.pipeline.stages[1].timePerMicroBatch));
     }
 
     void stages_that_do_not_cut_the_chain_are_refused_naming_the_field()
@@ -125,23 +123,14 @@ private Q_SLOTS:
         const Graph g = smallGpt();
         const FoldedGraph folded = *foldGraph(g);
         const ClusterSpec c = *loadClusterSpec("a100x8");
-        SearchRequest r;
-        r.graph = &g;
-        r.cluster = c;
-        PipelineOptions o;
-        o.pp = {2};
-        o.tp = {2};
-        o.virtualStages = {1};
-        r.pipeline = o;
-        Result<SearchResult> s = searchPipelined(*findSearcher("tapas"), r);
-        QVERIFY2(s.ok(), s.error().c_str());
-        ShardingPlan shortOfTheEnd = s->best.plan;
+        const SearchResult s = sweptPlan(g, c, 1, true);
+        ShardingPlan shortOfTheEnd = s.best.plan;
         shortOfTheEnd.pipeline.stages.back().endBlock -= 1;
         Result<CostReport> a = recost(g, folded, c, shortOfTheEnd);
         QVERIFY(!a.ok());
         QVERIFY2(a.error().find("pipeline.stages") != std::string::npos && a.error().find("chain") != std::string::npos,
                  a.error().c_str());
-        ShardingPlan offMesh = s->best.plan;
+        ShardingPlan offMesh = s.best.plan;
         offMesh.pipeline.stages.back().device = 5;
         Result<CostReport> b = recost(g, folded, c, offMesh);
         QVERIFY(!b.ok());
