@@ -64,6 +64,14 @@ if [[ "$what" != runs ]]; then
   XDG_CONFIG_HOME="$work/config-costs" xvfb-run -a -s "-screen 0 1600x1000x24" \
     env QT_QPA_PLATFORM=xcb "$studio" --lang en "$planned" --search a100x8:2x4 \
     --screenshot-widget costsDock --screenshot "$here/docs/images/costs_dock.png"
+  # The same GPT on two pipeline stages (dp 1 x pp 2 x tp 4): the Plan dock's stage table and the
+  # Costs dock's step time with the sends between stages and the bubble.
+  XDG_CONFIG_HOME="$work/config-plan-stages" xvfb-run -a -s "-screen 0 1600x1000x24" \
+    env QT_QPA_PLATFORM=xcb "$studio" --lang en "$planned" --search a100x8:1x2x4 \
+    --screenshot-widget planDock --screenshot "$here/docs/images/plan_dock_stages.png"
+  XDG_CONFIG_HOME="$work/config-costs-stages" xvfb-run -a -s "-screen 0 1600x1000x24" \
+    env QT_QPA_PLATFORM=xcb "$studio" --lang en "$planned" --search a100x8:1x2x4 \
+    --screenshot-widget costsDock --screenshot "$here/docs/images/costs_dock_stages.png"
 fi
 [[ "$what" == graph ]] && exit 0
 

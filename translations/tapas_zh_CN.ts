@@ -21,6 +21,10 @@
         <source>Block %1</source>
         <translation>块 %1</translation>
     </message>
+    <message>
+        <source>U%1</source>
+        <translation>U%1</translation>
+    </message>
 </context>
 <context>
     <name>tapas::BlocksModel</name>
@@ -371,6 +375,36 @@
         <location line="+0"/>
         <source>does not fit</source>
         <translation>放不下</translation>
+    </message>
+    <message>
+        <source>Stages</source>
+        <translation>流水线级</translation>
+    </message>
+    <message>
+        <source>The current plan&apos;s memory per pipeline rank against the device&apos;s limit</source>
+        <translation>当前方案每个流水线 rank 的内存与设备上限对比</translation>
+    </message>
+    <message>
+        <source>PP sends</source>
+        <translation>PP 发送</translation>
+    </message>
+    <message>
+        <source>Bubble</source>
+        <translation>气泡</translation>
+    </message>
+    <message>
+        <source>pp %1 (stage %2)</source>
+        <translation>pp %1（第 %2 级）</translation>
+    </message>
+    <message>
+        <source>Memory per pipeline rank, current plan</source>
+        <translation>当前方案每个流水线 rank 的内存</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n stage(s), bubble %1% of the step (%2 ms)</source>
+        <translation>
+            <numerusform>%n 个流水线级，气泡占一步的 %1%（%2 ms）</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2785,6 +2819,48 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <source>Choose another strategy for the selected op or layout for the selected weight</source>
         <translation>为选中的算子选择其他策略，或为选中的权重选择其他布局</translation>
     </message>
+    <message>
+        <source>bubble %1 ms</source>
+        <translation>气泡 %1 ms</translation>
+    </message>
+    <message>
+        <source>%1 interleaved per rank</source>
+        <translation>每个 rank 交错 %1 级</translation>
+    </message>
+    <message>
+        <source>1F1B bubble %1% of the step</source>
+        <translation>1F1B 气泡占一步的 %1%</translation>
+    </message>
+    <message>
+        <source>distributed optimizer (ZeRO-1) over dp %1</source>
+        <translation>分布式优化器 (ZeRO-1)，跨 dp %1</translation>
+    </message>
+    <message>
+        <source>optimizer state not sharded</source>
+        <translation>优化器状态未切分</translation>
+    </message>
+    <message>
+        <source>op costs below: one micro-batch</source>
+        <translation>下方算子开销：一个微批</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n pipeline stage(s) on pp %1</source>
+        <translation>
+            <numerusform>pp %1 上的 %n 个流水线级</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n micro-batch(es) of %1</source>
+        <translation>
+            <numerusform>%n 个微批，每个 %1 个样本</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n micro-batch(es)</source>
+        <translation>
+            <numerusform>%n 个微批</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>tapas::PlanRunMonitor</name>
@@ -3751,6 +3827,92 @@ Start a new run with the form on the left.</source>
         <source>no</source>
         <translation>否</translation>
     </message>
+    <message>
+        <source>&amp;Mesh:</source>
+        <translation>网格(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>dp × tp, or dp × pp × tp with a fixed number of pipeline stages</source>
+        <translation>dp × tp，或固定流水线级数时的 dp × pp × tp</translation>
+    </message>
+    <message>
+        <source>Pipeline</source>
+        <translation>流水线</translation>
+    </message>
+    <message>
+        <source>&amp;Stages:</source>
+        <translation>级数(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>Micro-&amp;batch size:</source>
+        <translation>微批大小(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>&amp;Recomputation:</source>
+        <translation>重计算(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>&amp;Virtual stages per rank:</source>
+        <translation>每个 rank 的虚拟级数(&amp;V)：</translation>
+    </message>
+    <message>
+        <source>Only when nothing fits without them</source>
+        <translation>仅当不分级就放不下时</translation>
+    </message>
+    <message>
+        <source>Fixed number (pp):</source>
+        <translation>固定级数 (pp)：</translation>
+    </message>
+    <message>
+        <source>Pipeline stages: contiguous ranges of the folded block chain, run under 1F1B over micro-batches</source>
+        <translation>流水线级：折叠后块链上的连续区间，按 1F1B 在微批上运行</translation>
+    </message>
+    <message>
+        <source>Pipeline-parallel degree: the number of pipeline ranks</source>
+        <translation>流水线并行度：流水线 rank 的个数</translation>
+    </message>
+    <message>
+        <source>Samples per micro-batch</source>
+        <translation>每个微批的样本数</translation>
+    </message>
+    <message>
+        <source>Try 1, 2 and 4</source>
+        <translation>尝试 1、2 和 4</translation>
+    </message>
+    <message>
+        <source>Stages per pipeline rank: interleaved 1F1B when more than 1</source>
+        <translation>每个流水线 rank 的级数：大于 1 时为交错 1F1B</translation>
+    </message>
+    <message>
+        <source>Least that fits, per rank</source>
+        <translation>每个 rank 取放得下的最少重计算</translation>
+    </message>
+    <message>
+        <source>Activation recomputation: none, selective (the attention core) or full (each block&apos;s forward)</source>
+        <translation>激活重计算：无、选择性（注意力核心）或完全（每个块的前向）</translation>
+    </message>
+    <message>
+        <source>Distributed optimizer (ZeRO-1) when dp &gt; 1</source>
+        <translation>dp &gt; 1 时使用分布式优化器 (ZeRO-1)</translation>
+    </message>
+    <message>
+        <source>Shard the fp32 master weights and Adam state over the data-parallel group</source>
+        <translation>在数据并行组上切分 fp32 主权重和 Adam 状态</translation>
+    </message>
+    <message>
+        <source>no plan without pipeline stages fits (the fastest needs %1 GB per device); planned with stages</source>
+        <translation>不分流水线级的方案都放不下（最快的每设备需要 %1 GB）；已按流水线级规划</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message numerus="yes">
+        <source>pp %1, %n micro-batch(es), bubble %2%</source>
+        <translation>
+            <numerusform>pp %1，%n 个微批，气泡 %2%</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>tapas::ShardingOverlay</name>
@@ -3998,6 +4160,53 @@ Start a new run with the form on the left.</source>
         <location line="+1"/>
         <source>You can also drop a .onnx file on this window.</source>
         <translation>也可以将 .onnx 文件拖放到此窗口。</translation>
+    </message>
+</context>
+<context>
+    <name>tapas::StagesModel</name>
+    <message>
+        <source>Stage %1: chain blocks %2-%3 (%4) on pipeline rank %5, ranks %6-%7 (dp %8 x tp %9)</source>
+        <translation>第 %1 级：块链中的块 %2-%3（%4），位于流水线 rank %5，rank %6-%7（dp %8 x tp %9）</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>Stage</source>
+        <translation>级</translation>
+    </message>
+    <message>
+        <source>Blocks</source>
+        <translation>块</translation>
+    </message>
+    <message>
+        <source>Pipeline rank</source>
+        <translation>流水线 rank</translation>
+    </message>
+    <message>
+        <source>Ranks</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <source>Recomputation</source>
+        <translation>重计算</translation>
+    </message>
+    <message>
+        <source>Time / micro-batch</source>
+        <translation>时间 / 微批</translation>
+    </message>
+    <message>
+        <source>Weights + optimizer</source>
+        <translation>权重 + 优化器</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>激活</translation>
+    </message>
+    <message>
+        <source>Rank memory</source>
+        <translation>Rank 内存</translation>
     </message>
 </context>
 </TS>

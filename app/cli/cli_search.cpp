@@ -75,12 +75,14 @@ nlohmann::json pipelineJson(const ShardingPlan& plan)
             {"bubble_fraction", p.bubbleFraction}, {"stages", stages}};
 }
 
-// --pipeline, --micro-batch, --recompute, --virtual-stages and a DPxPPxTP --mesh as the sweep's options.
+// --pipeline, --micro-batch, --recompute, --virtual-stages, --no-distributed-optimizer and a DPxPPxTP
+// --mesh as the sweep's options.
 Result<PipelineOptions> pipelineOptions(const QCommandLineParser& parser, const QCommandLineOption& micro,
                                         const QCommandLineOption& recompute, const QCommandLineOption& virtualStages,
-                                        const std::optional<DeviceMesh>& mesh)
+                                        const QCommandLineOption& noZero, const std::optional<DeviceMesh>& mesh)
 {
     PipelineOptions o;
+    if (parser.isSet(noZero)) o.distributedOptimizer = false;
     auto positive = [](const QString& v, const char* what) -> Result<int> {
         bool ok = false;
         const int n = v.toInt(&ok);
@@ -143,7 +145,10 @@ int runSearch(const QStringList& args)
     const QCommandLineOption virtualOpt(QStringLiteral("virtual-stages"),
                                         QStringLiteral("Pipeline: stages per rank, interleaved 1F1B when > 1 (default: try 1, 2, 4)."),
                                         QStringLiteral("v"));
-    parser.addOptions({clusterOpt, meshOpt, searchersOpt, outOpt, memOpt, ilpOpt, pipelineOpt, microOpt, recomputeOpt, virtualOpt});
+    const QCommandLineOption noZeroOpt(QStringLiteral("no-distributed-optimizer"),
+                                       QStringLiteral("Pipeline: keep the whole optimizer state on every data-parallel replica "
+                                                      "(default: shard it over dp, ZeRO-1, whenever dp > 1)."));
+    parser.addOptions({clusterOpt, meshOpt, searchersOpt, outOpt, memOpt, ilpOpt, pipelineOpt, microOpt, recomputeOpt, virtualOpt, noZeroOpt});
     parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("The ONNX file."));
     int exitCode = kExitOk;
     if (!parseOrExplain(parser, args, &exitCode)) return exitCode;
@@ -180,10 +185,10 @@ int runSearch(const QStringList& args)
         meshes = {*m};
         meshGiven = *m;
     }
-    const Result<PipelineOptions> pipeline = pipelineOptions(parser, microOpt, recomputeOpt, virtualOpt, meshGiven);
+    const Result<PipelineOptions> pipeline = pipelineOptions(parser, microOpt, recomputeOpt, virtualOpt, noZeroOpt, meshGiven);
     if (!pipeline) return fail(kExitBadInput, pipeline.error());
     const bool pipelined = parser.isSet(pipelineOpt) || (meshGiven && meshGiven->pp > 1) || parser.isSet(microOpt) ||
-                           parser.isSet(recomputeOpt) || parser.isSet(virtualOpt);
+                           parser.isSet(recomputeOpt) || parser.isSet(virtualOpt) || parser.isSet(noZeroOpt);
     std::vector<const Searcher*> chosen;
     for (const QString& name : parser.value(searchersOpt).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const Searcher* s = findSearcher(name.trimmed().toStdString());
@@ -213,20 +218,10 @@ int runSearch(const QStringList& args)
     std::vector<std::pair<std::string, std::string>> notRun; // searcher, why
     std::string pipelineNote;
     for (const Searcher* s : chosen) {
-        SearchRequest req = request;
-        if (req.pipeline && !s->blockConfig(req)) req.pipeline.reset(); // dp, ilp, unfolded plan no stages
-        Result<SearchResult> r = searchBestMesh(*s, req, meshes);
-        // Nothing fits without stages: the block searchers try pipelines before giving up.
-        if (r && !r->feasible && !req.pipeline && s->blockConfig(req) && !meshGiven) {
-            req.pipeline = *pipeline;
-            Result<SearchResult> staged = searchBestMesh(*s, req, meshes);
-            if (staged && betterSearchResult(*staged, *r)) {
-                if (results.empty())
-                    pipelineNote = "no plan without pipeline stages fits (the fastest needs " + gb(r->best.report.total.memory()) +
-                                   " per device); planned with stages";
-                r = std::move(staged);
-            }
-        }
+        double unstaged = 0;
+        Result<SearchResult> r = searchWithStages(*s, request, meshes, *pipeline, !meshGiven, &unstaged);
+        if (r && unstaged > 0 && results.empty())
+            pipelineNote = "no plan without pipeline stages fits (the fastest needs " + gb(unstaged) + " per device); planned with stages";
         if (!r) {
             if (results.empty()) {
                 return fail(kExitFailed, s->name() + ": " + r.error());
@@ -363,7 +358,9 @@ int runPlanCommand(const QStringList& args)
     }
     // What the worker would refuse, refused here with its reason (one rule for both: the batch
     // split, samplewise nodes, a symbolic batch for data parallelism).
-    if (Status s = checkRunnable(*graph, d->plan.mesh, pos[2].toStdString()); !s) {
+    Status runnable = checkRunnable(*graph, d->plan.mesh, pos[2].toStdString());
+    if (runnable) runnable = checkScheduleRunnable(d->plan.pipeline);
+    if (Status s = runnable; !s) {
         printErr("tapas plan check: " + pos[1].toStdString() + ": " + s.error);
         return kExitBadInput;
     }

@@ -50,6 +50,8 @@ void CostsDock::refresh()
         data.perBlock = report.perBlock;
         data.folded = session_->folded();
         data.memoryLimit = session_->cluster().memoryBytes;
+        data.pipeline = editor->plan().pipeline;
+        data.pipelineRanks = editor->plan().mesh.pp;
     }
     for (int i = 0; i < int(results.size()); ++i) {
         if (i == current && editor) continue;

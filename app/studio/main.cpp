@@ -6,6 +6,7 @@
 #include "app/studio/plan_docks.h"
 #include "app/studio/plan_session.h"
 #include "core/ir/dim_bindings.h"
+#include "core/search/mesh_sweep.h"
 #include "core/search/searcher.h"
 #include "views/graph/graph_panel.h"
 #include "views/runs/runs_panel.h"
@@ -49,7 +50,8 @@ bool openRuns(tapas::MainWindow* window, const QStringList& dirs)
 }
 
 // --search CLUSTER:MESH: plans the open model with TAPAS and the baselines on the GUI thread
-// (for scripts and screenshots; the Search dialog runs the same searchers in the background),
+// (for scripts and screenshots; the Search dialog runs the same searchers in the background);
+// a mesh DPxPPxTP plans that many pipeline stages (the block searchers; dp plans without them),
 // then selects the first MatMul of a repeated block so the Plan dock and graph show it.
 bool searchOpenModel(tapas::MainWindow* window, const QString& spec)
 {
@@ -70,9 +72,16 @@ bool searchOpenModel(tapas::MainWindow* window, const QString& spec)
     request.graph = session->graph().get();
     request.cluster = *cluster;
     request.mesh = *mesh;
+    tapas::PipelineOptions stages;
+    if (mesh->pp > 1) {
+        stages.tp = {mesh->tp};
+        stages.pp = {mesh->pp};
+        stages.tpAcrossNodes = true;
+        request.pipeline = stages;
+    }
     std::vector<tapas::SearchResult> results;
     for (const char* name : {"tapas", "megatron", "dp"}) {
-        tapas::Result<tapas::SearchResult> r = tapas::findSearcher(name)->search(request);
+        tapas::Result<tapas::SearchResult> r = tapas::searchWithStages(*tapas::findSearcher(name), request, {*mesh}, stages, false);
         if (r) results.push_back(std::move(r).value());
         else std::fprintf(stderr, "tapas-studio: %s: %s\n", name, r.error().c_str());
     }
@@ -165,7 +174,7 @@ struct StudioOptions {
         QStringLiteral("Open the model, save a picture of the window to FILE and exit."),
         QStringLiteral("FILE")};
     QCommandLineOption search{QStringLiteral("search"),
-        QStringLiteral("After opening, plan the model for a cluster preset and mesh, e.g. --search a100x8:2x4."),
+        QStringLiteral("After opening, plan the model for a cluster preset and mesh, e.g. --search a100x8:2x4 (DPxPPxTP, e.g. a100x8:1x2x4, plans pipeline stages)."),
         QStringLiteral("CLUSTER:MESH")};
     QCommandLineOption shotWidget{QStringLiteral("screenshot-widget"),
         QStringLiteral("With --screenshot: grab only the widget of that object name (e.g. planDock)."),

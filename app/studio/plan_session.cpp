@@ -1,6 +1,7 @@
 #include "app/studio/plan_session.h"
 
 #include "app/studio/plan_edit_command.h"
+#include "core/cost/staged_cost.h"
 
 #include <QUndoStack>
 
@@ -92,8 +93,9 @@ void PlanSession::selectResult(int index)
         const ShardingPlan& plan = results_[size_t(index)].best.plan;
         // A searcher that fixes its own mesh (data parallel) planned for that mesh, not the
         // requested one; its costs must be read on the mesh it used.
-        const DeviceMesh mesh = plan.mesh.size() > 0 ? plan.mesh : mesh_;
-        costModel_ = std::make_unique<CostModel>(*graph_, cluster_, mesh, costOptions_);
+        // A staged plan's strategies are those of one micro-batch on one stage's devices.
+        const DeviceMesh mesh = plan.mesh.size() > 0 ? costMeshOf(plan) : mesh_;
+        costModel_ = std::make_unique<CostModel>(*graph_, cluster_, mesh, costOptionsOf(plan, costOptions_));
         editor_ = std::make_unique<PlanEditor>(*graph_, folded_.get(), *costModel_, plan);
     }
     undo_->setClean();

@@ -2,6 +2,7 @@
 
 #include "app/studio/model_document.h"
 #include "app/studio/plan_session.h"
+#include "core/cost/staged_cost.h"
 #include "core/plan/plan_file.h"
 
 #include <QCoreApplication>
@@ -253,8 +254,13 @@ void ProjectDocument::restore(const ProjectFile& f)
         r.searcher = doc->provenance.searcher;
         r.searchSeconds = doc->provenance.searchSeconds;
         r.best.plan = std::move(doc->plan);
-        const CostModel model(g, f.cluster, r.best.plan.mesh, f.cost);
-        r.best.report = evaluatePlan(r.best.plan, model, session_->folded().get());
+        const CostModel model(g, f.cluster, costMeshOf(r.best.plan), costOptionsOf(r.best.plan, f.cost));
+        Result<CostReport> report = evaluatePlanWithStages(r.best.plan, model, session_->folded().get(), f.cluster.memoryBytes);
+        if (!report) {
+            Q_EMIT openFailed(tr("%1, plan %2: %3").arg(name).arg(i + 1).arg(QString::fromStdString(report.error())));
+            return;
+        }
+        r.best.report = std::move(report).value();
         r.feasible = r.best.report.fits;
         results.push_back(std::move(r));
     }
@@ -294,8 +300,10 @@ QString ProjectDocument::openPlanFile(const QString& path)
     r.searchSeconds = doc->provenance.searchSeconds;
     r.best.plan = std::move(doc->plan);
     const CostOptions options;
-    const CostModel model(*session_->graph(), doc->cluster, r.best.plan.mesh, options);
-    r.best.report = evaluatePlan(r.best.plan, model, session_->folded().get());
+    const CostModel model(*session_->graph(), doc->cluster, costMeshOf(r.best.plan), costOptionsOf(r.best.plan, options));
+    Result<CostReport> report = evaluatePlanWithStages(r.best.plan, model, session_->folded().get(), doc->cluster.memoryBytes);
+    if (!report) return QFileInfo(path).fileName() + QStringLiteral(": ") + QString::fromStdString(report.error());
+    r.best.report = std::move(report).value();
     r.feasible = r.best.report.fits;
     const DeviceMesh mesh = r.best.plan.mesh;
     session_->setResults(doc->cluster, mesh, options, {std::move(r)});

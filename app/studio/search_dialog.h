@@ -1,6 +1,8 @@
 #pragma once
 // Plan ▸ Search…: pick or edit the cluster, the mesh (or let the search try every
-// dp x tp mesh), the symbolic dims and the searchers, run them off the GUI thread with progress
+// dp x tp mesh), the pipeline (stages only when nothing fits, stages chosen by the search, or a
+// fixed pp; micro-batch size, recomputation, interleaving and the distributed optimizer, as
+// `tapas search` offers them), the symbolic dims and the searchers, run them off the GUI thread with progress
 // and Cancel, and list what each found. The results go to the PlanSession, so the Plan and
 // Costs docks show them at once; choosing a row makes that plan the one under edit.
 // Wiring only: the searchers, the mesh sweep and the cost model live in core/search.
@@ -35,6 +37,7 @@ class PlanSession;
 struct SearchOutcome {
     std::vector<SearchResult> results;
     std::vector<QString> errors; // "ilp: ..." for searchers that failed
+    std::vector<QString> notes;  // "tapas: no plan without stages fits ..."
     double seconds = 0;
 };
 
@@ -56,6 +59,16 @@ public:
     QCheckBox* searcherBox(const QString& name) const;
     QDoubleSpinBox* ilpTimeLimit() const { return ilpLimit_; }
     QCheckBox* keepOverridesBox() const { return keepOverrides_; }
+    // The pipeline: when to plan stages (StagesMode in its data), pp when fixed, and the sweep's
+    // options (0 in a spin box: let the search pick).
+    enum class StagesMode { WhenNothingFits, SearchPicks, Fixed };
+    QComboBox* stagesCombo() const { return stages_; }
+    void setStagesMode(StagesMode mode);
+    QSpinBox* pipelineStagesBox() const { return pp_; }
+    QSpinBox* microBatchBox() const { return microBatch_; }
+    QComboBox* recomputeCombo() const { return recompute_; }
+    QSpinBox* virtualStagesBox() const { return virtualStages_; }
+    QCheckBox* distributedOptimizerBox() const { return zero1_; }
     QPushButton* runButton() const { return run_; }
     QPushButton* cancelButton() const { return cancel_; }
     QTableView* resultsTable() const { return table_; }
@@ -87,6 +100,8 @@ private:
     void onRowChosen();
     void fillResults();
     void setRunning(bool running);
+    void updatePipelineWidgets();
+    PipelineOptions pipelineOptions() const;
 
     PlanSession* session_;
     ClusterEditor* cluster_;
@@ -99,6 +114,12 @@ private:
     std::map<QString, QCheckBox*> searcherBoxes_;
     QDoubleSpinBox* ilpLimit_;
     QCheckBox* keepOverrides_;
+    QComboBox* stages_;
+    QSpinBox* pp_;
+    QSpinBox* microBatch_;
+    QComboBox* recompute_;
+    QSpinBox* virtualStages_;
+    QCheckBox* zero1_;
     QPushButton* run_;
     QPushButton* cancel_;
     QDialogButtonBox* buttons_;

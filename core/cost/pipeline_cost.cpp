@@ -245,8 +245,13 @@ std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfil
                   (partitionMode == Recompute::Full ? x.forwardTime : partitionMode == Recompute::Selective ? x.coreForwardTime : 0);
         classes[b] = x.classId;
     }
-    const std::vector<std::pair<int, int>> cuts = partitionChain(cost, classes, parts);
-    if (cuts.empty()) return std::nullopt;
+    const std::vector<std::pair<int, int>> cuts = c.stages.empty() ? partitionChain(cost, classes, parts) : c.stages;
+    if (cuts.empty() || int(cuts.size()) != parts) return std::nullopt;
+    for (size_t s = 0; s < cuts.size(); ++s)
+        if (cuts[s].first >= cuts[s].second || cuts[s].first != (s == 0 ? 0 : cuts[s - 1].second) ||
+            (s + 1 == cuts.size() && cuts[s].second != int(blocks.size())))
+            return std::nullopt;
+    if (!c.rankRecompute.empty() && int(c.rankRecompute.size()) != p) return std::nullopt;
     const CostOptions& o = model.options();
     const double elemBytes = o.dtype == "fp32" ? 4 : 2;
     const double zero = c.distributedOptimizer && c.dp > 1
@@ -322,8 +327,8 @@ std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfil
         auto memory = [&](Recompute mode) {
             return all.weights * zero + keptPerMicroBatch(all, mode) * inFlight(r) + transient(all, mode);
         };
-        Recompute mode = partitionMode;
-        if (!c.recompute) { // the least recomputation that fits; full when nothing does
+        Recompute mode = c.rankRecompute.empty() ? partitionMode : c.rankRecompute[size_t(r)];
+        if (!c.recompute && c.rankRecompute.empty()) { // the least recomputation that fits; full when nothing does
             mode = Recompute::Full;
             for (Recompute t : {Recompute::None, Recompute::Selective})
                 if (memory(t) <= memoryLimit) {

@@ -14,6 +14,7 @@
 #include "core/fold/folded_graph.h"
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace tapas {
@@ -50,6 +51,11 @@ struct PipelineConfig {
     int virtualStages = 1;
     std::optional<Recompute> recompute; // every stage; nullopt: per rank, the least that fits
     bool distributedOptimizer = false;
+    // A plan's own stages, costed as they stand (an edited or reopened plan): [first, end) per
+    // stage in chain order, pp x virtualStages of them, and the recomputation of each pipeline
+    // rank. Empty: the chain is cut to balance the stages, and recompute above decides.
+    std::vector<std::pair<int, int>> stages;
+    std::vector<Recompute> rankRecompute;
 };
 
 struct PipelineEvaluation {
@@ -58,8 +64,10 @@ struct PipelineEvaluation {
     bool fits = false;
 };
 
-// Evaluates one configuration. `model` is the micro-batch cost model (its options give the
-// backward factor and bytes per parameter); `cluster` links the stages and dp groups.
+// Evaluates one configuration (nullopt when the chain has fewer blocks than stages, or the
+// given stages do not cut it into pp x virtualStages contiguous ranges). `model` is the
+// micro-batch cost model (its options give the backward factor and bytes per parameter);
+// `cluster` links the stages and dp groups.
 std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfile>& blocks, const PipelineConfig& config,
                                                    const CostModel& model, const ClusterSpec& cluster, double memoryLimit);
 

@@ -6,6 +6,7 @@
 #include "core/plan/plan_editor.h"
 
 #include "core/cost/cost_report.h"
+#include "core/cost/staged_cost.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -39,6 +40,7 @@ struct PlanEditor::Impl {
     std::vector<CostTerms> raw; // per node: its cost and its collectives, before the plan-level settlement
     CostTerms outputsCost; // reshards of graph outputs (charged to no node)
     std::vector<StrategyOverride> overrides;
+    std::string stagesError; // why the plan's stages could not be costed (the report is then one micro-batch's)
 
     Impl(const Graph& graph, const FoldedGraph* f, const CostModel& m) : g(graph), folded(f), model(m) {}
 
@@ -141,6 +143,8 @@ struct PlanEditor::Impl {
         report.perNode = raw;
         settleSharedWeights(report.perNode, plan, model);
         finishReport(report, plan, model, outputsCost, folded && !report.perBlock.empty() ? folded : nullptr);
+        // A staged plan's step is its stages' schedule (the model costs one micro-batch).
+        if (folded && plan.pipeline.staged()) stagesError = costPlanStages(report, plan, model, *folded, model.cluster().memoryBytes).error;
     }
 
     // Every node's own cost and collectives, as recost keeps them.
@@ -162,6 +166,7 @@ PlanEditor::PlanEditor(const Graph& g, const FoldedGraph* folded, const CostMode
     d->plan = std::move(initial);
     d->report = evaluatePlan(d->plan, model, folded);
     d->recostAll();
+    if (!d->stagesError.empty()) d->plan.warnings.push_back(d->stagesError);
     // Overrides from a saved project: re-applied (a no-op when the plan already has them);
     // one the model no longer allows is dropped with a warning rather than failing the load.
     for (const StrategyOverride& o : overrides) {

@@ -26,7 +26,9 @@ struct PlanChange {
 class PlanEditor {
 public:
     // `folded` may be null (no classes: wholeClass acts on the node alone). The graph, folded
-    // graph and cost model must outlive the editor.
+    // graph and cost model must outlive the editor. A plan with pipeline stages takes the model of
+    // one micro-batch (costMeshOf/costOptionsOf, core/cost/staged_cost.h) and the folded graph:
+    // its report is then the schedule over its own stages, re-costed on every change.
     PlanEditor(const Graph& g, const FoldedGraph* folded, const CostModel& model, ShardingPlan initial,
                std::vector<StrategyOverride> overrides = {});
     ~PlanEditor();

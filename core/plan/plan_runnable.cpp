@@ -68,4 +68,13 @@ Status checkRunnable(const Graph& g, const DeviceMesh& mesh, const std::string& 
     return Status::success();
 }
 
+Status checkScheduleRunnable(const PipelineSchedule& schedule)
+{
+    if (schedule.staged() && schedule.virtualStages > 1)
+        return Status::failure("the plan interleaves " + std::to_string(schedule.virtualStages) +
+                               " virtual stages per pipeline rank (pipeline.virtual_stages): tapas-worker runs one stage per "
+                               "rank with the plain 1F1B schedule; plan with --virtual-stages 1 to train here");
+    return Status::success();
+}
+
 } // namespace tapas

@@ -4,6 +4,7 @@
 // reason, and the worker refuses them before it starts, all through these functions.
 #include "core/cluster/cluster_spec.h"
 #include "core/ir/graph.h"
+#include "core/shard/pipeline_schedule.h"
 #include "core/util/result.h"
 
 namespace tapas {
@@ -18,5 +19,10 @@ Status checkSamplewise(const Graph& g, const DeviceMesh& mesh);
 // dp > 1, a symbolic batch on the inputs or a batch re-bound with --batch (g.batch.rebatched),
 // which the worker divides by dp to build a replica's graph. `model` names the file in messages.
 Status checkRunnable(const Graph& g, const DeviceMesh& mesh, const std::string& model);
+
+// The worker runs one stage per pipeline rank under the plain 1F1B schedule: a plan that
+// interleaves several (pipeline.virtual_stages > 1; Megatron-LM runs those) is refused naming the
+// field and what to plan instead. Success for a plan without stages.
+Status checkScheduleRunnable(const PipelineSchedule& schedule);
 
 } // namespace tapas

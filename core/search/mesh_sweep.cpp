@@ -106,4 +106,20 @@ Result<SearchResult> searchBestMesh(const Searcher& searcher, SearchRequest requ
     return std::move(*best);
 }
 
+Result<SearchResult> searchWithStages(const Searcher& searcher, SearchRequest request, const std::vector<DeviceMesh>& meshes,
+                                      const PipelineOptions& stages, bool mayAddStages, double* unstagedMemory)
+{
+    if (unstagedMemory) *unstagedMemory = 0;
+    const bool plansBlocks = searcher.blockConfig(request).has_value();
+    if (request.pipeline && !plansBlocks) request.pipeline.reset();
+    Result<SearchResult> r = searchBestMesh(searcher, request, meshes);
+    if (!r || r->feasible || request.pipeline || !plansBlocks || !mayAddStages) return r;
+    // Nothing fits without stages: the block searchers try pipelines before giving up.
+    request.pipeline = stages;
+    Result<SearchResult> staged = searchBestMesh(searcher, request, meshes);
+    if (!staged || !betterSearchResult(*staged, *r)) return r;
+    if (unstagedMemory) *unstagedMemory = r->best.report.total.memory();
+    return staged;
+}
+
 } // namespace tapas

@@ -26,6 +26,14 @@ Result<SearchResult> searchBestMesh(const Searcher& searcher, SearchRequest requ
 std::optional<std::string> replicationWarning(const SearchResult& best, const std::vector<std::pair<DeviceMesh, std::string>>& failed,
                                               const std::vector<std::pair<DeviceMesh, double>>& stepTimes);
 
+// One searcher as `tapas search` and the Search dialog run it. With request.pipeline set, a block
+// searcher (tapas, megatron) plans stages too and the others (dp, ilp, unfolded) plan without
+// them. Without it, when the best plan does not fit and `mayAddStages` (the user fixed no mesh), a
+// block searcher tries again with `stages` and the better of the two is kept; `unstagedMemory`
+// then receives the bytes per device the best plan without stages needed (0 otherwise).
+Result<SearchResult> searchWithStages(const Searcher& searcher, SearchRequest request, const std::vector<DeviceMesh>& meshes,
+                                      const PipelineOptions& stages, bool mayAddStages, double* unstagedMemory = nullptr);
+
 // Feasible before infeasible, then the shorter predicted step time.
 bool betterSearchResult(const SearchResult& a, const SearchResult& b);
 

@@ -1,5 +1,7 @@
 #include "runtime/exec/stage_partition.h"
 
+#include "core/plan/plan_runnable.h"
+
 #include <algorithm>
 
 namespace tapas::runtime {
@@ -19,10 +21,7 @@ Result<StagePartition> partitionStages(const Graph& g, const FoldedGraph& folded
             if (!g.tensor(t).consumers.empty()) p.weightStages[size_t(t)] = {0};
         return p;
     }
-    if (schedule.virtualStages > 1)
-        return R::failure("the plan interleaves " + std::to_string(schedule.virtualStages) +
-                          " virtual stages per pipeline rank (pipeline.virtual_stages): tapas-worker runs one stage per "
-                          "rank with the plain 1F1B schedule; plan with --virtual-stages 1 to train here");
+    if (Status s = checkScheduleRunnable(schedule); !s) return R::failure(s.error);
     if (int(schedule.stages.size()) != pp)
         return R::failure("field 'pipeline.stages' lists " + std::to_string(schedule.stages.size()) + " stages for pp " +
                           std::to_string(pp));

@@ -225,6 +225,36 @@ private slots:
         QVERIFY2(mode.err.contains("--recompute 'some'"), mode.err.constData());
     }
 
+    // `tapas plan check` answers whether tapas-worker can train a plan: an interleaved plan (two
+    // stages per pipeline rank) is a valid plan, saved and exported, but the worker runs one stage
+    // per rank, so the check refuses it with the worker's own reason naming the field; the same
+    // plan without interleaving passes.
+    void plan_check_refuses_interleaved_stages_the_worker_cannot_run()
+    {
+        QTemporaryDir dir;
+        const QStringList check = {QStringLiteral("--dim"), QStringLiteral("batch=8"), QStringLiteral("--dim"), QStringLiteral("seq=1024")};
+        for (const char* v : {"2", "1"}) {
+            const QString plan = dir.filePath(QStringLiteral("v%1.tapas.json").arg(QLatin1String(v)));
+            const Run r = runTapas(searchArgs({QStringLiteral("--mesh"), QStringLiteral("4x2x2"), QStringLiteral("--searchers"),
+                                               QStringLiteral("tapas"), QStringLiteral("--micro-batch"), QStringLiteral("1"),
+                                               QStringLiteral("--virtual-stages"), QLatin1String(v),
+                                               QStringLiteral("--no-distributed-optimizer"), QStringLiteral("-o"), plan}));
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            QVERIFY2(r.out.contains(QStringLiteral("%1 virtual stage(s) per rank").arg(QLatin1String(v)).toUtf8()), r.out.constData());
+            QVERIFY2(r.out.contains("distributed optimizer no"), r.out.constData());
+            const Run c = runTapas(QStringList{QStringLiteral("plan"), QStringLiteral("check"), plan, sampleGpt()} + check);
+            if (QLatin1String(v) == QLatin1String("2")) {
+                QCOMPARE(c.exitCode, 2);
+                QVERIFY2(c.err.contains("pipeline.virtual_stages") && c.err.contains("tapas-worker runs one stage per rank") &&
+                             c.err.contains("v2.tapas.json"),
+                         c.err.constData());
+            } else {
+                QVERIFY2(c.exitCode == 0, c.err.constData());
+                QVERIFY2(c.out.contains("plan ok: mesh 4x2x2"), c.out.constData());
+            }
+        }
+    }
+
     // The workload is explicit: a --dim the model does not have is refused listing its dims, and
     // a search whose cost depends on unbound dims stops naming them. With --json, stdout is JSON
     // on failure too.

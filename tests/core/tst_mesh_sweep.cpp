@@ -6,6 +6,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 
@@ -98,6 +99,51 @@ private Q_SLOTS:
         Result<SearchResult> res = searchBestMesh(*findSearcher("dp"), request(), enumerateMeshes(cluster_));
         QVERIFY2(res.ok(), res.error().c_str());
         QCOMPARE(res->best.plan.mesh.tp, 1);
+    }
+
+    // `tapas search` and the Search dialog run a searcher through searchWithStages: under a memory
+    // limit no flat plan meets, a block searcher runs the pipeline sweep (stages, micro-batches,
+    // recomputation) and says how much the flat plan needed, unless the user fixed the mesh; stages asked for are planned by the block searchers
+    // only, data parallelism plans without them.
+    void stages_are_added_when_nothing_fits_without_them()
+    {
+        const std::vector<DeviceMesh> meshes = enumerateMeshes(cluster_, true);
+        const Searcher* tapas = findSearcher("tapas");
+        double leanest = 1e300; // the least memory any flat plan needs
+        for (const DeviceMesh& m : meshes) {
+            SearchRequest r = request();
+            r.mesh = m;
+            Result<SearchResult> one = tapas->search(r);
+            QVERIFY2(one.ok(), one.error().c_str());
+            leanest = std::min(leanest, one->best.report.total.memory());
+            for (const PlanCandidate& c : one->runnerUps) leanest = std::min(leanest, c.report.total.memory());
+        }
+        SearchRequest tight = request();
+        tight.memoryLimit = leanest * 0.8;
+        Result<SearchResult> unfit = searchBestMesh(*tapas, tight, meshes);
+        QVERIFY2(unfit.ok(), unfit.error().c_str());
+        QVERIFY(!unfit->feasible);
+        double needed = -1;
+        Result<SearchResult> staged = searchWithStages(*tapas, tight, meshes, PipelineOptions{}, true, &needed);
+        QVERIFY2(staged.ok(), staged.error().c_str());
+        QVERIFY(staged->feasible);
+        // Planned by the pipeline sweep (on this node the leanest is micro-batches with recomputation).
+        QVERIFY(staged->best.report.pipelined);
+        QVERIFY(staged->best.report.total.memory() <= tight.memoryLimit);
+        QCOMPARE(needed, unfit->best.report.total.memory());
+        QVERIFY(needed > tight.memoryLimit);
+        // A mesh the user fixed is kept as it is.
+        Result<SearchResult> fixed = searchWithStages(*tapas, tight, {unfit->best.plan.mesh}, PipelineOptions{}, false, &needed);
+        QVERIFY2(fixed.ok(), fixed.error().c_str());
+        QVERIFY(!fixed->feasible);
+        QCOMPARE(fixed->best.plan.mesh.pp, 1);
+        QCOMPARE(needed, 0.0);
+        // Stages asked for: data parallelism plans none.
+        SearchRequest asked = request();
+        asked.pipeline = PipelineOptions{};
+        Result<SearchResult> dp = searchWithStages(*findSearcher("dp"), asked, meshes, PipelineOptions{}, true);
+        QVERIFY2(dp.ok(), dp.error().c_str());
+        QVERIFY(!dp->best.plan.pipeline.staged());
     }
 };
 

@@ -157,6 +157,28 @@ double largest(const std::vector<PlanCosts>& plans, Value value)
     return top;
 }
 
+// The device limit as a dashed line across the whole plot of a horizontal bar chart: on the
+// bars' value axis, with its own hidden 0..1 axis across.
+QLineSeries* addLimitLine(QChart* chart, double limitGB, const QString& name)
+{
+    auto* line = new QLineSeries;
+    line->setName(name);
+    line->append(limitGB, 0);
+    line->append(limitGB, 1);
+    QPen pen(QColor(0xd5, 0x5e, 0x00));
+    pen.setWidth(2);
+    pen.setStyle(Qt::DashLine);
+    line->setPen(pen);
+    chart->addSeries(line);
+    auto* across = new QValueAxis;
+    across->setRange(0, 1);
+    across->setVisible(false);
+    chart->addAxis(across, Qt::AlignRight);
+    line->attachAxis(chart->axes(Qt::Horizontal).value(0));
+    line->attachAxis(across);
+    return line;
+}
+
 void replaceChart(QChartView* view, QChart* chart)
 {
     QChart* old = view->chart();
@@ -168,7 +190,8 @@ void replaceChart(QChartView* view, QChart* chart)
 
 CostsView::CostsView(QWidget* parent)
     : QWidget(parent), headline_(new QLabel(this)), timeView_(makeView(this, "costsTimeChart")),
-      memoryView_(makeView(this, "costsMemoryChart")), blockView_(makeView(this, "costsBlockChart"))
+      memoryView_(makeView(this, "costsMemoryChart")), blockView_(makeView(this, "costsBlockChart")),
+      stageView_(makeView(this, "costsStageChart"))
 {
     setObjectName(QStringLiteral("costsView"));
     headline_->setObjectName(QStringLiteral("costsHeadline"));
@@ -182,6 +205,7 @@ CostsView::CostsView(QWidget* parent)
     pages_->addTab(timeView_, QString());
     pages_->addTab(memoryView_, QString());
     pages_->addTab(blockView_, QString());
+    pages_->addTab(stageView_, QString());
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(headline_);
@@ -217,9 +241,9 @@ void CostsView::retranslateUi()
 }
 
 // Hovering a bar names its plan (or block), its part and its value with the unit.
-void CostsView::connectTooltips(QBarSet* a, QBarSet* b, QBarSet* c, const QStringList& categories, const QString& unit)
+void CostsView::connectTooltips(const QList<QBarSet*>& sets, const QStringList& categories, const QString& unit)
 {
-    for (QBarSet* set : {a, b, c}) {
+    for (QBarSet* set : sets) {
         if (!set) continue;
         connect(set, &QBarSet::hovered, this, [set, categories, unit](bool on, int index) {
             if (!on || index < 0 || index >= int(categories.size())) {
@@ -244,7 +268,7 @@ void CostsView::resizeEvent(QResizeEvent* event)
 void CostsView::fitToSize()
 {
     const int labelWidth = fontMetrics().horizontalAdvance(QStringLiteral("000.0 ms")) + 16;
-    for (QChartView* v : {timeView_, memoryView_, blockView_}) {
+    for (QChartView* v : {timeView_, memoryView_, blockView_, stageView_}) {
         const int plot = width() - 120;
         const int ticks = std::clamp(plot / labelWidth + 1, 2, 6);
         for (QAbstractAxis* a : v->chart()->axes())
@@ -265,6 +289,8 @@ void CostsView::rebuild()
     pages_->setTabToolTip(0, tr("Step time per device of each plan: compute, tensor- and data-parallel communication"));
     pages_->setTabToolTip(1, tr("Memory per device of each plan against the device's limit"));
     pages_->setTabToolTip(2, tr("The current plan per block, in model order: A3 is the third instance of block A, U a unique part"));
+    pages_->setTabText(3, tr("Stages"));
+    pages_->setTabToolTip(3, tr("The current plan's memory per pipeline rank against the device's limit"));
     QStringList planNames;
     // Short legend labels; the tooltips on the bars say the rest.
     compute_ = makeSet(tr("Compute"), QColor(0x00, 0x72, 0xb2));
@@ -272,41 +298,36 @@ void CostsView::rebuild()
     dpComm_ = makeSet(tr("DP comm."), QColor(0x00, 0x9e, 0x73));
     weights_ = makeSet(tr("Weights + optimizer"), QColor(0xcc, 0x79, 0xa7));
     activations_ = makeSet(tr("Activations"), QColor(0x56, 0xb4, 0xe9));
+    // Plans without stages show the three parts they always had.
+    bool staged = false;
+    for (const PlanCosts& p : data_.plans) staged = staged || p.total.ppComm > 0 || p.total.bubble > 0;
+    ppComm_ = staged ? makeSet(tr("PP sends"), QColor(0x88, 0x22, 0x55)) : nullptr;
+    bubble_ = staged ? makeSet(tr("Bubble"), QColor(0xbb, 0xbb, 0xbb)) : nullptr;
     for (const PlanCosts& p : data_.plans) {
         planNames << (p.mesh.isEmpty() ? p.label : QStringLiteral("%1 %2").arg(p.label, p.mesh));
         *compute_ << p.total.compute * kMs;
         *tpComm_ << p.total.tpComm * kMs;
         *dpComm_ << p.total.dpComm * kMs;
+        if (staged) {
+            *ppComm_ << p.total.ppComm * kMs;
+            *bubble_ << p.total.bubble * kMs;
+        }
         *weights_ << p.total.weightMemory * kGB;
         *activations_ << p.total.activationMemory * kGB;
     }
-    replaceChart(timeView_, plansChart(tr("Step time per device"), planNames, {compute_, tpComm_, dpComm_},
+    QList<QBarSet*> timeSets{compute_, tpComm_, dpComm_};
+    if (staged) timeSets << ppComm_ << bubble_;
+    replaceChart(timeView_, plansChart(tr("Step time per device"), planNames, timeSets,
                                        unitFormat(largest(data_.plans, [](const CostTerms& t) { return t.time() * kMs; }), "ms"), 0));
     const double limitGB = data_.memoryLimit * kGB;
     const double memoryTop = std::max(limitGB, largest(data_.plans, [](const CostTerms& t) { return t.memory() * kGB; }));
     QChart* memory = plansChart(tr("Memory per device"), planNames, {weights_, activations_}, unitFormat(memoryTop, "GB"), limitGB);
     limit_ = nullptr;
-    if (limitGB > 0 && !data_.plans.empty()) {
-        // The limit crosses the whole plot: the bars' value axis, its own hidden 0..1 axis across.
-        limit_ = new QLineSeries;
-        limit_->setName(tr("Device limit (%1 GB)").arg(limitGB, 0, 'f', 1));
-        limit_->append(limitGB, 0);
-        limit_->append(limitGB, 1);
-        QPen pen(QColor(0xd5, 0x5e, 0x00));
-        pen.setWidth(2);
-        pen.setStyle(Qt::DashLine);
-        limit_->setPen(pen);
-        memory->addSeries(limit_);
-        auto* across = new QValueAxis;
-        across->setRange(0, 1);
-        across->setVisible(false);
-        memory->addAxis(across, Qt::AlignRight);
-        limit_->attachAxis(memory->axes(Qt::Horizontal).value(0));
-        limit_->attachAxis(across);
-    }
+    if (limitGB > 0 && !data_.plans.empty())
+        limit_ = addLimitLine(memory, limitGB, tr("Device limit (%1 GB)").arg(limitGB, 0, 'f', 1));
     replaceChart(memoryView_, memory);
-    connectTooltips(compute_, tpComm_, dpComm_, planNames, tr("ms"));
-    connectTooltips(weights_, activations_, nullptr, planNames, tr("GB"));
+    connectTooltips(timeSets, planNames, tr("ms"));
+    connectTooltips({weights_, activations_}, planNames, tr("GB"));
 
     // Per block of the current plan, in chain order: "A3" is the third instance of block A.
     QStringList blockNames;
@@ -314,14 +335,9 @@ void CostsView::rebuild()
     blockComm_ = makeSet(tr("Communication"), QColor(0xe6, 0x9f, 0x00));
     if (data_.folded) {
         const FoldedGraph& f = *data_.folded;
-        std::vector<int> letter(f.classes.size(), -1);
-        int repeated = 0;
-        for (size_t c = 0; c < f.classes.size(); ++c)
-            if (f.classes[c].repeated()) letter[c] = repeated++;
+        const BlockStyle style(f);
         for (size_t b = 0; b < data_.perBlock.size() && b < f.chain.size(); ++b) {
-            const BlockRef& ref = f.chain[b];
-            const int l = ref.classId >= 0 && size_t(ref.classId) < letter.size() ? letter[size_t(ref.classId)] : -1;
-            blockNames << (l >= 0 ? BlockStyle::letters(l) + QString::number(ref.instance + 1) : tr("U%1").arg(b + 1));
+            blockNames << style.chainLabel(f, int(b));
             *blockCompute_ << data_.perBlock[b].compute * kMs;
             *blockComm_ << (data_.perBlock[b].tpComm + data_.perBlock[b].dpComm) * kMs;
         }
@@ -330,19 +346,57 @@ void CostsView::rebuild()
     for (const CostTerms& t : data_.perBlock) blockTop = std::max(blockTop, (t.compute + t.tpComm + t.dpComm) * kMs);
     replaceChart(blockView_, blocksChart(tr("Step time per block, current plan"), blockNames, {blockCompute_, blockComm_},
                                          unitFormat(blockTop, "ms")));
-    connectTooltips(blockCompute_, blockComm_, nullptr, blockNames, tr("ms"));
+    connectTooltips({blockCompute_, blockComm_}, blockNames, tr("ms"));
+    rebuildStages();
 
     fitToSize();
     if (data_.plans.empty()) {
         headline_->setText(tr("No plan yet: run Plan ▸ Search… to compare plans."));
     } else {
         const PlanCosts& p = data_.plans.front();
-        headline_->setText(tr("%1 on mesh %2: %3 ms per step, %4 GB per device (%5)")
-                               .arg(p.label, p.mesh)
-                               .arg(p.total.time() * kMs, 0, 'f', 2)
-                               .arg(p.total.memory() * kGB, 0, 'f', 2)
-                               .arg(p.fits ? tr("fits") : tr("does not fit")));
+        QString text = tr("%1 on mesh %2: %3 ms per step, %4 GB per device (%5)")
+                           .arg(p.label, p.mesh)
+                           .arg(p.total.time() * kMs, 0, 'f', 2)
+                           .arg(p.total.memory() * kGB, 0, 'f', 2)
+                           .arg(p.fits ? tr("fits") : tr("does not fit"));
+        if (p.current && data_.pipeline.staged())
+            text += QStringLiteral("; ") + tr("%n stage(s), bubble %1% of the step (%2 ms)", nullptr, int(data_.pipeline.stages.size()))
+                                              .arg(data_.pipeline.bubbleFraction * 100, 0, 'f', 1)
+                                              .arg(p.total.bubble * kMs, 0, 'f', 2);
+        headline_->setText(text);
     }
+}
+
+// The current plan's pipeline ranks, each with the stages it holds, their weights (with
+// gradients and optimizer state) and kept activations against the device limit.
+void CostsView::rebuildStages()
+{
+    const PipelineSchedule& p = data_.pipeline;
+    stageWeights_ = makeSet(tr("Weights + optimizer"), QColor(0xcc, 0x79, 0xa7));
+    stageActivations_ = makeSet(tr("Activations"), QColor(0x56, 0xb4, 0xe9));
+    stageLimit_ = nullptr;
+    QStringList ranks;
+    const int pp = p.staged() ? std::max(1, data_.pipelineRanks) : 0;
+    for (int r = 0; r < pp; ++r) {
+        QStringList held;
+        double weights = 0, activations = 0;
+        for (size_t s = 0; s < p.stages.size(); ++s) {
+            if (p.stages[s].device != r) continue;
+            held << QString::number(s);
+            weights += p.stages[s].weightMemory;
+            activations += p.stages[s].activationMemory;
+        }
+        ranks << tr("pp %1 (stage %2)").arg(r).arg(held.join(QStringLiteral(", ")));
+        *stageWeights_ << weights * kGB;
+        *stageActivations_ << activations * kGB;
+    }
+    const double limitGB = data_.memoryLimit * kGB;
+    QChart* chart = plansChart(tr("Memory per pipeline rank, current plan"), ranks, {stageWeights_, stageActivations_},
+                               unitFormat(std::max(limitGB, stackTop({stageWeights_, stageActivations_}, pp, 0)), "GB"), limitGB);
+    if (limitGB > 0 && pp > 0) stageLimit_ = addLimitLine(chart, limitGB, tr("Device limit (%1 GB)").arg(limitGB, 0, 'f', 1));
+    replaceChart(stageView_, chart);
+    connectTooltips({stageWeights_, stageActivations_}, ranks, tr("GB"));
+    pages_->setTabVisible(3, pp > 0);
 }
 
 } // namespace tapas

@@ -38,6 +38,14 @@ int BlockStyle::instanceCount(int classId) const
     return classId >= 0 && size_t(classId) < instances_.size() ? instances_[size_t(classId)] : 0;
 }
 
+QString BlockStyle::chainLabel(const FoldedGraph& folded, int chainIndex) const
+{
+    if (chainIndex < 0 || size_t(chainIndex) >= folded.chain.size()) return {};
+    const BlockRef& ref = folded.chain[size_t(chainIndex)];
+    if (!repeated(ref.classId)) return QCoreApplication::translate("tapas::BlockStyle", "U%1").arg(chainIndex + 1);
+    return letters(letterIndex_[size_t(ref.classId)]) + QString::number(ref.instance + 1);
+}
+
 QString BlockStyle::letters(int index)
 {
     QString s;

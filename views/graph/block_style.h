@@ -26,6 +26,10 @@ public:
     bool repeated(int classId) const;
     int classCount() const { return int(letterIndex_.size()); }
     int instanceCount(int classId) const;
+    // Block `chainIndex` of folded.chain in one short word: "A3" (the third instance of Block A)
+    // or "U5" (a unique part, by its chain position from 1). `folded` is the graph this style was
+    // made from. Per-block charts and the pipeline stages name blocks this way.
+    QString chainLabel(const FoldedGraph& folded, int chainIndex) const;
 
     static QColor neutralColor();
     static QColor neutralFill();

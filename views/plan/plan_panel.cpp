@@ -5,6 +5,9 @@
 #include "views/plan/override_dialog.h"
 #include "views/plan/plan_filter_model.h"
 #include "views/plan/plan_model.h"
+#include "views/plan/stages_model.h"
+
+#include <algorithm>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -16,6 +19,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QTableView>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -25,7 +29,7 @@ PlanPanel::PlanPanel(QWidget* parent)
     : QWidget(parent), model_(new PlanModel(this)), filter_(new PlanFilterModel(this)),
       opTypeBox_(new QComboBox(this)), classBox_(new QComboBox(this)), collectiveBox_(new QCheckBox(this)),
       searchEdit_(new QLineEdit(this)), tree_(new QTreeView(this)), summary_(new QLabel(this)),
-      refusal_(new QLabel(this)), changeButton_(new QPushButton(this))
+      stages_(new StagesModel(this)), stagesLabel_(new QLabel(this)), stagesTable_(new QTableView(this)), refusal_(new QLabel(this)), changeButton_(new QPushButton(this))
 {
     filter_->setSourceModel(model_);
     opTypeBox_->setObjectName(QStringLiteral("planOpTypeFilter"));
@@ -35,6 +39,18 @@ PlanPanel::PlanPanel(QWidget* parent)
     searchEdit_->setClearButtonEnabled(true);
     tree_->setObjectName(QStringLiteral("planTree"));
     summary_->setObjectName(QStringLiteral("planSummary"));
+    stagesLabel_->setObjectName(QStringLiteral("planStagesLabel"));
+    stagesLabel_->setWordWrap(true);
+    stagesLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    stagesTable_->setObjectName(QStringLiteral("planStages"));
+    stagesTable_->setModel(stages_);
+    stagesTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    stagesTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    stagesTable_->setAlternatingRowColors(true);
+    stagesTable_->verticalHeader()->hide();
+    stagesTable_->horizontalHeader()->setStretchLastSection(true);
+    stagesLabel_->hide();
+    stagesTable_->hide();
     refusal_->setObjectName(QStringLiteral("planRefusal"));
     changeButton_->setObjectName(QStringLiteral("planChangeButton"));
 
@@ -68,6 +84,8 @@ PlanPanel::PlanPanel(QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(filters);
     layout->addWidget(refusal_);
+    layout->addWidget(stagesLabel_);
+    layout->addWidget(stagesTable_);
     layout->addWidget(tree_, 1);
     layout->addLayout(bottom);
 
@@ -98,6 +116,7 @@ void PlanPanel::setGraph(std::shared_ptr<const Graph> graph, std::shared_ptr<con
     refusal_->hide();
     fillFilterBoxes();
     updateSummary();
+    updateStages();
 }
 
 void PlanPanel::setEditor(const PlanEditor* editor)
@@ -106,6 +125,7 @@ void PlanPanel::setEditor(const PlanEditor* editor)
     model_->setEditor(editor);
     refusal_->hide();
     updateSummary();
+    updateStages();
     // Room for names and layouts; the figures need little.
     QHeaderView* h = tree_->header();
     h->resizeSection(PlanModel::Name, 330);
@@ -119,6 +139,7 @@ void PlanPanel::refresh()
 {
     model_->refresh();
     updateSummary();
+    updateStages();
 }
 
 void PlanPanel::fillFilterBoxes()
@@ -154,11 +175,41 @@ void PlanPanel::updateSummary()
                        .arg(QString::fromStdString(editor_->plan().mesh.toString()))
                        .arg(r.total.time() * 1e3, 0, 'f', 2)
                        .arg(r.total.compute * 1e3, 0, 'f', 2)
-                       .arg((r.total.tpComm + r.total.dpComm) * 1e3, 0, 'f', 2)
+                       .arg((r.total.tpComm + r.total.dpComm + r.total.ppComm) * 1e3, 0, 'f', 2)
                        .arg(QString::fromStdString(humanBytes(r.total.memory())), QString::fromStdString(humanBytes(limit)));
+    if (r.pipelined) text += QStringLiteral(" · ") + tr("bubble %1 ms").arg(r.total.bubble * 1e3, 0, 'f', 2);
     if (!r.fits) text += QStringLiteral(" · ") + tr("does NOT fit");
     if (overrides) text += QStringLiteral(" · ") + tr("%n override(s)", nullptr, overrides);
     summary_->setText(text);
+}
+
+// A plan with stages lists them above its ops; without stages the panel stays as it was.
+void PlanPanel::updateStages()
+{
+    const PipelineSchedule* p = editor_ && editor_->plan().pipeline.staged() ? &editor_->plan().pipeline : nullptr;
+    stagesLabel_->setVisible(p);
+    stagesTable_->setVisible(p);
+    if (!p) {
+        if (stages_->rowCount() > 0) stages_->clear();
+        return;
+    }
+    const ShardingPlan& plan = editor_->plan();
+    stages_->setPlan(*p, plan.mesh, folded_, editor_->model().cluster().memoryBytes);
+    QString text = tr("%n pipeline stage(s) on pp %1", nullptr, int(p->stages.size())).arg(plan.mesh.pp);
+    if (p->virtualStages > 1) text += QStringLiteral(" (") + tr("%1 interleaved per rank").arg(p->virtualStages) + QLatin1Char(')');
+    text += QStringLiteral(" · ") + (p->microBatchSize > 0 ? tr("%n micro-batch(es) of %1", nullptr, p->microBatches).arg(p->microBatchSize)
+                                                           : tr("%n micro-batch(es)", nullptr, p->microBatches));
+    text += QStringLiteral(" · ") + tr("1F1B bubble %1% of the step").arg(p->bubbleFraction * 100, 0, 'f', 1);
+    text += QStringLiteral(" · ") + (p->distributedOptimizer ? tr("distributed optimizer (ZeRO-1) over dp %1").arg(plan.mesh.dp)
+                                                             : tr("optimizer state not sharded"));
+    // The ops' figures below are the searched micro-batch's; the summary line is the whole step.
+    text += QStringLiteral(" · ") + tr("op costs below: one micro-batch");
+    stagesLabel_->setText(text);
+    stagesTable_->resizeColumnsToContents();
+    // All stages in view up to eight rows; the op tree keeps the rest of the dock.
+    const int rows = std::min(8, stages_->rowCount());
+    stagesTable_->setFixedHeight(stagesTable_->horizontalHeader()->sizeHint().height() +
+                                 rows * stagesTable_->verticalHeader()->defaultSectionSize() + 2 * stagesTable_->frameWidth());
 }
 
 QModelIndex PlanPanel::currentSourceIndex() const
@@ -247,6 +298,8 @@ void PlanPanel::retranslateUi()
     changeButton_->setToolTip(tr("Choose another strategy for the selected op or layout for the selected weight"));
     if (opTypeBox_->count() > 0) opTypeBox_->setItemText(0, tr("All op types"));
     if (classBox_->count() > 0) classBox_->setItemText(0, tr("All blocks"));
+    stages_->retranslate();
+    updateStages();
     model_->retranslate();
     updateSummary();
 }

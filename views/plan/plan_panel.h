@@ -1,7 +1,8 @@
 #pragma once
 // The Plan dock's content: a filter bar (op type, block class, "has collective", search), the
 // PlanModel tree behind a PlanFilterModel, a summary line (step time, memory against the
-// device, overrides) and the override editor (context menu, double-click on the sharding
+// device, overrides), for a plan with pipeline stages the table of its stages (StagesModel) with
+// the schedule's line (micro-batches, bubble, distributed optimizer) above the ops, and the override editor (context menu, double-click on the sharding
 // column, or the Change button). The panel never edits the plan itself: it asks through
 // strategyRequested / weightLayoutRequested, and the app answers through showRefusal().
 #include "core/fold/folded_graph.h"
@@ -17,6 +18,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QTableView;
 class QTreeView;
 
 namespace tapas {
@@ -25,6 +27,7 @@ class OverrideDialog;
 class PlanEditor;
 class PlanFilterModel;
 class PlanModel;
+class StagesModel;
 
 class PlanPanel : public QWidget {
     Q_OBJECT
@@ -43,6 +46,10 @@ public:
     QCheckBox* collectiveFilter() const { return collectiveBox_; }
     QLineEdit* searchEdit() const { return searchEdit_; }
     QLabel* summaryLabel() const { return summary_; }
+    // The stages of a staged plan (hidden, with no rows, for a plan without stages).
+    StagesModel* stagesModel() const { return stages_; }
+    QTableView* stagesTable() const { return stagesTable_; }
+    QLabel* stagesLabel() const { return stagesLabel_; }
     QPushButton* changeButton() const { return changeButton_; }
     // The row under the tree's current index (proxy index), or an invalid index.
     QModelIndex currentSourceIndex() const;
@@ -71,6 +78,7 @@ private:
     void retranslateUi();
     void fillFilterBoxes();
     void updateSummary();
+    void updateStages();
     void onCurrentChanged();
     void showContextMenu(const QPoint& pos);
 
@@ -85,6 +93,9 @@ private:
     QLineEdit* searchEdit_;
     QTreeView* tree_;
     QLabel* summary_;
+    StagesModel* stages_;
+    QLabel* stagesLabel_;
+    QTableView* stagesTable_;
     QLabel* refusal_;
     QPushButton* changeButton_;
     bool syncing_ = false; // selecting a row on request, not by the user
