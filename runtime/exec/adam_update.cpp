@@ -15,12 +15,12 @@ namespace {
 __attribute__((target_clones("avx2", "default")))
 #endif
 void adamLoop(float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v, int64_t n,
-              float b1, float b2, float eps, float stepSize, float rootC2)
+              float b1, float b2, float oneMinusB1, float oneMinusB2, float eps, float stepSize, float rootC2)
 {
     for (int64_t i = 0; i < n; ++i) {
         const float gi = g[i];
-        const float mi = b1 * m[i] + (1 - b1) * gi;
-        const float vi = b2 * v[i] + (1 - b2) * gi * gi;
+        const float mi = b1 * m[i] + oneMinusB1 * gi;
+        const float vi = b2 * v[i] + oneMinusB2 * gi * gi;
         m[i] = mi;
         v[i] = vi;
         p[i] -= stepSize * mi / (std::sqrt(vi) / rootC2 + eps);
@@ -35,11 +35,12 @@ void adamUpdate(torch::Tensor& weight, const torch::Tensor& grad, torch::Tensor&
     for (const torch::Tensor* t : std::initializer_list<const torch::Tensor*>{&weight, &grad, &m, &v})
         if (t->scalar_type() != torch::kFloat32 || !t->is_contiguous() || t->numel() != weight.numel())
             throw std::invalid_argument("adamUpdate: weight, gradient and moments must be contiguous fp32 of one size");
-    // m / c1 / (sqrt(v / c2) + eps) * lr, with the corrections folded into two constants.
+    // m / c1 / (sqrt(v / c2) + eps) * lr, with the corrections folded into two constants; every
+    // constant is worked out in double and rounded once, as torch rounds a double scalar.
     const float stepSize = float(a.lr / (1 - std::pow(a.beta1, double(step))));
     const float rootC2 = float(std::sqrt(1 - std::pow(a.beta2, double(step))));
     adamLoop(weight.data_ptr<float>(), grad.data_ptr<float>(), m.data_ptr<float>(), v.data_ptr<float>(), weight.numel(),
-             float(a.beta1), float(a.beta2), float(a.eps), stepSize, rootC2);
+             float(a.beta1), float(a.beta2), float(1 - a.beta1), float(1 - a.beta2), float(a.eps), stepSize, rootC2);
 }
 
 } // namespace tapas::runtime
