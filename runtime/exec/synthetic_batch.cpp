@@ -41,24 +41,28 @@ void fillInts(uint64_t seed, int64_t first, int64_t count, int64_t high, int64_t
         out[i] = std::min<int64_t>(high - 1, int64_t(uniformAt(seed, first + i) * double(high)));
 }
 
-// Calls fill(flat start, count) for each contiguous run of the piece, in the piece's order.
-template <typename Fill>
-std::vector<int64_t> forEachRun(const std::vector<int64_t>& shape, int axis, int64_t index, int64_t pieces, Fill fill)
+// The piece as a tensor of `type`: fill(flat start, count, destination) for each contiguous run
+// of it in the whole tensor, in the piece's order.
+template <typename T, typename Fill>
+torch::Tensor piece(const std::vector<int64_t>& shape, int axis, int64_t index, int64_t pieces, torch::ScalarType type,
+                    Fill fill)
 {
     std::vector<int64_t> local = shape;
+    int64_t outer = 1, len = 1, inner = 1, part = 1;
     if (axis < 0 || axis >= int(shape.size()) || pieces <= 1) {
-        int64_t n = 1;
-        for (int64_t d : shape) n *= d;
-        fill(0, n);
-        return local;
+        for (int64_t d : shape) inner *= d;
+        index = 0;
+    } else {
+        for (int d = 0; d < axis; ++d) outer *= shape[size_t(d)];
+        for (size_t d = size_t(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+        len = shape[size_t(axis)];
+        part = len / pieces;
+        local[size_t(axis)] = part;
     }
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < axis; ++d) outer *= shape[size_t(d)];
-    for (size_t d = size_t(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
-    const int64_t len = shape[size_t(axis)], part = len / pieces;
-    local[size_t(axis)] = part;
-    for (int64_t o = 0; o < outer; ++o) fill((o * len + index * part) * inner, part * inner);
-    return local;
+    torch::Tensor t = torch::empty(local, type);
+    T* out = t.data_ptr<T>();
+    for (int64_t o = 0; o < outer; ++o, out += part * inner) fill((o * len + index * part) * inner, part * inner, out);
+    return t;
 }
 
 } // namespace
@@ -81,29 +85,15 @@ uint64_t hashName(const std::string& s)
 torch::Tensor seededNormalPiece(uint64_t seed, const std::vector<int64_t>& shape, double stddev, int axis,
                                 int64_t index, int64_t pieces)
 {
-    std::vector<std::pair<int64_t, int64_t>> runs; // (flat start, count), in destination order
-    std::vector<int64_t> local = forEachRun(shape, axis, index, pieces, [&](int64_t s, int64_t n) { runs.emplace_back(s, n); });
-    torch::Tensor t = torch::empty(local, torch::kFloat32);
-    float* p = t.data_ptr<float>();
-    for (const auto& [s, n] : runs) {
-        fillNormal(seed, s, n, stddev, p);
-        p += n;
-    }
-    return t;
+    return piece<float>(shape, axis, index, pieces, torch::kFloat32,
+                        [&](int64_t first, int64_t n, float* out) { fillNormal(seed, first, n, stddev, out); });
 }
 
 torch::Tensor seededIntsPiece(uint64_t seed, const std::vector<int64_t>& shape, int64_t high, int axis, int64_t index,
                               int64_t pieces)
 {
-    std::vector<std::pair<int64_t, int64_t>> runs;
-    std::vector<int64_t> local = forEachRun(shape, axis, index, pieces, [&](int64_t s, int64_t n) { runs.emplace_back(s, n); });
-    torch::Tensor t = torch::empty(local, torch::kLong);
-    int64_t* p = t.data_ptr<int64_t>();
-    for (const auto& [s, n] : runs) {
-        fillInts(seed, s, n, high, p);
-        p += n;
-    }
-    return t;
+    return piece<int64_t>(shape, axis, index, pieces, torch::kLong,
+                          [&](int64_t first, int64_t n, int64_t* out) { fillInts(seed, first, n, high, out); });
 }
 
 torch::Tensor seededNormal(uint64_t seed, const std::vector<int64_t>& shape, double stddev)
