@@ -3,10 +3,14 @@
 #include "runtime/launch/run_follower.h"
 #include "runtime/launch/run_launcher.h"
 #include "views/runs/run_list_model.h"
+#include "views/runs/launch_form.h"
 #include "views/runs/runs_panel.h"
 
 #include <QDir>
 #include <QFileInfo>
+#include <QFutureWatcher>
+#include <QPushButton>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QProcessEnvironment>
 #include <QSettings>
 #include <QStandardPaths>
@@ -31,7 +35,7 @@ RunsController::RunsController(RunsPanel* panel, QObject* parent)
     // Requests from the dock: launch(), resume() and follow() report every failure to the dock
     // themselves (message()), so their results have nothing left to tell here.
     connect(panel_, &RunsPanel::launchRequested, this,
-            [this](const protocol::RunSpec& spec) { static_cast<void>(launch(spec)); });
+            [this](const protocol::RunSpec& spec) { launch(spec); });
     connect(panel_, &RunsPanel::stopRequested, this, &RunsController::stop);
     connect(panel_, &RunsPanel::resumeRequested, this, [this](const QString& id) { static_cast<void>(resume(id)); });
     connect(panel_, &RunsPanel::refreshRequested, this, &RunsController::refresh);
@@ -129,19 +133,44 @@ runtime::RunLauncher* RunsController::newLauncher()
     return l;
 }
 
-Result<QString> RunsController::launch(const protocol::RunSpec& spec)
+void RunsController::launch(const protocol::RunSpec& spec)
+{
+    if (checking_) {
+        Q_EMIT message(1, tr("A run is still being checked; Start again when it has started or been refused."));
+        return;
+    }
+    checking_ = true;
+    panel_->form()->startButton()->setEnabled(false);
+    if (!spec.modelPath.empty())
+        Q_EMIT message(0, tr("Checking that tapas-worker can run %1…").arg(QString::fromStdString(spec.modelPath)));
+    auto* watcher = new QFutureWatcher<Status>(this);
+    connect(watcher, &QFutureWatcher<Status>::finished, this, [this, watcher, spec] {
+        const Status s = watcher->result();
+        watcher->deleteLater();
+        checking_ = false;
+        panel_->form()->startButton()->setEnabled(true);
+        if (!s) {
+            Q_EMIT message(2, tr("Could not start the run: %1").arg(QString::fromStdString(s.error)));
+            return;
+        }
+        startChecked(spec);
+    });
+    watcher->setFuture(QtConcurrent::run([spec] { return runtime::RunLauncher::preflight(spec); }));
+}
+
+void RunsController::startChecked(const protocol::RunSpec& spec)
 {
     runtime::LaunchRequest req;
     req.spec = spec;
     req.runsRoot = root_;
     req.workerPath = worker_.isEmpty() ? qEnvironmentVariable("TAPAS_WORKER") : worker_;
+    req.preflightDone = true;
     QDir().mkpath(root_);
     runtime::RunLauncher* l = newLauncher();
     if (Status s = l->start(req); !s) {
         delete l;
-        const QString why = tr("Could not start the run: %1").arg(QString::fromStdString(s.error));
-        Q_EMIT message(2, why);
-        return Result<QString>::failure(why.toStdString());
+        Q_EMIT message(2, tr("Could not start the run: %1").arg(QString::fromStdString(s.error)));
+        return;
     }
     const QString id = l->runId();
     launchers_[id] = l;
@@ -159,7 +188,6 @@ Result<QString> RunsController::launch(const protocol::RunSpec& spec)
     panel_->selectRun(id);
     Q_EMIT message(0, tr("Started run %1: %2").arg(id, l->commandLine()));
     Q_EMIT runOpened(id);
-    return id;
 }
 
 void RunsController::stop(const QString& id)

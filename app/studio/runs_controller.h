@@ -35,8 +35,13 @@ public:
 
     // Reads the runs root again.
     void refresh();
-    // Starts a run; the error says why nothing started. The run is listed and selected.
-    Result<QString> launch(const protocol::RunSpec& spec);
+    // Starts a run: first the launcher's preflight (importing the model, which takes seconds
+    // for a big one) on a worker thread, so the window keeps answering; then the launch on
+    // this thread. The run is listed and selected; message() says why nothing started, and
+    // Start stays disabled while the check runs.
+    void launch(const protocol::RunSpec& spec);
+    // A preflight is running (a second Start waits for it).
+    bool isChecking() const { return checking_; }
     void stop(const QString& id);
     Status resume(const QString& id);
     // Opens a run directory (anywhere) and follows it while it is not finished.
@@ -56,11 +61,14 @@ private:
     void loadHistories(const QStringList& ids);
     void loadHistory(const protocol::RunSummary& run);
     runtime::RunLauncher* newLauncher();
+    // The launch after a passed preflight.
+    void startChecked(const protocol::RunSpec& spec);
     void startFollower(const QString& id, const QString& dir, quint64 offset);
 
     RunsPanel* panel_;
     QString root_;
     QString worker_;
+    bool checking_ = false;
     std::map<QString, runtime::RunLauncher*> launchers_;
     std::map<QString, runtime::RunFollower*> followers_;
 };

@@ -60,8 +60,9 @@ torch::Tensor storedValue(const Graph& g, TensorId t, const StoredWeights* store
     return torch::from_blob(const_cast<float*>(v.data()), {n}, torch::kFloat32).clone().reshape(shape);
 }
 
-GraphInterpreter::GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIndex, const StoredWeights* stored)
-    : g_(g), L_(std::move(layouts)), tpIndex_(tpIndex)
+GraphInterpreter::GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIndex, const StoredWeights* stored,
+                                   bool fuse)
+    : g_(g), L_(std::move(layouts)), tpIndex_(tpIndex), fusedIn_(g.nodes.size(), -1)
 {
     for (TensorId t = 0; t < TensorId(g.tensors.size()); ++t) {
         const Tensor& x = g.tensor(t);
@@ -78,29 +79,44 @@ GraphInterpreter::GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIn
             if (torch::Tensor v = storedValue(g, t, stored); v.defined()) constants_[t] = v;
         }
     }
+    if (!fuse) return;
+    std::vector<char> known(g.tensors.size(), 0);
+    for (const auto& [t, v] : constants_) known[size_t(t)] = 1;
+    fusions_ = findFusions(g, L_, known);
+    for (size_t f = 0; f < fusions_.size(); ++f)
+        for (NodeId n : fusions_[f].nodes) fusedIn_[size_t(n)] = int(f);
 }
 
 // An element-wise op whose output is split while a replicated input still spans the whole
 // split extent (a bias whose values the importer kept is planned as a constant): that input
-// is cut to this rank's part so the shapes broadcast as the plan intends.
-bool GraphInterpreter::followsSplitOutput(NodeId n, size_t i, const torch::Tensor& in, size_t, torch::Tensor& out) const
+// is cut to this rank's part so the shapes broadcast as the plan intends (undefined otherwise).
+torch::Tensor GraphInterpreter::splitLikeOutput(NodeId n, const torch::Tensor& in) const
 {
     static const char* const kBroadcasting[] = {"Add", "Sub", "Mul", "Div", "Pow", "Where", "Max", "Min", "Sum",
                                                 "Mean", "Equal", "Less", "Greater", "And", "Or", "PRelu"};
     const Node& node = g_.node(n);
     bool broadcasting = false;
     for (const char* op : kBroadcasting) broadcasting = broadcasting || node.opType == op;
-    if (!broadcasting || L_.tp <= 1 || node.outputs.empty() || node.outputs[0] == kNoTensor) return false;
+    if (!broadcasting || L_.tp <= 1 || node.outputs.empty() || node.outputs[0] == kNoTensor) return {};
     const TensorLayout& o = L_.nodes[size_t(n)].outputs[0];
-    if (o.kind != TensorLayout::S) return false;
+    if (o.kind != TensorLayout::S) return {};
     const Shape& os = g_.tensor(node.outputs[0]).shape;
     const int a = o.dim - (os.rank() - int(in.dim()));
-    if (a < 0 || a >= in.dim() || !os.dims[size_t(o.dim)].isKnown()) return false;
+    if (a < 0 || a >= in.dim() || !os.dims[size_t(o.dim)].isKnown()) return {};
     const int64_t whole = os.dims[size_t(o.dim)].value;
-    if (whole <= 1 || in.size(a) != whole) return false;
-    out = reshard(in, TensorLayout::replicated(), 1, TensorLayout::split(a), L_.producedK[size_t(node.outputs[0])]);
-    (void)i;
-    return true;
+    if (whole <= 1 || in.size(a) != whole) return {};
+    return reshard(in, TensorLayout::replicated(), 1, TensorLayout::split(a), L_.producedK[size_t(node.outputs[0])]);
+}
+
+torch::Tensor GraphInterpreter::prepareInput(NodeId n, size_t i, const LocalValue& v) const
+{
+    const OpStrategy& s = L_.nodes[size_t(n)];
+    torch::Tensor x = reshard(v.t, v.layout, v.k, s.inputs[i], L_.needK[size_t(n)][i]);
+    if (!splitsWork(s) || s.inputs[i].kind != TensorLayout::R) return x;
+    // Sliced to the output's split, its gradient comes back whole through the slice; else
+    // Megatron's f makes the gradient of a replicated float input whole.
+    if (torch::Tensor part = splitLikeOutput(n, x); part.defined()) return part;
+    return x.is_floating_point() ? copyToTpRegion(x) : x;
 }
 
 std::optional<std::vector<int64_t>> GraphInterpreter::localShape(TensorId t, const TensorLayout& layout) const
@@ -148,6 +164,35 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
     for (const auto& [t, v] : params) put(t, v, L_.storage[size_t(t)], L_.producedK[size_t(t)]);
     for (const auto& [t, v] : received) put(t, v.t, v.layout, v.k);
 
+    // A fused chain runs only when this call runs all of it and holds none of its inner values
+    // (a stage boundary inside it): otherwise its nodes run one by one.
+    std::vector<char> fusedHere(fusions_.size(), 0);
+    for (size_t f = 0; f < fusions_.size(); ++f) {
+        bool whole = true;
+        for (NodeId m : fusions_[f].nodes) {
+            whole = whole && (runs.empty() || runs[size_t(m)]);
+            for (TensorId o : g_.node(m).outputs) whole = whole && (o == kNoTensor || !set[size_t(o)]);
+        }
+        fusedHere[f] = whole;
+    }
+    auto valueOf = [&](const Node& node, TensorId t) -> const LocalValue& {
+        if (!set[size_t(t)])
+            throw std::runtime_error("node '" + node.name + "' (" + node.opType + "): input '" + g_.tensor(t).name +
+                                     "' has no value (unsupported producer or missing feed)");
+        return values[size_t(t)];
+    };
+    // Checks an op's result against the plan's local shape and stores it.
+    auto store = [&](const Node& node, const OpStrategy& s, size_t o, torch::Tensor v,
+                     const std::optional<std::vector<int64_t>>& expect) {
+        const TensorId t = node.outputs[o];
+        if (expect && v.sizes().vec() != *expect)
+            throw std::runtime_error("node '" + node.name + "' (" + node.opType + "): output '" + g_.tensor(t).name +
+                                     "' came out " + shapeText(v.sizes().vec()) + " on this rank, the plan expects " +
+                                     shapeText(*expect));
+        if (dtypeIsFloating(g_.tensor(t).dtype) && v.scalar_type() != torch::kFloat32) v = v.to(torch::kFloat32);
+        put(t, std::move(v), s.outputs[o], L_.producedK[size_t(t)]);
+    };
+
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
         if (!runs.empty() && !runs[size_t(n)]) continue;
         const Node& node = g_.node(n);
@@ -155,25 +200,26 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
         for (TensorId o : node.outputs) allKnown = allKnown && (o == kNoTensor || set[size_t(o)]);
         if (allKnown) continue; // constants folded by the importer
         const OpStrategy& s = L_.nodes[size_t(n)];
-        const bool split = splitsWork(s);
+        if (const int f = fusedIn_[size_t(n)]; f >= 0 && fusedHere[size_t(f)]) {
+            const FusedGroup& group = fusions_[size_t(f)];
+            if (n != group.nodes.back()) continue; // the chain runs at its last node, when all it reads is there
+            std::vector<torch::Tensor> in;
+            for (const FusedGroup::Port& p : group.inputs) in.push_back(prepareInput(p.node, p.input, valueOf(g_.node(p.node), p.tensor)));
+            torch::Tensor out;
+            try {
+                out = runFusedGroup(group, in);
+            } catch (const c10::Error& e) {
+                throw std::runtime_error("node '" + node.name + "' (" + node.opType + ", fused " + fusionName(group.kind) +
+                                         "): " + e.what_without_backtrace());
+            }
+            store(node, s, 0, std::move(out), localShape(group.output, s.outputs[0]));
+            continue;
+        }
         KernelCall call{g_, node, s, {}, {}, L_.tp, tpIndex_};
         for (size_t i = 0; i < node.inputs.size(); ++i) {
             const TensorId t = node.inputs[i];
-            if (t == kNoTensor) {
-                call.in.emplace_back();
-                continue;
-            }
-            if (!set[size_t(t)])
-                throw std::runtime_error("node '" + node.name + "' (" + node.opType + "): input '" + g_.tensor(t).name +
-                                         "' has no value (unsupported producer or missing feed)");
-            const LocalValue& v = values[size_t(t)];
-            torch::Tensor x = reshard(v.t, v.layout, v.k, s.inputs[i], L_.needK[size_t(n)][i]);
-            if (split && s.inputs[i].kind == TensorLayout::R && followsSplitOutput(n, i, x, call.in.size(), x)) {
-                // sliced to the output's split: its gradient comes back whole through the slice
-            } else if (split && s.inputs[i].kind == TensorLayout::R && x.is_floating_point()) {
-                x = copyToTpRegion(x);
-            }
-            call.in.push_back(std::move(x));
+            if (t == kNoTensor) call.in.emplace_back();
+            else call.in.push_back(prepareInput(n, i, valueOf(node, t)));
         }
         for (size_t o = 0; o < node.outputs.size(); ++o)
             call.outShapes.push_back(node.outputs[o] == kNoTensor ? std::nullopt
@@ -184,17 +230,8 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
         } catch (const c10::Error& e) {
             throw std::runtime_error("node '" + node.name + "' (" + node.opType + "): " + e.what_without_backtrace());
         }
-        for (size_t o = 0; o < node.outputs.size() && o < out.size(); ++o) {
-            const TensorId t = node.outputs[o];
-            if (t == kNoTensor || !out[o].defined()) continue;
-            if (call.outShapes[o] && out[o].sizes().vec() != *call.outShapes[o])
-                throw std::runtime_error("node '" + node.name + "' (" + node.opType + "): output '" +
-                                         g_.tensor(t).name + "' came out " + shapeText(out[o].sizes().vec()) +
-                                         " on this rank, the plan expects " + shapeText(*call.outShapes[o]));
-            torch::Tensor v = out[o];
-            if (dtypeIsFloating(g_.tensor(t).dtype) && v.scalar_type() != torch::kFloat32) v = v.to(torch::kFloat32);
-            put(t, std::move(v), s.outputs[o], L_.producedK[size_t(t)]);
-        }
+        for (size_t o = 0; o < node.outputs.size() && o < out.size(); ++o)
+            if (node.outputs[o] != kNoTensor && out[o].defined()) store(node, s, o, out[o], call.outShapes[o]);
     }
     std::vector<LocalValue> outputs;
     for (TensorId t : wanted) {

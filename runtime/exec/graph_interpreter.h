@@ -7,6 +7,7 @@
 // same interpreter with every node replicated and tp = 1.
 #include "core/onnx/onnx_stored_data.h"
 #include "runtime/exec/layout_analysis.h"
+#include "runtime/exec/node_fusion.h"
 
 #include <torch/torch.h>
 
@@ -26,7 +27,10 @@ public:
     // `g` must stay alive; its shapes are this rank's (batch already divided by dp).
     // `stored`: the values the model file holds (may be null): untrained weights (BatchNorm
     // statistics) and Constant nodes whose values the IR did not keep take them.
-    GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIndex, const StoredWeights* stored = nullptr);
+    // `fuse`: run the node chains findFusions() accepts as one torch function each (off: every
+    // node on its own, as the tests compare).
+    GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIndex, const StoredWeights* stored = nullptr,
+                     bool fuse = true);
 
     const ExecLayouts& layouts() const { return L_; }
     const Graph& graph() const { return g_; }
@@ -52,13 +56,19 @@ public:
     // Known on every rank without running a node: constants, values the importer computed,
     // untrained stored tensors.
     bool known(TensorId t) const { return constants_.count(t) != 0; }
+    // The node chains this interpreter runs fused.
+    const std::vector<FusedGroup>& fusions() const { return fusions_; }
 
 private:
-    bool followsSplitOutput(NodeId n, size_t i, const torch::Tensor& in, size_t, torch::Tensor& out) const;
+    torch::Tensor splitLikeOutput(NodeId n, const torch::Tensor& in) const;
+    // Input i of node n brought to the layout the node's strategy needs (collectives, Megatron's f).
+    torch::Tensor prepareInput(NodeId n, size_t i, const LocalValue& v) const;
     const Graph& g_;
     ExecLayouts L_;
     int tpIndex_ = 0;
     std::unordered_map<TensorId, torch::Tensor> constants_; // known values, untrained weights
+    std::vector<FusedGroup> fusions_;
+    std::vector<int> fusedIn_; // per node: its group in fusions_, -1 when it runs alone
 };
 
 // The value an untrained stored tensor takes: BatchNorm running variance 1, masks of square

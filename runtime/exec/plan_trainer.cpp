@@ -1,10 +1,12 @@
 #include "runtime/exec/plan_trainer.h"
 
 #include "runtime/checkpoint_writer.h"
+#include "runtime/exec/adam_update.h"
 #include "runtime/exec/graph_interpreter.h"
 #include "runtime/exec/op_kernels.h"
 #include "runtime/exec/pipeline_step.h"
 #include "runtime/exec/stage_partition.h"
+#include "runtime/exec/synthetic_batch.h"
 #include "runtime/exec/tp_collectives.h"
 
 #include <algorithm>
@@ -20,58 +22,6 @@ namespace {
 
 using torch::Tensor;
 using Clock = std::chrono::steady_clock;
-
-uint64_t mix(uint64_t a, uint64_t b)
-{
-    uint64_t z = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-uint64_t hashName(const std::string& s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return h;
-}
-
-// A stream of uniforms from splitmix64: the same numbers on every rank and every run.
-struct Stream {
-    uint64_t state;
-    double uniform()
-    {
-        state += 0x9e3779b97f4a7c15ull;
-        uint64_t z = state;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        return (double(z >> 11) + 0.5) / 9007199254740992.0;
-    }
-};
-
-Tensor seededNormal(uint64_t seed, const std::vector<int64_t>& shape, double stddev)
-{
-    Tensor t = torch::empty(shape, torch::kFloat32);
-    float* p = t.data_ptr<float>();
-    Stream s{seed};
-    const int64_t n = t.numel();
-    for (int64_t i = 0; i < n; i += 2) {
-        const double r = std::sqrt(-2 * std::log(s.uniform())), a = 2 * M_PI * s.uniform();
-        p[i] = float(stddev * r * std::cos(a));
-        if (i + 1 < n) p[i + 1] = float(stddev * r * std::sin(a));
-    }
-    return t;
-}
-
-Tensor seededInts(uint64_t seed, const std::vector<int64_t>& shape, int64_t high)
-{
-    Tensor t = torch::empty(shape, torch::kLong);
-    int64_t* p = t.data_ptr<int64_t>();
-    Stream s{seed};
-    for (int64_t i = 0; i < t.numel(); ++i) p[i] = std::min<int64_t>(high - 1, int64_t(s.uniform() * double(high)));
-    return t;
-}
 
 std::string lower(std::string s)
 {
@@ -120,7 +70,7 @@ Tensor fullWeight(const Graph& g, TensorId t, uint64_t seed, const StoredWeights
         for (size_t i = 1; i < shape.size(); ++i) fanIn *= shape[i];
     else fanIn = shape.empty() ? 1 : shape[0];
     const double stddev = shape.size() >= 2 ? 1.0 / std::sqrt(double(std::max<int64_t>(fanIn, 1))) : 0.02;
-    return seededNormal(mix(seed, hashName(x.name)), shape, stddev);
+    return seededNormal(mixSeed(seed, hashName(x.name)), shape, stddev);
 }
 
 // How many rows the Gather an integer input indexes has (so synthetic ids stay in range).
@@ -162,19 +112,29 @@ struct PlanTrainer::Impl {
     StagePartition partition;
     std::vector<TensorId> sharedIds; // weights read by several stages: their gradients are summed over pp
     std::vector<TensorId> paramIds;
-    std::unordered_map<TensorId, Tensor> params, adamM, adamV;
+    // Every trainable shard, its gradient and its Adam moments are views into one flat buffer
+    // each (in paramIds order): the dp all-reduce runs on the gradients in place, and Adam is
+    // one pass over all weights.
+    std::unordered_map<TensorId, Tensor> params, grads, adamM, adamV;
+    Tensor flatParams, flatGrads, flatM, flatV;
     int64_t adamStep = 0;
     TpGroup tpGroup, noGroup;
 
-    Tensor globalInput(TensorId t, int64_t step) const
+    // Step `step`'s value of graph input t: the whole global tensor, or (local) micro-batch j of
+    // this dp rank, drawn alone (the same values as that slice of the whole).
+    Tensor input(TensorId t, int64_t step, bool local, int j) const
     {
         const Graph& g = *s.global;
         const tapas::Tensor& x = g.tensor(t);
-        const std::vector<int64_t> shape = knownShape(g, t);
-        const uint64_t seed = mix(mix(s.seed, uint64_t(step)), hashName(x.name));
-        if (dtypeIsFloating(x.dtype)) return seededNormal(seed, shape, 1.0);
+        std::vector<int64_t> shape = knownShape(g, t);
+        const uint64_t seed = mixSeed(mixSeed(s.seed, uint64_t(step)), hashName(x.name));
+        const int axis = local ? dpAxis(t) : -1;
+        const int64_t piece = int64_t(s.dpIndex) * s.microBatches + j;
+        if (dtypeIsFloating(x.dtype)) return seededNormalPiece(seed, shape, 1.0, axis, piece, shards());
         const int64_t rows = indexRange(g, t);
-        if (rows > 0 && !nameHas(x.name, {"mask"})) return seededInts(seed, shape, rows).to(torchType(x.dtype));
+        if (rows > 0 && !nameHas(x.name, {"mask"}))
+            return seededIntsPiece(seed, shape, rows, axis, piece, shards()).to(torchType(x.dtype));
+        if (axis >= 0) shape[size_t(axis)] /= shards();
         return torch::ones(shape, torchType(x.dtype)); // masks: attend everywhere
     }
 
@@ -199,24 +159,12 @@ struct PlanTrainer::Impl {
         return -1;
     }
 
-    // A graph tensor's part for micro-batch j of this dp rank along its dp axis (whole when it has none).
-    Tensor dpSlice(const Tensor& whole, TensorId t, int j) const
-    {
-        const int axis = dpAxis(t);
-        if (axis < 0 || axis >= whole.dim()) return whole;
-        const int64_t part = whole.size(axis) / shards();
-        return whole.narrow(axis, (int64_t(s.dpIndex) * s.microBatches + j) * part, part).contiguous();
-    }
-
     bool dpSplit(TensorId t) const { return dpAxis(t) >= 0; }
 
     std::unordered_map<TensorId, Tensor> feeds(int64_t step, bool local, int j = 0) const
     {
         std::unordered_map<TensorId, Tensor> f;
-        for (TensorId t : s.global->inputs) {
-            Tensor whole = globalInput(t, step);
-            f[t] = local ? dpSlice(whole, t, j) : whole;
-        }
+        for (TensorId t : s.global->inputs) f[t] = input(t, step, local, j);
         return f;
     }
 
@@ -230,12 +178,14 @@ struct PlanTrainer::Impl {
             const TensorId t = g.outputs[i];
             if (!dtypeIsFloating(g.tensor(t).dtype)) continue;
             const std::vector<int64_t> shape = knownShape(g, t);
-            Tensor target = seededNormal(mix(mix(s.seed, uint64_t(step)), hashName("target:" + g.tensor(t).name)), shape, 1.0);
+            const uint64_t seed = mixSeed(mixSeed(s.seed, uint64_t(step)), hashName("target:" + g.tensor(t).name));
+            // This piece's targets only, drawn as that slice of the whole.
+            Tensor target = seededNormalPiece(seed, shape, 1.0, sharded ? dpAxis(t) : -1,
+                                              int64_t(s.dpIndex) * s.microBatches + j, shards());
             double count = 1;
             for (int64_t d : shape) count *= double(d);
             double weight = 1;
             if (sharded) {
-                target = dpSlice(target, t, j);
                 if (shards() > 1 && !dpSplit(t)) weight = 1.0 / shards(); // every piece holds it whole
                 target = shardOf(target, outs[i].layout, 1, s.tp, s.tpIndex);
             }
@@ -247,10 +197,44 @@ struct PlanTrainer::Impl {
         return {back, report};
     }
 
-    void zeroGrads()
+    void zeroGrads() { flatGrads.zero_(); }
+
+    // Makes each weight's gradient its view into flatGrads again: autograd accumulates into a
+    // defined gradient in place, but whatever replaced one is copied back.
+    void keepGradViews()
     {
-        for (auto& [t, p] : params)
-            if (p.grad().defined()) p.mutable_grad().zero_();
+        for (auto& [t, p] : params) {
+            const Tensor& view = grads.at(t);
+            const Tensor& g = p.grad();
+            if (g.defined() && g.data_ptr() == view.data_ptr()) continue;
+            if (g.defined()) view.copy_(g);
+            else view.zero_();
+            p.mutable_grad() = view;
+        }
+    }
+
+    // Lays the shards out in flat buffers (see `params`).
+    void makeFlat(const std::vector<std::pair<TensorId, Tensor>>& shards)
+    {
+        int64_t total = 0;
+        for (const auto& [t, shard] : shards) total += shard.numel();
+        flatParams = torch::empty({total}, torch::kFloat32);
+        flatGrads = torch::zeros({total}, torch::kFloat32);
+        flatM = torch::zeros({total}, torch::kFloat32);
+        flatV = torch::zeros({total}, torch::kFloat32);
+        int64_t off = 0;
+        for (const auto& [t, shard] : shards) {
+            const int64_t n = shard.numel();
+            auto view = [&](const Tensor& flat) { return flat.narrow(0, off, n).view(shard.sizes()); };
+            Tensor p = view(flatParams);
+            p.copy_(shard);
+            params[t] = p.set_requires_grad(true);
+            grads[t] = view(flatGrads);
+            params[t].mutable_grad() = grads[t];
+            adamM[t] = view(flatM);
+            adamV[t] = view(flatV);
+            off += n;
+        }
     }
 
     // Sums `ids`' gradients over `comm`; a rank that does not hold one of them adds zeros of its
@@ -300,7 +284,8 @@ struct PlanTrainer::Impl {
         in.corruptGradients = s.corruptPipeline;
         const PipelineStepResult r = runPipelineStep(in);
         double seconds = 0;
-        if (s.dp > 1) allReduceGrads(*s.dpComm, paramIds, seconds);
+        keepGradViews();
+        if (s.dp > 1 && flatGrads.numel() > 0) allReduceInPlace(*s.dpComm, flatGrads, seconds);
         if (s.pp > 1) allReduceGrads(*s.ppComm, sharedIds, seconds);
         Tensor rep = r.report.reshape({1}).contiguous().clone();
         allReduceInPlace(*s.world, rep, seconds);
@@ -339,6 +324,7 @@ Result<std::unique_ptr<PlanTrainer>> PlanTrainer::create(const TrainerSetup& set
                             });
         if (!part.ok()) return R::failure(part.error());
         d.partition = std::move(*part);
+        std::vector<std::pair<TensorId, Tensor>> shards;
         for (TensorId t = 0; t < TensorId(local.tensors.size()); ++t) {
             if (!isTrainable(local, t)) continue;
             const std::vector<int>& readers = d.partition.weightStages[size_t(t)];
@@ -346,11 +332,9 @@ Result<std::unique_ptr<PlanTrainer>> PlanTrainer::create(const TrainerSetup& set
             if (setup.pp > 1 && !std::binary_search(readers.begin(), readers.end(), setup.ppIndex)) continue;
             d.paramIds.push_back(t);
             Tensor full = fullWeight(*setup.global, t, setup.seed, setup.stored);
-            Tensor shard = shardOf(full, L.storage[size_t(t)], L.producedK[size_t(t)], L.tp, setup.tpIndex).clone();
-            d.params[t] = shard.set_requires_grad(true);
-            d.adamM[t] = torch::zeros_like(shard);
-            d.adamV[t] = torch::zeros_like(shard);
+            shards.emplace_back(t, shardOf(full, L.storage[size_t(t)], L.producedK[size_t(t)], L.tp, setup.tpIndex));
         }
+        d.makeFlat(shards);
         if (d.paramIds.empty() && setup.pp <= 1)
             return R::failure("the model has no weight to train (no float initializer or Constant weight of two or more "
                               "elements read as data)");
@@ -430,19 +414,12 @@ Result<StepFigures> PlanTrainer::step(int64_t step)
         double comm = 0, wait = 0;
         f.loss = d->forwardBackward(step, comm, wait);
         f.pipelineWait = wait;
+        // Adam over every weight at once. A weight no gradient reached this step has a zero
+        // gradient and still takes the step, as torch's Adam does after zero_grad(set_to_none=False).
         torch::NoGradGuard noGrad;
-        // Adam, element-wise, so every shard updates exactly as its slice of the whole would.
-        const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
         ++d->adamStep;
-        const double c1 = 1 - std::pow(b1, double(d->adamStep)), c2 = 1 - std::pow(b2, double(d->adamStep));
-        for (TensorId t : d->paramIds) {
-            Tensor& p = d->params[t];
-            if (!p.grad().defined()) continue;
-            const Tensor& gr = p.grad();
-            d->adamM[t].mul_(b1).add_(gr, 1 - b1);
-            d->adamV[t].mul_(b2).addcmul_(gr, gr, 1 - b2);
-            p.sub_(d->adamM[t] / c1 / ((d->adamV[t] / c2).sqrt() + eps) * d->s.lr);
-        }
+        if (d->flatParams.numel() > 0)
+            adamUpdate(d->flatParams, d->flatGrads, d->flatM, d->flatV, d->adamStep, {d->s.lr, 0.9, 0.999, 1e-8});
         f.commTime = comm;
     } catch (const std::exception& e) {
         setActiveTpGroup(nullptr);
@@ -459,9 +436,10 @@ Status PlanTrainer::saveCheckpoint(const std::string& file, int64_t step) const
     try {
         list.push_back(torch::tensor({step, d->adamStep}, torch::kLong));
         for (TensorId t : d->paramIds) {
-            list.push_back(d->params.at(t).detach());
-            list.push_back(d->adamM.at(t));
-            list.push_back(d->adamV.at(t));
+            // Copies: the views would drag the whole flat buffer into each entry.
+            list.push_back(d->params.at(t).detach().clone());
+            list.push_back(d->adamM.at(t).clone());
+            list.push_back(d->adamV.at(t).clone());
         }
     } catch (const std::exception& e) {
         return Status::failure("cannot write checkpoint '" + file + "': " + e.what());
@@ -503,6 +481,20 @@ int64_t PlanTrainer::shardBytes() const
     int64_t b = 0;
     for (const auto& [t, p] : d->params) b += p.numel() * int64_t(p.element_size());
     return b;
+}
+
+std::string PlanTrainer::fusedChains() const
+{
+    std::map<std::string, std::pair<int, size_t>> byKind; // groups, nodes
+    for (const FusedGroup& f : d->interp->fusions()) {
+        auto& [groups, nodes] = byKind[fusionName(f.kind)];
+        ++groups;
+        nodes += f.nodes.size();
+    }
+    std::string out;
+    for (const auto& [kind, n] : byKind)
+        out += (out.empty() ? "" : ", ") + std::to_string(n.first) + " " + kind + " (" + std::to_string(n.second) + " nodes)";
+    return out;
 }
 
 int PlanTrainer::stageBlocks() const

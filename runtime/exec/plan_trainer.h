@@ -70,6 +70,9 @@ public:
     int64_t globalBatch() const;
     // Blocks of the folded chain this rank's stage runs (the whole chain without stages).
     int stageBlocks() const;
+    // The node chains the executor runs as one torch function each, by kind with the nodes
+    // they cover ("5 layer_norm (45 nodes), 2 gelu (10 nodes)"); "" when none.
+    std::string fusedChains() const;
 
 private:
     PlanTrainer();

@@ -403,6 +403,8 @@ int Run::exec()
     Result<std::unique_ptr<PlanTrainer>> trainer = PlanTrainer::create(setup);
     if (!trainer.ok()) return failAll(trainer.error());
     trainer_ = std::move(*trainer);
+    if (const std::string fused = trainer_->fusedChains(); !fused.empty())
+        emit(MetricsEvent::logEvent("info", 0, "node chains run as one torch function each: " + fused));
 
     int64_t first = 1;
     if (o_.resume) {

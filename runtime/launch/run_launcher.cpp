@@ -78,6 +78,16 @@ RunLauncher::~RunLauncher()
     }
 }
 
+Status RunLauncher::preflight(const protocol::RunSpec& spec)
+{
+    if (spec.kind != "train-plan" || spec.modelPath.empty() || spec.resume) return Status::success();
+    ImportOptions io;
+    io.runChecker = false;
+    Result<Graph> g = importOnnxFile(spec.modelPath, io);
+    if (!g) return Status::failure(g.error());
+    return checkWorkerRuns(*g, spec.modelPath);
+}
+
 Result<LaunchRequest> RunLauncher::resumeRequest(const QString& runDir)
 {
     auto spec = protocol::readRunSpec(runDir.toStdString());
@@ -111,13 +121,8 @@ Status RunLauncher::start(const LaunchRequest& request)
     }
     // Preflight: a model with ops the worker cannot run is refused now, naming them, rather than
     // by every rank after the launch.
-    if (spec.kind == "train-plan" && !spec.modelPath.empty() && !spec.resume) {
-        ImportOptions io;
-        io.runChecker = false;
-        Result<Graph> g = importOnnxFile(spec.modelPath, io);
-        if (!g) return Status::failure(g.error());
-        if (Status s = checkWorkerRuns(*g, spec.modelPath); !s) return s;
-    }
+    if (!r.preflightDone)
+        if (Status s = preflight(spec); !s) return s;
     if (!r.hostfile.isEmpty() && !QFileInfo(r.hostfile).isReadable())
         return Status::failure("cannot read the hostfile " + r.hostfile.toStdString());
 

@@ -39,6 +39,7 @@ struct LaunchRequest {
     int graceSeconds = 10;     // SIGTERM .. SIGKILL
     bool metricsSocket = true; // false: follow the file only
     int pollMs = 500;          // metrics.jsonl polling interval
+    bool preflightDone = false; // preflight(spec) already passed (the GUI runs it off its thread)
 };
 
 class MetricsServer;
@@ -49,6 +50,12 @@ class RunLauncher : public QObject {
 public:
     explicit RunLauncher(QObject* parent = nullptr);
     ~RunLauncher() override; // a run still going is stopped (SIGTERM, then SIGKILL)
+
+    // What start() checks before launching a plan-training run: the model imports and holds no
+    // op the worker cannot run (the failure names the file, the ops and their first nodes).
+    // Imports the whole model, so it can take seconds; it touches nothing else and may run on
+    // any thread.
+    static Status preflight(const protocol::RunSpec& spec);
 
     // A request that resumes the run in `runDir` from its spec.json (spec.resume = true).
     static Result<LaunchRequest> resumeRequest(const QString& runDir);

@@ -35,6 +35,7 @@
 #include <QTemporaryDir>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QTimer>
 #include <QtTest>
 
 #include <cmath>
@@ -110,6 +111,46 @@ QString workerLacks(const QString& command)
 int chartPoints(RunChart* c, const QString& key)
 {
     return c->pointCount(key);
+}
+
+// Clicks Start and waits for the launch: the preflight runs on a worker thread first.
+QString clickStart(MainWindow& w, LaunchForm* form)
+{
+    QSignalSpy opened(w.runsController(), &RunsController::runOpened);
+    QTest::mouseClick(form->startButton(), Qt::LeftButton);
+    if (opened.isEmpty() && !opened.wait(60000)) return {};
+    return opened.at(0).at(0).toString();
+}
+
+// The first error (severity 2) among the controller's messages, waiting for it; empty if none came.
+QString errorMessage(QSignalSpy& messages, int timeoutMs)
+{
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < timeoutMs) {
+        for (const QList<QVariant>& m : messages)
+            if (m.at(0).toInt() == 2) return m.at(1).toString();
+        QTest::qWait(20);
+    }
+    return {};
+}
+
+// X -> Relu x `relus` -> Round -> Y: big enough that importing it takes seconds, with one op
+// (Round) the worker has no kernel for.
+QByteArray bigChainModel(int relus)
+{
+    onnx::ModelProto m = testmodels::makeModel();
+    auto* g = m.mutable_graph();
+    testmodels::addInput(g, "X", {"batch", 8});
+    std::string prev = "X";
+    for (int i = 0; i < relus; ++i) {
+        const std::string out = "r" + std::to_string(i);
+        testmodels::addNode(g, "Relu", {prev}, {out}, "/chain/Relu_" + std::to_string(i));
+        prev = out;
+    }
+    testmodels::addNode(g, "Round", {prev}, {"Y"}, "/tail/Round");
+    testmodels::addOutput(g, "Y", {"batch", 8});
+    return QByteArray::fromStdString(testmodels::serialize(m));
 }
 
 } // namespace
@@ -251,9 +292,9 @@ private Q_SLOTS:
             form->ranksBox()->setValue(2);
             form->stepsBox()->setValue(100000); // longer than the test: it is stopped
             form->checkpointBox()->setValue(5);
-            QTest::mouseClick(form->startButton(), Qt::LeftButton);
-            id = panel->currentRunId();
+            id = clickStart(w, form);
             QVERIFY2(!id.isEmpty(), "no run was started");
+            QCOMPARE(panel->currentRunId(), id);
             QVERIFY(panel->stopButton()->isEnabled());
             QTRY_VERIFY_WITH_TIMEOUT(chartPoints(panel->planMonitor()->lossChart(), QStringLiteral("loss")) >= 3, 120000);
             QTRY_VERIFY_WITH_TIMEOUT(panel->planMonitor()->stepTimeChart()->lineKeys().size() == 2, 30000);
@@ -311,12 +352,82 @@ private Q_SLOTS:
         form->setModelPath(model);
         form->ranksBox()->setValue(2);
         QTest::mouseClick(form->startButton(), Qt::LeftButton);
-        QCOMPARE(messages.count(), 1);
-        const QString text = messages.at(0).at(1).toString();
+        const QString text = errorMessage(messages, 60000);
+        QVERIFY2(!text.isEmpty(), "no refusal came");
         QVERIFY2(text.contains(QStringLiteral("cannot run on tapas-worker")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("Round (1 node, first '/branch/else/Round')")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("branchy.onnx")), qPrintable(text));
         QCOMPARE(panel->listModel()->rowCount(), runsBefore);
+        QCOMPARE(QDir(root_).entryList(QDir::Dirs | QDir::NoDotAndDotDot), dirsBefore);
+    }
+
+    // The preflight imports the model on a worker thread: while a model that takes seconds to
+    // import is checked, the window keeps answering and Start waits; the refusal still names
+    // the op, its node and the file, and a file that is no model is refused naming the file.
+    void a_big_model_is_checked_without_freezing_the_window()
+    {
+        constexpr qint64 kMaxGapMs = 250; // the longest the window may stop answering
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString model = dir.filePath(QStringLiteral("big-chain.onnx"));
+        const QString broken = dir.filePath(QStringLiteral("not-a-model.onnx"));
+        const QString plan = dir.filePath(QStringLiteral("big-chain.tapas.json"));
+        for (const auto& [path, bytes] : {std::pair{model, bigChainModel(40000)}, std::pair{broken, QByteArray("\x08\x07garbage")},
+                                          std::pair{plan, QByteArray("{}")}}) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+        }
+        // How long the check takes by itself: on the GUI thread the window would freeze this long.
+        protocol::RunSpec alone;
+        alone.kind = "train-plan";
+        alone.modelPath = model.toStdString();
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(!runtime::RunLauncher::preflight(alone).ok());
+        const qint64 checkMs = clock.elapsed();
+        QVERIFY2(checkMs >= 4 * kMaxGapMs, qPrintable(QStringLiteral("the check took only %1 ms: too fast to tell a frozen "
+                                                                     "window from a live one").arg(checkMs)));
+
+        MainWindow w;
+        w.runsController()->setWorkerPath(kWorker);
+        RunsPanel* panel = w.runsPanel();
+        const QStringList dirsBefore = QDir(root_).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        LaunchForm* form = panel->form();
+        form->setKind(LaunchForm::PlanTraining);
+        form->setPlanPath(plan);
+        form->setModelPath(model);
+        form->ranksBox()->setValue(2);
+        QSignalSpy messages(w.runsController(), &RunsController::message);
+        // A 10 ms timer on the GUI thread: the longest gap between its ticks is how long the
+        // window did not answer. It runs from before the click, which is where the old
+        // preflight blocked.
+        qint64 longestGap = 0;
+        QElapsedTimer sinceTick;
+        QTimer tick;
+        tick.setInterval(10);
+        connect(&tick, &QTimer::timeout, this, [&] { longestGap = std::max(longestGap, sinceTick.restart()); });
+        sinceTick.start();
+        tick.start();
+        QTest::qWait(50);
+        QTest::mouseClick(form->startButton(), Qt::LeftButton);
+        QVERIFY(w.runsController()->isChecking());
+        QVERIFY(!form->startButton()->isEnabled());
+        const QString text = errorMessage(messages, 120000);
+        tick.stop();
+        QVERIFY2(!text.isEmpty(), "no refusal came");
+        QVERIFY2(text.contains(QStringLiteral("Round (1 node, first '/tail/Round')")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("big-chain.onnx")), qPrintable(text));
+        QVERIFY2(longestGap < kMaxGapMs, qPrintable(QStringLiteral("the window did not answer for %1 ms during a %2 ms check")
+                                                        .arg(longestGap).arg(checkMs)));
+        QVERIFY(!w.runsController()->isChecking());
+        QVERIFY(form->startButton()->isEnabled());
+
+        messages.clear();
+        form->setModelPath(broken);
+        QTest::mouseClick(form->startButton(), Qt::LeftButton);
+        const QString why = errorMessage(messages, 60000);
+        QVERIFY2(why.contains(QStringLiteral("not-a-model.onnx")), qPrintable(why));
         QCOMPARE(QDir(root_).entryList(QDir::Dirs | QDir::NoDotAndDotDot), dirsBefore);
     }
 
@@ -334,9 +445,9 @@ private Q_SLOTS:
         form->ranksBox()->setValue(2);
         form->stepsBox()->setValue(100000);
         form->checkpointBox()->setValue(0); // no periodic checkpoints: the stop writes the one Resume needs
-        QTest::mouseClick(form->startButton(), Qt::LeftButton);
-        const QString id = panel->currentRunId();
+        const QString id = clickStart(w, form);
         QVERIFY2(!id.isEmpty(), "no run was started");
+        QCOMPARE(panel->currentRunId(), id);
         QCOMPARE(panel->currentMonitor(), static_cast<QWidget*>(panel->ganMonitor()));
         GanRunMonitor* m = panel->ganMonitor();
         QTRY_VERIFY_WITH_TIMEOUT(chartPoints(m->lossChart(), QStringLiteral("g_loss")) >= 10, 120000);

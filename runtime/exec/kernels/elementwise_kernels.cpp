@@ -61,7 +61,12 @@ void registerElementwiseKernels(KernelTable& t)
     bin("Add", [](const Tensor& a, const Tensor& b) { return a + b; });
     bin("Sub", [](const Tensor& a, const Tensor& b) { return a - b; });
     bin("Mul", [](const Tensor& a, const Tensor& b) { return a * b; });
-    bin("Pow", [](const Tensor& a, const Tensor& b) { return torch::pow(a, b); });
+    bin("Pow", [](const Tensor& a, const Tensor& b) {
+        // A constant scalar exponent (LayerNorm's square): torch's scalar form runs 2 as x * x
+        // and its backward as 2 * x, where the tensor form calls powf both ways.
+        if (a.is_floating_point() && b.numel() == 1 && !b.requires_grad()) return torch::pow(a, b.item());
+        return torch::pow(a, b);
+    });
     bin("Greater", [](const Tensor& a, const Tensor& b) { return torch::gt(a, b); });
     bin("Less", [](const Tensor& a, const Tensor& b) { return torch::lt(a, b); });
     bin("GreaterOrEqual", [](const Tensor& a, const Tensor& b) { return torch::ge(a, b); });

@@ -60,6 +60,15 @@ std::vector<Tensor> instanceNorm(const KernelCall& c)
     return one(y * channelPart(c, in(c, 1), x.size(1)).reshape(bshape) + channelPart(c, in(c, 2), x.size(1)).reshape(bshape));
 }
 
+// Whether any node or the graph reads output o of the node.
+bool outputRead(const KernelCall& c, size_t o)
+{
+    const TensorId t = c.node.output(o);
+    if (t == kNoTensor) return false;
+    if (!c.graph.tensor(t).consumers.empty()) return true;
+    return std::find(c.graph.outputs.begin(), c.graph.outputs.end(), t) != c.graph.outputs.end();
+}
+
 std::vector<Tensor> layerNorm(const KernelCall& c)
 {
     Tensor x = in(c, 0);
@@ -67,6 +76,17 @@ std::vector<Tensor> layerNorm(const KernelCall& c)
     const double eps = c.node.attrFloat("epsilon", 1e-5);
     std::vector<int64_t> dims;
     for (int64_t d = axis; d < x.dim(); ++d) dims.push_back(d);
+    const std::vector<int64_t> normalized(x.sizes().begin() + axis, x.sizes().end());
+    int64_t count = 1;
+    for (int64_t d : normalized) count *= d;
+    auto whole = [&](size_t i) { return !has(c, i) || c.in[i].numel() == count; };
+    // One torch kernel each way when nothing reads the mean and inverse deviation (their
+    // gradients would not flow through it) and the affine parameters cover the normalised dims.
+    if (!outputRead(c, 1) && !outputRead(c, 2) && whole(1) && whole(2)) {
+        const Tensor w = has(c, 1) ? c.in[1].reshape(normalized) : Tensor();
+        const Tensor b = has(c, 2) ? c.in[2].reshape(normalized) : Tensor();
+        return one(torch::layer_norm(x, normalized, w, b, eps));
+    }
     Tensor mean = x.mean(dims, true);
     Tensor inv = ((x - mean).pow(2).mean(dims, true) + eps).rsqrt();
     Tensor y = (x - mean) * inv;
