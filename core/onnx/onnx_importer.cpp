@@ -1,5 +1,6 @@
-// The import pipeline: parse -> drop weight bytes -> sort -> bind dims -> ONNX shape inference
-// -> checker -> convert -> our own shape pass. Every problem that still leaves a usable graph is
+// The import pipeline: parse -> drop weight bytes -> sort -> bind dims -> convert and our own
+// shape pass (ONNX's shape inference first only where ours leaves a type incomplete, see
+// onnx_shape_stage.h) -> checker. Every problem that still leaves a usable graph is
 // a warning; only what makes the graph unusable (unreadable, not ONNX, cyclic) is an error.
 //
 // Memory: the file is parsed straight from disk, and right after parsing every tensor over
@@ -11,7 +12,7 @@
 #include "core/onnx/onnx_attribute_check.h"
 #include "core/onnx/onnx_batch_dims.h"
 #include "core/onnx/onnx_convert.h"
-#include "core/onnx/onnx_infer.h"
+#include "core/onnx/onnx_shape_stage.h"
 #include "core/onnx/onnx_load.h"
 #include "core/onnx/onnx_tensors.h"
 #include "core/onnx/onnx_topo.h"
@@ -208,7 +209,7 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     // (the search asks for them first), so a plain probeBatch waits until they are bound.
     if (options.batch > 0 || bindsInputDim(model.graph(), dims) || (options.probeBatch && !leavesInputDimOpen(model.graph(), dims))) {
         progress(0.37, "probing the batch axis");
-        probe = probeBatchAxis(model, dims, options.probeBatch || options.batch > 0, drops, fileSymbols);
+        probe = probeBatchAxis(model, dims, options.probeBatch || options.batch > 0, drops, fileSymbols, options.onnxInference);
         if (cancelled()) return Result<Graph>::failure("cancelled");
     }
     if (options.batch > 0) {
@@ -228,12 +229,12 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     const std::vector<ClearedOutputDim> clearedOutputDims = clearOutputOnlySymbols(model);
     if (cancelled()) return Result<Graph>::failure("cancelled");
 
-    progress(0.4, "shape inference");
-    for (std::string& w : runShapeInference(model)) warnings.push_back(std::move(w));
+    TypedGraph typed = convertWithShapes(model, drops, fileSymbols, dims, options.onnxInference, progress);
+    for (std::string& w : typed.warnings) warnings.push_back(std::move(w));
     if (cancelled()) return Result<Graph>::failure("cancelled");
 
     if (options.runChecker) {
-        progress(0.7, "checking the model");
+        progress(0.8, "checking the model");
         try {
             onnx::checker::check_model(model);
         } catch (const std::exception& e) {
@@ -244,13 +245,8 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
         if (cancelled()) return Result<Graph>::failure("cancelled");
     }
 
-    progress(0.8, "converting");
-    Graph g = convertModel(model, drops, fileSymbols);
-    if (cancelled()) return Result<Graph>::failure("cancelled");
-
-    progress(0.9, "filling shapes");
-    bindDims(g, dims);
-    const ShapeFillReport fill = fillMissingShapes(g);
+    Graph g = std::move(typed.graph);
+    const ShapeFillReport& fill = typed.fill;
     restoreOutputSymbols(g, clearedOutputDims);
     if (probe) applyBatchProbe(g, *probe, dims);
     g.batch.rebatched = options.batch > 0;
