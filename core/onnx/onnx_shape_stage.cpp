@@ -35,12 +35,14 @@ bool typesComplete(const Graph& g, const ShapeFillReport& fill)
 }
 
 TypedGraph convertWithShapes(onnx::ModelProto& model, const DropReport& drops, const std::set<std::string>& fileSymbols,
-                             const DimBindings& dims, OnnxShapeInference mode, const Progress& progress)
+                             const DimBindings& dims, OnnxShapeInference mode, const Progress& progress,
+                             const std::function<void()>& beforeEditingModel)
 {
     if (mode == OnnxShapeInference::WhenNeeded) {
         TypedGraph ours = convertAndFill(model, drops, fileSymbols, dims, progress, 0.4);
         if (typesComplete(ours.graph, ours.fill) || progress.cancelled()) return ours;
     }
+    if (beforeEditingModel) beforeEditingModel();
     progress(0.5, "shape inference");
     std::vector<std::string> warnings = runShapeInference(model);
     if (progress.cancelled()) return {};

@@ -16,6 +16,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,8 +38,11 @@ bool typesComplete(const Graph& g, const ShapeFillReport& fill);
 // `model` has its dims bound (bindProtoDims) and output-only symbols cleared; `dims` are the
 // bindings, applied again to the Graph. ONNX's inference writes value_info into `model` when
 // it runs. Reports "converting", "filling shapes" (our pass) and "shape inference" (ONNX's) on
-// `progress` within 0.4-0.7; once cancelled, what it returns is to be thrown away.
+// `progress` within 0.4-0.7; once cancelled, what it returns is to be thrown away. Until ONNX's
+// inference runs, `model` is only read; `beforeEditingModel` is called before it runs (the
+// importer's checker reads the model meanwhile on another thread).
 TypedGraph convertWithShapes(onnx::ModelProto& model, const DropReport& drops, const std::set<std::string>& fileSymbols,
-                             const DimBindings& dims, OnnxShapeInference mode, const Progress& progress = {});
+                             const DimBindings& dims, OnnxShapeInference mode, const Progress& progress = {},
+                             const std::function<void()>& beforeEditingModel = {});
 
 } // namespace tapas::onnximport
