@@ -1,7 +1,7 @@
 #include "core/onnx/onnx_batch_dims.h"
 
 #include "core/onnx/onnx_convert.h"
-#include "core/onnx/onnx_infer.h"
+#include "core/onnx/onnx_shape_stage.h"
 #include "core/ops/shape_fill.h"
 
 #include <algorithm>
@@ -42,7 +42,7 @@ std::vector<int> runTimeInputs(const onnx::GraphProto& graph)
 // (an output declared [batch, 1]) stay as evidence.
 template <typename F>
 Graph importProbe(onnx::ModelProto m, const DimBindings& dims, const std::vector<std::pair<int, int>>& axes, F value,
-                  bool forget, const DropReport& drops, const std::set<std::string>& fileSymbols)
+                  bool forget, const DropReport& drops, const std::set<std::string>& fileSymbols, OnnxShapeInference mode)
 {
     for (const auto& [i, k] : axes) {
         auto* d = m.mutable_graph()->mutable_input(i)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(k);
@@ -51,11 +51,7 @@ Graph importProbe(onnx::ModelProto m, const DimBindings& dims, const std::vector
     if (forget) forgetDerivedShapes(m);
     bindProtoDims(m, dims);
     clearOutputOnlySymbols(m);
-    runShapeInference(m);
-    Graph g = convertModel(m, drops, fileSymbols);
-    bindDims(g, dims);
-    fillMissingShapes(g);
-    return g;
+    return convertWithShapes(m, drops, fileSymbols, dims, mode).graph;
 }
 
 // Empty when `doubledGraph` is `base` with one batch axis doubled; else what rules it out.
@@ -118,7 +114,7 @@ std::string compare(const Graph& base, const Graph& doubledGraph, std::map<std::
 } // namespace
 
 BatchProbe probeBatchAxis(const onnx::ModelProto& model, const DimBindings& dims, bool tryFixedAxes,
-                          const DropReport& drops, const std::set<std::string>& fileSymbols)
+                          const DropReport& drops, const std::set<std::string>& fileSymbols, OnnxShapeInference mode)
 {
     BatchProbe out;
     const onnx::GraphProto& graph = model.graph();
@@ -153,8 +149,8 @@ BatchProbe probeBatchAxis(const onnx::ModelProto& model, const DimBindings& dims
         std::map<std::string, uint32_t> scaled;
         const bool fixedAxis = c.symbol.empty();
         std::optional<Graph>& ref = fixedAxis ? fixedReference : reference;
-        if (!ref) ref = importProbe(model, base, {}, same, fixedAxis, drops, fileSymbols);
-        const std::string why = compare(*ref, importProbe(model, d, c.axes, twice, fixedAxis, drops, fileSymbols), scaled);
+        if (!ref) ref = importProbe(model, base, {}, same, fixedAxis, drops, fileSymbols, mode);
+        const std::string why = compare(*ref, importProbe(model, d, c.axes, twice, fixedAxis, drops, fileSymbols, mode), scaled);
         if (why.empty()) qualified.emplace_back(&c, std::move(scaled));
         else reasons.push_back(c.label + ": " + why);
     };
@@ -171,8 +167,8 @@ BatchProbe probeBatchAxis(const onnx::ModelProto& model, const DimBindings& dims
         }
         std::map<std::string, uint32_t> scaled;
         const bool fixedAxis = c.symbol.empty();
-        const Graph oddReference = importProbe(model, r, c.axes, odd, fixedAxis, drops, fileSymbols);
-        return compare(oddReference, importProbe(model, d, c.axes, oddTwice, fixedAxis, drops, fileSymbols), scaled);
+        const Graph oddReference = importProbe(model, r, c.axes, odd, fixedAxis, drops, fileSymbols, mode);
+        return compare(oddReference, importProbe(model, d, c.axes, oddTwice, fixedAxis, drops, fileSymbols, mode), scaled);
     };
     auto narrow = [&] {
         if (qualified.size() < 2) return;

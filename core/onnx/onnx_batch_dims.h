@@ -8,6 +8,7 @@
 // of it must divide that share; the bound shapes alone cannot say which dims those are
 // (seq*batch after a Reshape is a number). Internal to core/onnx.
 #include "core/ir/graph.h"
+#include "core/onnx/onnx_importer.h"
 #include "core/onnx/onnx_tensors.h"
 
 #include <onnx/onnx_pb.h>
@@ -29,9 +30,10 @@ struct BatchProbe {
 
 // Probes `model` (weight bytes dropped, dims not yet bound). `dims` are the user's bindings; input
 // symbols they leave unbound are probed at a base of 64. Fixed input axes are candidates only
-// when `tryFixedAxes` and no symbolic one qualifies.
+// when `tryFixedAxes` and no symbolic one qualifies. Each probe import runs its shape stage with
+// `mode` (see onnx_shape_stage.h).
 BatchProbe probeBatchAxis(const onnx::ModelProto& model, const DimBindings& dims, bool tryFixedAxes,
-                          const DropReport& drops, const std::set<std::string>& fileSymbols);
+                          const DropReport& drops, const std::set<std::string>& fileSymbols, OnnxShapeInference mode);
 
 // Drops the shapes the file states for value_info and graph outputs: derived from the inputs,
 // they would contradict inputs that were changed (a fixed-batch export says its output is [1, N]).

@@ -1,5 +1,6 @@
-// The import pipeline: parse -> drop weight bytes -> sort -> bind dims -> ONNX shape inference
-// -> checker -> convert -> our own shape pass. Every problem that still leaves a usable graph is
+// The import pipeline: parse -> drop weight bytes -> sort -> bind dims -> convert and our own
+// shape pass (ONNX's shape inference first only where ours leaves a type incomplete, see
+// onnx_shape_stage.h) -> checker. Every problem that still leaves a usable graph is
 // a warning; only what makes the graph unusable (unreadable, not ONNX, cyclic) is an error.
 //
 // Memory: the file is parsed straight from disk, and right after parsing every tensor over
@@ -11,7 +12,7 @@
 #include "core/onnx/onnx_attribute_check.h"
 #include "core/onnx/onnx_batch_dims.h"
 #include "core/onnx/onnx_convert.h"
-#include "core/onnx/onnx_infer.h"
+#include "core/onnx/onnx_shape_stage.h"
 #include "core/onnx/onnx_load.h"
 #include "core/onnx/onnx_tensors.h"
 #include "core/onnx/onnx_topo.h"
@@ -21,7 +22,10 @@
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 
+#include <google/protobuf/arena.h>
+
 #include <filesystem>
+#include <future>
 #include <map>
 #include <optional>
 #include <set>
@@ -173,6 +177,32 @@ bool leavesInputDimOpen(const onnx::GraphProto& graph, const DimBindings& dims)
     return false;
 }
 
+// The parsed model lives in a protobuf arena: a 100k-node graph is millions of small messages and
+// strings, and allocating them one by one and freeing them again was a sixth of the import. The
+// weight bytes dropped after parsing stay in the arena until the import ends, so the peak is the
+// parsed file plus the Graph (which holds no weight bytes).
+class ModelArena {
+public:
+    onnx::ModelProto& model() { return *model_; }
+
+private:
+    google::protobuf::Arena arena_;
+    onnx::ModelProto* model_ = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena_);
+};
+
+// ONNX's checker, its complaints as warnings: a model it rejects may still be planned.
+std::vector<std::string> checkModel(const onnx::ModelProto& model)
+{
+    try {
+        onnx::checker::check_model(model);
+    } catch (const std::exception& e) {
+        return {"ONNX checker: " + oneLine(e.what())};
+    } catch (...) {
+        return {"ONNX checker: the model failed validation"};
+    }
+    return {};
+}
+
 Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, const std::string& baseDir,
                            const ImportOptions& options)
 {
@@ -208,7 +238,7 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     // (the search asks for them first), so a plain probeBatch waits until they are bound.
     if (options.batch > 0 || bindsInputDim(model.graph(), dims) || (options.probeBatch && !leavesInputDimOpen(model.graph(), dims))) {
         progress(0.37, "probing the batch axis");
-        probe = probeBatchAxis(model, dims, options.probeBatch || options.batch > 0, drops, fileSymbols);
+        probe = probeBatchAxis(model, dims, options.probeBatch || options.batch > 0, drops, fileSymbols, options.onnxInference);
         if (cancelled()) return Result<Graph>::failure("cancelled");
     }
     if (options.batch > 0) {
@@ -228,29 +258,23 @@ Result<Graph> importParsed(onnx::ModelProto& model, const std::string& name, con
     const std::vector<ClearedOutputDim> clearedOutputDims = clearOutputOnlySymbols(model);
     if (cancelled()) return Result<Graph>::failure("cancelled");
 
-    progress(0.4, "shape inference");
-    for (std::string& w : runShapeInference(model)) warnings.push_back(std::move(w));
+    // The checker only reads the model, so it runs on a second core beside the conversion and
+    // our shape pass; ONNX's inference (which writes value_info) waits for it to finish.
+    std::future<std::vector<std::string>> checking;
+    if (options.runChecker) checking = std::async(std::launch::async, [&model] { return checkModel(model); });
+    std::vector<std::string> checkerWarnings;
+    auto checkerDone = [&] {
+        if (checking.valid()) checkerWarnings = checking.get();
+    };
+    TypedGraph typed = convertWithShapes(model, drops, fileSymbols, dims, options.onnxInference, progress, checkerDone);
+    if (options.runChecker) progress(0.8, "checking the model");
+    checkerDone();
+    for (std::string& w : typed.warnings) warnings.push_back(std::move(w));
+    for (std::string& w : checkerWarnings) warnings.push_back(std::move(w));
     if (cancelled()) return Result<Graph>::failure("cancelled");
 
-    if (options.runChecker) {
-        progress(0.7, "checking the model");
-        try {
-            onnx::checker::check_model(model);
-        } catch (const std::exception& e) {
-            warnings.push_back("ONNX checker: " + oneLine(e.what()));
-        } catch (...) {
-            warnings.push_back("ONNX checker: the model failed validation");
-        }
-        if (cancelled()) return Result<Graph>::failure("cancelled");
-    }
-
-    progress(0.8, "converting");
-    Graph g = convertModel(model, drops, fileSymbols);
-    if (cancelled()) return Result<Graph>::failure("cancelled");
-
-    progress(0.9, "filling shapes");
-    bindDims(g, dims);
-    const ShapeFillReport fill = fillMissingShapes(g);
+    Graph g = std::move(typed.graph);
+    const ShapeFillReport& fill = typed.fill;
     restoreOutputSymbols(g, clearedOutputDims);
     if (probe) applyBatchProbe(g, *probe, dims);
     g.batch.rebatched = options.batch > 0;
@@ -269,7 +293,8 @@ Result<Graph> importOnnxFile(const std::string& path, const ImportOptions& optio
 {
     options.progress(0.0, "reading");
     if (options.progress.cancelled()) return Result<Graph>::failure("cancelled");
-    onnx::ModelProto model;
+    ModelArena arena;
+    onnx::ModelProto& model = arena.model();
     options.progress(0.05, "parsing");
     if (Status s = parseModelFile(path, model); !s.ok()) return Result<Graph>::failure(s.error);
     if (options.progress.cancelled()) return Result<Graph>::failure("cancelled");
@@ -284,7 +309,8 @@ Result<Graph> importOnnxBytes(std::string_view bytes, const std::string& display
 {
     options.progress(0.05, "parsing");
     if (options.progress.cancelled()) return Result<Graph>::failure("cancelled");
-    onnx::ModelProto model;
+    ModelArena arena;
+    onnx::ModelProto& model = arena.model();
     if (Status s = parseModelBytes(bytes, displayName, model); !s.ok()) return Result<Graph>::failure(s.error);
     return importParsed(model, displayName, baseDir, options);
 }

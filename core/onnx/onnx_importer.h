@@ -11,6 +11,11 @@
 
 namespace tapas {
 
+// Whether ONNX's own shape inference runs on every import or only when Tapas's shape pass leaves
+// some tensor without a complete type (see onnx_shape_stage.h). Both give the same shapes on the
+// corpus (tst_onnx_shape_stage); Always is for that comparison.
+enum class OnnxShapeInference { WhenNeeded, Always };
+
 struct ImportOptions {
     DimBindings dims;        // symbolic dim name -> value, applied before shape inference
     bool runChecker = true;  // onnx::checker problems become warnings, never silent
@@ -21,6 +26,7 @@ struct ImportOptions {
     // A fixed-batch export is re-batched through its inputs; the probe has checked that no size
     // in the graph bakes the batch in. An error when no axis qualifies, naming why.
     int64_t batch = 0;
+    OnnxShapeInference onnxInference = OnnxShapeInference::WhenNeeded;
     Progress progress;
 };
 
