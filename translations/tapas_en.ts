@@ -12,7 +12,12 @@
 <context>
     <name>tapas::BlockStyle</name>
     <message>
-        <location filename="../views/graph/block_style.cpp" line="+50"/>
+        <location filename="../views/graph/block_style.cpp" line="+45"/>
+        <source>U%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>Unique part</source>
         <translation type="unfinished"></translation>
     </message>
@@ -231,13 +236,13 @@
 <context>
     <name>tapas::CostsView</name>
     <message>
-        <location filename="../views/costs/costs_view.cpp" line="+270"/>
-        <location line="+43"/>
+        <location filename="../views/costs/costs_view.cpp" line="+296"/>
+        <location line="+38"/>
         <source>Compute</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-84"/>
+        <location line="-81"/>
         <source>%1 · %2: %3 %4</source>
         <translation type="unfinished"></translation>
     </message>
@@ -272,6 +277,16 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <location line="+1"/>
+        <source>Stages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The current plan&apos;s memory per pipeline rank against the device&apos;s limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <location line="+4"/>
         <source>TP comm.</source>
         <translation type="unfinished"></translation>
@@ -283,57 +298,84 @@
     </message>
     <message>
         <location line="+1"/>
+        <location line="+76"/>
         <source>Weights + optimizer</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-75"/>
+        <location line="+76"/>
         <source>Activations</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="-72"/>
+        <source>PP sends</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bubble</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>Step time per device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+25"/>
-        <location line="+25"/>
+        <location line="+9"/>
+        <location line="+20"/>
         <source>ms</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <location line="+14"/>
+        <source>%n stage(s), bubble %1% of the step (%2 ms)</source>
+        <translation>
+            <numerusform>%n stage, bubble %1% of the step (%2 ms)</numerusform>
+            <numerusform>%n stages, bubble %1% of the step (%2 ms)</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="-46"/>
+        <location line="+26"/>
+        <source>pp %1 (stage %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Memory per pipeline rank, current plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-70"/>
         <source>Memory per device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+6"/>
+        <location line="+68"/>
         <source>GB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-17"/>
+        <location line="-71"/>
+        <location line="+69"/>
         <source>Device limit (%1 GB)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="-61"/>
         <source>Communication</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+10"/>
-        <source>U%1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+7"/>
+        <location line="+12"/>
         <source>Step time per block, current plan</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>No plan yet: run Plan ▸ Search… to compare plans.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -449,17 +491,19 @@
         <location line="+9"/>
         <source>%1 %n format(s) refused:
 %2</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1 %n format refused:
+%2</numerusform>
+            <numerusform>%1 %n formats refused:
+%2</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <location line="-6"/>
         <source>Wrote %n file(s) into %1.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Wrote %n file into %1.</numerusform>
+            <numerusform>Wrote %n files into %1.</numerusform>
         </translation>
     </message>
 </context>
@@ -644,9 +688,9 @@
     <message numerus="yes">
         <location line="+0"/>
         <source>%n step(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n step</numerusform>
+            <numerusform>%n steps</numerusform>
         </translation>
     </message>
     <message>
@@ -2017,7 +2061,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         <location line="+36"/>
         <source>%n file(s) dropped; opening the first, %1.</source>
         <translation>
-            <numerusform>%n file dropped; opening it, %1.</numerusform>
+            <numerusform>%n file dropped; opening the first, %1.</numerusform>
             <numerusform>%n files dropped; opening the first, %1.</numerusform>
         </translation>
     </message>
@@ -2283,9 +2327,9 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message numerus="yes">
         <location line="+2"/>
         <source>Every instance of its block class (%n instances)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Every instance of its block class (%n instances)</numerusform>
+            <numerusform>Every instance of its block class (%n instances)</numerusform>
         </translation>
     </message>
     <message>
@@ -2395,9 +2439,9 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message numerus="yes">
         <location line="+48"/>
         <source>Search finished: %n plan(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Search finished: %n plan</numerusform>
+            <numerusform>Search finished: %n plans</numerusform>
         </translation>
     </message>
     <message>
@@ -2529,25 +2573,25 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message numerus="yes">
         <location line="+1"/>
         <source>%n row(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n row</numerusform>
+            <numerusform>%n rows</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <location line="+4"/>
         <source>%n op(s) with collectives</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n op with collectives</numerusform>
+            <numerusform>%n ops with collectives</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <location line="+13"/>
         <source>%1: %n identical instance(s); each row below is one op shared by all of them, its figures summed over the instances.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1: %n identical instance; each row below is one op shared by all of them, its figures summed over the instances.</numerusform>
+            <numerusform>%1: %n identical instances; each row below is one op shared by all of them, its figures summed over the instances.</numerusform>
         </translation>
     </message>
     <message>
@@ -2644,19 +2688,19 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanPanel</name>
     <message>
-        <location filename="../views/plan/plan_panel.cpp" line="+128"/>
-        <location line="+120"/>
+        <location filename="../views/plan/plan_panel.cpp" line="+149"/>
+        <location line="+150"/>
         <source>All op types</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-117"/>
-        <location line="+118"/>
+        <location line="-147"/>
+        <location line="+148"/>
         <source>All blocks</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-106"/>
+        <location line="-136"/>
         <source>No model open.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2672,19 +2716,73 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     </message>
     <message>
         <location line="+6"/>
+        <source>bubble %1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>does NOT fit</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
         <location line="+1"/>
         <source>%n override(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n override</numerusform>
+            <numerusform>%n overrides</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+16"/>
+        <source>%n pipeline stage(s) on pp %1</source>
+        <translation>
+            <numerusform>%n pipeline stage on pp %1</numerusform>
+            <numerusform>%n pipeline stages on pp %1</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+1"/>
+        <source>%1 interleaved per rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>%n micro-batch(es) of %1</source>
+        <translation>
+            <numerusform>%n micro-batch of %1</numerusform>
+            <numerusform>%n micro-batches of %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+1"/>
+        <source>%n micro-batch(es)</source>
+        <translation>
+            <numerusform>%n micro-batch</numerusform>
+            <numerusform>%n micro-batches</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>1F1B bubble %1% of the step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>distributed optimizer (ZeRO-1) over dp %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>optimizer state not sharded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>op costs below: one micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+37"/>
         <source>Refused: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2814,7 +2912,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanSession</name>
     <message>
-        <location filename="../app/studio/plan_session.cpp" line="+106"/>
+        <location filename="../app/studio/plan_session.cpp" line="+108"/>
         <location line="+17"/>
         <source>There is no plan to edit: run a search first.</source>
         <translation type="unfinished"></translation>
@@ -2827,9 +2925,9 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message numerus="yes">
         <location line="+7"/>
         <source>Set %1 to %2 in all %n instances</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Set %1 to %2 in all %n instances</numerusform>
+            <numerusform>Set %1 to %2 in all %n instances</numerusform>
         </translation>
     </message>
     <message>
@@ -2845,9 +2943,9 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message numerus="yes">
         <location line="+9"/>
         <source>Store %1 as %2 in all %n instances</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Store %1 as %2 in all %n instances</numerusform>
+            <numerusform>Store %1 as %2 in all %n instances</numerusform>
         </translation>
     </message>
     <message>
@@ -2859,7 +2957,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::ProjectDocument</name>
     <message>
-        <location filename="../app/studio/project_document.cpp" line="+157"/>
+        <location filename="../app/studio/project_document.cpp" line="+158"/>
         <source>There is no model to save a project of.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2889,7 +2987,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+36"/>
+        <source>%1, plan %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>Override of %1 skipped: the model has no such node.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2988,9 +3091,9 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message numerus="yes">
         <location line="+73"/>
         <source>%1 of %n run(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%1 of %n run</numerusform>
+            <numerusform>%1 of %n runs</numerusform>
         </translation>
     </message>
     <message>
@@ -3087,9 +3190,9 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message numerus="yes">
         <location line="+1"/>
         <source>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 · %n rank(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 · %n rank</numerusform>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 · %n ranks</numerusform>
         </translation>
     </message>
     <message>
@@ -3374,7 +3477,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::RunsController</name>
     <message>
-        <location filename="../app/studio/runs_controller.cpp" line="+88"/>
+        <location filename="../app/studio/runs_controller.cpp" line="+92"/>
         <source>Cannot read the metrics of run %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3395,17 +3498,28 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+15"/>
-        <source>Could not start the run: %1</source>
+        <location line="+8"/>
+        <source>A run is still being checked; Start again when it has started or been refused.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+18"/>
-        <source>Started run %1: %2</source>
+        <location line="+6"/>
+        <source>Checking that tapas-worker can run %1…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <location line="+8"/>
+        <location line="+19"/>
+        <source>Could not start the run: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Started run %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>Stopping run %1…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3508,7 +3622,7 @@ Start a new run with the form on the left.</source>
 <context>
     <name>tapas::SearchDialog</name>
     <message>
-        <location filename="../app/studio/search_dialog.cpp" line="+184"/>
+        <location filename="../app/studio/search_dialog.cpp" line="+223"/>
         <source>Search Sharding Plans</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3523,17 +3637,93 @@ Start a new run with the form on the left.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>&amp;Mesh (dp × tp):</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+4"/>
         <source>Compute &amp;type:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
+        <location line="+32"/>
+        <source>Pipeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-30"/>
+        <source>&amp;Stages:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Micro-&amp;batch size:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Recomputation:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Virtual stages per rank:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Only when nothing fits without them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Fixed number (pp):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Pipeline stages: contiguous ranges of the folded block chain, run under 1F1B over micro-batches</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Pipeline-parallel degree: the number of pipeline ranks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Samples per micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Try 1, 2 and 4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stages per pipeline rank: interleaved 1F1B when more than 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Least that fits, per rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Activation recomputation: none, selective (the attention core) or full (each block&apos;s forward)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Distributed optimizer (ZeRO-1) when dp &gt; 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Shard the fp32 master weights and Adam state over the data-parallel group</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Symbolic dimensions</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3597,26 +3787,41 @@ Start a new run with the form on the left.</source>
         <source>Search time (s)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <location line="+259"/>
+        <source>pp %1, %n micro-batch(es), bubble %2%</source>
+        <translation>
+            <numerusform>pp %1, %n micro-batch, bubble %2%</numerusform>
+            <numerusform>pp %1, %n micro-batches, bubble %2%</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+1"/>
-        <location line="+32"/>
+        <location line="+3"/>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="-282"/>
+        <location line="+4"/>
+        <location line="+17"/>
+        <location line="+33"/>
         <source>Let the search pick</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-31"/>
-        <location line="+62"/>
+        <location line="-32"/>
+        <location line="+72"/>
         <source>The model has no symbolic dimensions.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-61"/>
-        <location line="+62"/>
+        <location line="-71"/>
+        <location line="+72"/>
         <source>Changing a dimension imports the model again before the search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-111"/>
+        <location line="-148"/>
         <source>Searching: %1…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3626,7 +3831,17 @@ Start a new run with the form on the left.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="+26"/>
+        <source>&amp;Mesh:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>dp × tp, or dp × pp × tp with a fixed number of pipeline stages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+169"/>
         <source>Open a model first.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3646,41 +3861,46 @@ Start a new run with the form on the left.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+21"/>
         <source>The cluster has no valid device mesh.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+15"/>
-        <location line="+21"/>
+        <location line="+16"/>
+        <location line="+27"/>
         <source>Searching…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="-8"/>
+        <source>no plan without pipeline stages fits (the fastest needs %1 GB per device); planned with stages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>Cancelling…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-207"/>
+        <location line="-288"/>
         <source>Search cancelled; the previous plans are kept.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+217"/>
+        <location line="+298"/>
         <source>No searcher found a plan:</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
         <location line="+8"/>
         <source>%n plan(s) found in %1 s.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n plan found in %1 s.</numerusform>
+            <numerusform>%n plans found in %1 s.</numerusform>
         </translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>yes</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3767,9 +3987,67 @@ Start a new run with the form on the left.</source>
     </message>
 </context>
 <context>
+    <name>tapas::StagesModel</name>
+    <message>
+        <location filename="../views/plan/stages_model.cpp" line="+65"/>
+        <source>Stage %1: chain blocks %2-%3 (%4) on pipeline rank %5, ranks %6-%7 (dp %8 x tp %9)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>%1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Stage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Blocks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Pipeline rank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ranks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Recomputation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time / micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Weights + optimizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Activations</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rank memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>tapas::Strategy</name>
     <message>
-        <location line="+15"/>
+        <location filename="../views/graph/sharding_style.cpp" line="+15"/>
         <source>replicate</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3885,9 +4163,9 @@ Start a new run with the form on the left.</source>
     <message numerus="yes">
         <location line="+11"/>
         <source>Ready to train %1 on %n rank(s): press Start Run in the Runs dock.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Ready to train %1 on %n rank: press Start Run in the Runs dock.</numerusform>
+            <numerusform>Ready to train %1 on %n ranks: press Start Run in the Runs dock.</numerusform>
         </translation>
     </message>
 </context>

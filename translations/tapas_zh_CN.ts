@@ -12,7 +12,7 @@
 <context>
     <name>tapas::BlockStyle</name>
     <message>
-        <location filename="../views/graph/block_style.cpp" line="+50"/>
+        <location filename="../views/graph/block_style.cpp" line="+58"/>
         <source>Unique part</source>
         <translation>独立部分</translation>
     </message>
@@ -22,6 +22,7 @@
         <translation>块 %1</translation>
     </message>
     <message>
+        <location line="-14"/>
         <source>U%1</source>
         <translation>U%1</translation>
     </message>
@@ -235,8 +236,8 @@
 <context>
     <name>tapas::CostsView</name>
     <message>
-        <location filename="../views/costs/costs_view.cpp" line="+270"/>
-        <location line="+43"/>
+        <location filename="../views/costs/costs_view.cpp" line="+296"/>
+        <location line="+38"/>
         <source>Compute</source>
         <translation>计算</translation>
     </message>
@@ -253,7 +254,7 @@
         <translation type="vanished">权重、梯度、优化器</translation>
     </message>
     <message>
-        <location line="-84"/>
+        <location line="-81"/>
         <source>%1 · %2: %3 %4</source>
         <translation>%1 · %2：%3 %4</translation>
     </message>
@@ -292,7 +293,7 @@
         <translation>当前方案按块显示，按模型顺序：A3 是块 A 的第三个实例，U 是独立部分</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>TP comm.</source>
         <translation>TP 通信</translation>
     </message>
@@ -303,52 +304,55 @@
     </message>
     <message>
         <location line="+1"/>
+        <location line="+76"/>
         <source>Weights + optimizer</source>
         <translation>权重 + 优化器</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-75"/>
+        <location line="+76"/>
         <source>Activations</source>
         <translation>激活</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="-56"/>
         <source>Step time per device</source>
         <translation>每设备单步时间</translation>
     </message>
     <message>
-        <location line="+25"/>
-        <location line="+25"/>
+        <location line="+9"/>
+        <location line="+20"/>
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
     <message>
-        <location line="-46"/>
+        <location line="-25"/>
         <source>Memory per device</source>
         <translation>每设备内存</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+6"/>
+        <location line="+68"/>
         <source>GB</source>
         <translation>GB</translation>
     </message>
     <message>
-        <location line="-17"/>
+        <location line="-71"/>
+        <location line="+69"/>
         <source>Device limit (%1 GB)</source>
         <translation>设备上限（%1 GB）</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="-61"/>
         <source>Communication</source>
         <translation>通信</translation>
     </message>
     <message>
-        <location line="+10"/>
         <source>U%1</source>
-        <translation>U%1</translation>
+        <translation type="vanished">U%1</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+12"/>
         <source>Step time per block, current plan</source>
         <translation>每块的步时间（当前方案）</translation>
     </message>
@@ -357,7 +361,7 @@
         <translation type="vanished">当前方案按块分解（A3：块 A 的第三个实例，U：独立部分）</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>No plan yet: run Plan ▸ Search… to compare plans.</source>
         <translation>尚无方案：运行“方案 ▸ 搜索…”来比较方案。</translation>
     </message>
@@ -377,30 +381,37 @@
         <translation>放不下</translation>
     </message>
     <message>
+        <location line="-69"/>
         <source>Stages</source>
         <translation>流水线级</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>The current plan&apos;s memory per pipeline rank against the device&apos;s limit</source>
         <translation>当前方案每个流水线 rank 的内存与设备上限对比</translation>
     </message>
     <message>
+        <location line="+11"/>
         <source>PP sends</source>
         <translation>PP 发送</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Bubble</source>
         <translation>气泡</translation>
     </message>
     <message>
+        <location line="+84"/>
         <source>pp %1 (stage %2)</source>
         <translation>pp %1（第 %2 级）</translation>
     </message>
     <message>
+        <location line="+5"/>
         <source>Memory per pipeline rank, current plan</source>
         <translation>当前方案每个流水线 rank 的内存</translation>
     </message>
     <message numerus="yes">
+        <location line="-31"/>
         <source>%n stage(s), bubble %1% of the step (%2 ms)</source>
         <translation>
             <numerusform>%n 个流水线级，气泡占一步的 %1%（%2 ms）</numerusform>
@@ -2745,19 +2756,19 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanPanel</name>
     <message>
-        <location filename="../views/plan/plan_panel.cpp" line="+128"/>
-        <location line="+120"/>
+        <location filename="../views/plan/plan_panel.cpp" line="+149"/>
+        <location line="+150"/>
         <source>All op types</source>
         <translation>全部算子类型</translation>
     </message>
     <message>
-        <location line="-117"/>
-        <location line="+118"/>
+        <location line="-147"/>
+        <location line="+148"/>
         <source>All blocks</source>
         <translation>全部块</translation>
     </message>
     <message>
-        <location line="-106"/>
+        <location line="-136"/>
         <source>No model open.</source>
         <translation>未打开模型。</translation>
     </message>
@@ -2772,7 +2783,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>网格 %1 · 每步 %2 毫秒（计算 %3，通信 %4）· 每设备内存 %5 / %6</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>does NOT fit</source>
         <translation>内存放不下</translation>
     </message>
@@ -2784,7 +2795,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         </translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+61"/>
         <source>Refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
@@ -2820,42 +2831,51 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>为选中的算子选择其他策略，或为选中的权重选择其他布局</translation>
     </message>
     <message>
+        <location line="-118"/>
         <source>bubble %1 ms</source>
         <translation>气泡 %1 ms</translation>
     </message>
     <message>
+        <location line="+19"/>
         <source>%1 interleaved per rank</source>
         <translation>每个 rank 交错 %1 级</translation>
     </message>
     <message>
+        <location line="+3"/>
         <source>1F1B bubble %1% of the step</source>
         <translation>1F1B 气泡占一步的 %1%</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>distributed optimizer (ZeRO-1) over dp %1</source>
         <translation>分布式优化器 (ZeRO-1)，跨 dp %1</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>optimizer state not sharded</source>
         <translation>优化器状态未切分</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>op costs below: one micro-batch</source>
         <translation>下方算子开销：一个微批</translation>
     </message>
     <message numerus="yes">
+        <location line="-8"/>
         <source>%n pipeline stage(s) on pp %1</source>
         <translation>
             <numerusform>pp %1 上的 %n 个流水线级</numerusform>
         </translation>
     </message>
     <message numerus="yes">
+        <location line="+2"/>
         <source>%n micro-batch(es) of %1</source>
         <translation>
             <numerusform>%n 个微批，每个 %1 个样本</numerusform>
         </translation>
     </message>
     <message numerus="yes">
+        <location line="+1"/>
         <source>%n micro-batch(es)</source>
         <translation>
             <numerusform>%n 个微批</numerusform>
@@ -2956,7 +2976,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanSession</name>
     <message>
-        <location filename="../app/studio/plan_session.cpp" line="+106"/>
+        <location filename="../app/studio/plan_session.cpp" line="+108"/>
         <location line="+17"/>
         <source>There is no plan to edit: run a search first.</source>
         <translation>没有可编辑的方案：请先运行搜索。</translation>
@@ -2999,7 +3019,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::ProjectDocument</name>
     <message>
-        <location filename="../app/studio/project_document.cpp" line="+157"/>
+        <location filename="../app/studio/project_document.cpp" line="+158"/>
         <source>There is no model to save a project of.</source>
         <translation>没有可保存为项目的模型。</translation>
     </message>
@@ -3029,7 +3049,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>无法打开项目的模型：%1</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+36"/>
+        <source>%1, plan %2: %3</source>
+        <translation>%1，方案 %2：%3</translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>Override of %1 skipped: the model has no such node.</source>
         <translation>已跳过 %1 的覆盖：模型中没有该节点。</translation>
     </message>
@@ -3512,7 +3537,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::RunsController</name>
     <message>
-        <location filename="../app/studio/runs_controller.cpp" line="+88"/>
+        <location filename="../app/studio/runs_controller.cpp" line="+92"/>
         <source>Cannot read the metrics of run %1: %2</source>
         <translation>无法读取运行 %1 的指标：%2</translation>
     </message>
@@ -3533,17 +3558,28 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>运行 %1 已结束：%2（%3）</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+8"/>
+        <source>A run is still being checked; Start again when it has started or been refused.</source>
+        <translation>仍在检查一个运行；待其启动或被拒绝后再点击开始。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Checking that tapas-worker can run %1…</source>
+        <translation>正在检查 tapas-worker 能否运行 %1…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <location line="+19"/>
         <source>Could not start the run: %1</source>
         <translation>无法启动运行：%1</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+17"/>
         <source>Started run %1: %2</source>
         <translation>已启动运行 %1：%2</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+7"/>
         <source>Stopping run %1…</source>
         <translation>正在停止运行 %1…</translation>
     </message>
@@ -3647,7 +3683,7 @@ Start a new run with the form on the left.</source>
 <context>
     <name>tapas::SearchDialog</name>
     <message>
-        <location filename="../app/studio/search_dialog.cpp" line="+184"/>
+        <location filename="../app/studio/search_dialog.cpp" line="+223"/>
         <source>Search Sharding Plans</source>
         <translation>搜索切分方案</translation>
     </message>
@@ -3662,17 +3698,16 @@ Start a new run with the form on the left.</source>
         <translation>方案</translation>
     </message>
     <message>
-        <location line="+2"/>
         <source>&amp;Mesh (dp × tp):</source>
-        <translation>网格 (dp × tp)(&amp;M)：</translation>
+        <translation type="vanished">网格 (dp × tp)(&amp;M)：</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+4"/>
         <source>Compute &amp;type:</source>
         <translation>计算类型(&amp;T)：</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+28"/>
         <source>Symbolic dimensions</source>
         <translation>符号维度</translation>
     </message>
@@ -3737,25 +3772,27 @@ Start a new run with the form on the left.</source>
         <translation>搜索时间（秒）</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <location line="+32"/>
+        <location line="-20"/>
+        <location line="+4"/>
+        <location line="+17"/>
+        <location line="+33"/>
         <source>Let the search pick</source>
         <translation>由搜索选择</translation>
     </message>
     <message>
-        <location line="-31"/>
-        <location line="+62"/>
+        <location line="-32"/>
+        <location line="+72"/>
         <source>The model has no symbolic dimensions.</source>
         <translation>该模型没有符号维度。</translation>
     </message>
     <message>
-        <location line="-61"/>
-        <location line="+62"/>
+        <location line="-71"/>
+        <location line="+72"/>
         <source>Changing a dimension imports the model again before the search.</source>
         <translation>修改维度后，搜索前会重新导入模型。</translation>
     </message>
     <message>
-        <location line="-111"/>
+        <location line="-148"/>
         <source>Searching: %1…</source>
         <translation>正在搜索：%1…</translation>
     </message>
@@ -3765,7 +3802,7 @@ Start a new run with the form on the left.</source>
         <translation>搜索已停止：%1</translation>
     </message>
     <message>
-        <location line="+129"/>
+        <location line="+196"/>
         <source>Open a model first.</source>
         <translation>请先打开模型。</translation>
     </message>
@@ -3785,13 +3822,13 @@ Start a new run with the form on the left.</source>
         <translation>正在用新的维度重新导入模型…</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+21"/>
         <source>The cluster has no valid device mesh.</source>
         <translation>该集群没有有效的设备网格。</translation>
     </message>
     <message>
-        <location line="+15"/>
-        <location line="+21"/>
+        <location line="+16"/>
+        <location line="+27"/>
         <source>Searching…</source>
         <translation>正在搜索…</translation>
     </message>
@@ -3801,12 +3838,12 @@ Start a new run with the form on the left.</source>
         <translation>正在取消…</translation>
     </message>
     <message>
-        <location line="-207"/>
+        <location line="-288"/>
         <source>Search cancelled; the previous plans are kept.</source>
         <translation>搜索已取消；保留之前的方案。</translation>
     </message>
     <message>
-        <location line="+217"/>
+        <location line="+298"/>
         <source>No searcher found a plan:</source>
         <translation>没有搜索器找到方案：</translation>
     </message>
@@ -3818,7 +3855,7 @@ Start a new run with the form on the left.</source>
         </translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
@@ -3828,86 +3865,108 @@ Start a new run with the form on the left.</source>
         <translation>否</translation>
     </message>
     <message>
+        <location line="-294"/>
         <source>&amp;Mesh:</source>
         <translation>网格(&amp;M)：</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>dp × tp, or dp × pp × tp with a fixed number of pipeline stages</source>
         <translation>dp × tp，或固定流水线级数时的 dp × pp × tp</translation>
     </message>
     <message>
+        <location line="+5"/>
+        <location line="+32"/>
         <source>Pipeline</source>
         <translation>流水线</translation>
     </message>
     <message>
+        <location line="-30"/>
         <source>&amp;Stages:</source>
         <translation>级数(&amp;S)：</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Micro-&amp;batch size:</source>
         <translation>微批大小(&amp;B)：</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>&amp;Recomputation:</source>
         <translation>重计算(&amp;R)：</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>&amp;Virtual stages per rank:</source>
         <translation>每个 rank 的虚拟级数(&amp;V)：</translation>
     </message>
     <message>
+        <location line="+6"/>
         <source>Only when nothing fits without them</source>
         <translation>仅当不分级就放不下时</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>Fixed number (pp):</source>
         <translation>固定级数 (pp)：</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Pipeline stages: contiguous ranges of the folded block chain, run under 1F1B over micro-batches</source>
         <translation>流水线级：折叠后块链上的连续区间，按 1F1B 在微批上运行</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Pipeline-parallel degree: the number of pipeline ranks</source>
         <translation>流水线并行度：流水线 rank 的个数</translation>
     </message>
     <message>
+        <location line="+2"/>
         <source>Samples per micro-batch</source>
         <translation>每个微批的样本数</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Try 1, 2 and 4</source>
         <translation>尝试 1、2 和 4</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Stages per pipeline rank: interleaved 1F1B when more than 1</source>
         <translation>每个流水线 rank 的级数：大于 1 时为交错 1F1B</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Least that fits, per rank</source>
         <translation>每个 rank 取放得下的最少重计算</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Activation recomputation: none, selective (the attention core) or full (each block&apos;s forward)</source>
         <translation>激活重计算：无、选择性（注意力核心）或完全（每个块的前向）</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Distributed optimizer (ZeRO-1) when dp &gt; 1</source>
         <translation>dp &gt; 1 时使用分布式优化器 (ZeRO-1)</translation>
     </message>
     <message>
+        <location line="+1"/>
         <source>Shard the fp32 master weights and Adam state over the data-parallel group</source>
         <translation>在数据并行组上切分 fp32 主权重和 Adam 状态</translation>
     </message>
     <message>
+        <location line="+213"/>
         <source>no plan without pipeline stages fits (the fastest needs %1 GB per device); planned with stages</source>
         <translation>不分流水线级的方案都放不下（最快的每设备需要 %1 GB）；已按流水线级规划</translation>
     </message>
     <message>
+        <location line="+58"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message numerus="yes">
+        <location line="-3"/>
         <source>pp %1, %n micro-batch(es), bubble %2%</source>
         <translation>
             <numerusform>pp %1，%n 个微批，气泡 %2%</numerusform>
@@ -3991,9 +4050,67 @@ Start a new run with the form on the left.</source>
     </message>
 </context>
 <context>
+    <name>tapas::StagesModel</name>
+    <message>
+        <location filename="../views/plan/stages_model.cpp" line="+65"/>
+        <source>Stage %1: chain blocks %2-%3 (%4) on pipeline rank %5, ranks %6-%7 (dp %8 x tp %9)</source>
+        <translation>第 %1 级：块链中的块 %2-%3（%4），位于流水线 rank %5，rank %6-%7（dp %8 x tp %9）</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Stage</source>
+        <translation>级</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Blocks</source>
+        <translation>块</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Pipeline rank</source>
+        <translation>流水线 rank</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ranks</source>
+        <translation>Rank</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Recomputation</source>
+        <translation>重计算</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time / micro-batch</source>
+        <translation>时间 / 微批</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Weights + optimizer</source>
+        <translation>权重 + 优化器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Activations</source>
+        <translation>激活</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rank memory</source>
+        <translation>Rank 内存</translation>
+    </message>
+</context>
+<context>
     <name>tapas::Strategy</name>
     <message>
-        <location line="+15"/>
+        <location filename="../views/graph/sharding_style.cpp" line="+15"/>
         <source>replicate</source>
         <translation>复制</translation>
     </message>
@@ -4160,53 +4277,6 @@ Start a new run with the form on the left.</source>
         <location line="+1"/>
         <source>You can also drop a .onnx file on this window.</source>
         <translation>也可以将 .onnx 文件拖放到此窗口。</translation>
-    </message>
-</context>
-<context>
-    <name>tapas::StagesModel</name>
-    <message>
-        <source>Stage %1: chain blocks %2-%3 (%4) on pipeline rank %5, ranks %6-%7 (dp %8 x tp %9)</source>
-        <translation>第 %1 级：块链中的块 %2-%3（%4），位于流水线 rank %5，rank %6-%7（dp %8 x tp %9）</translation>
-    </message>
-    <message>
-        <source>%1 of %2</source>
-        <translation>%1 / %2</translation>
-    </message>
-    <message>
-        <source>Stage</source>
-        <translation>级</translation>
-    </message>
-    <message>
-        <source>Blocks</source>
-        <translation>块</translation>
-    </message>
-    <message>
-        <source>Pipeline rank</source>
-        <translation>流水线 rank</translation>
-    </message>
-    <message>
-        <source>Ranks</source>
-        <translation>Rank</translation>
-    </message>
-    <message>
-        <source>Recomputation</source>
-        <translation>重计算</translation>
-    </message>
-    <message>
-        <source>Time / micro-batch</source>
-        <translation>时间 / 微批</translation>
-    </message>
-    <message>
-        <source>Weights + optimizer</source>
-        <translation>权重 + 优化器</translation>
-    </message>
-    <message>
-        <source>Activations</source>
-        <translation>激活</translation>
-    </message>
-    <message>
-        <source>Rank memory</source>
-        <translation>Rank 内存</translation>
     </message>
 </context>
 </TS>

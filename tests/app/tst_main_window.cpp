@@ -26,6 +26,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QUrl>
+#include <QXmlStreamReader>
 #include <QLabel>
 #include <QtTest>
 
@@ -324,6 +325,67 @@ private Q_SLOTS:
         QTRY_COMPARE(window_->logDock()->windowTitle(), QStringLiteral("Log"));
         QVERIFY(!lm->setLanguage(QStringLiteral("xx")));
         QCOMPARE(lm->current(), QStringLiteral("en"));
+    }
+
+    // The window shows counts through %n strings; English needs its own plural forms, or a user
+    // reads "4 pipeline stage(s)". The translated .qm of the running language is what the user sees.
+    void english_plurals_read_as_english()
+    {
+        LanguageManager* lm = window_->languageManager();
+        QVERIFY(lm->setLanguage(QStringLiteral("en")));
+        const char* ctx = "tapas::PlanPanel";
+        const char* src = "%n pipeline stage(s) on pp %1";
+        QCOMPARE(QCoreApplication::translate(ctx, src, nullptr, 1), QStringLiteral("1 pipeline stage on pp %1"));
+        QCOMPARE(QCoreApplication::translate(ctx, src, nullptr, 4), QStringLiteral("4 pipeline stages on pp %1"));
+        QCOMPARE(QCoreApplication::translate("tapas::PlanPanel", "%n micro-batch(es)", nullptr, 1),
+                 QStringLiteral("1 micro-batch"));
+        QCOMPARE(QCoreApplication::translate("tapas::PlanPanel", "%n micro-batch(es)", nullptr, 3),
+                 QStringLiteral("3 micro-batches"));
+    }
+
+    // Every message of the translation sources: Chinese finished and not empty, every English
+    // %n message with both forms and no "(s)" left in them. Fails when a string is added to the
+    // code without updating the translations (the update_translations target, then translating).
+    void translation_sources_are_complete()
+    {
+        for (const QString lang : {QStringLiteral("zh_CN"), QStringLiteral("en")}) {
+            QFile f(QStringLiteral(TAPAS_SOURCE_DIR "/translations/tapas_%1.ts").arg(lang));
+            QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(f.fileName()));
+            QXmlStreamReader xml(&f);
+            QString source;
+            bool numerus = false;
+            QStringList problems;
+            while (!xml.atEnd()) {
+                xml.readNext();
+                if (!xml.isStartElement()) continue;
+                if (xml.name() == QLatin1String("message")) {
+                    numerus = xml.attributes().value(QLatin1String("numerus")) == QLatin1String("yes");
+                } else if (xml.name() == QLatin1String("source")) {
+                    source = xml.readElementText();
+                } else if (xml.name() == QLatin1String("translation")) {
+                    const bool unfinished = xml.attributes().value(QLatin1String("type")) == QLatin1String("unfinished");
+                    const bool obsolete = xml.attributes().value(QLatin1String("type")) == QLatin1String("vanished")
+                        || xml.attributes().value(QLatin1String("type")) == QLatin1String("obsolete");
+                    if (obsolete) continue;
+                    if (lang == QLatin1String("en") && !numerus) continue; // English is the source text
+                    QStringList forms;
+                    if (numerus) {
+                        while (xml.readNextStartElement())
+                            if (xml.name() == QLatin1String("numerusform")) forms << xml.readElementText();
+                    } else {
+                        forms << xml.readElementText();
+                    }
+                    bool bad = unfinished || forms.isEmpty();
+                    for (const QString& form : forms)
+                        bad = bad || form.isEmpty() || (lang == QLatin1String("en") && form.contains(QLatin1String("(s)")));
+                    if (bad) problems << source;
+                }
+            }
+            QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+            QVERIFY2(problems.isEmpty(),
+                     qPrintable(QStringLiteral("%1: %2 message(s) untranslated, e.g. \"%3\"")
+                                    .arg(f.fileName()).arg(problems.size()).arg(problems.value(0))));
+        }
     }
 
     void recent_files_are_newest_first_capped_and_pruned()
