@@ -1,5 +1,6 @@
 #include "tests/bench/bench_gan_run.h"
 
+#include "core/util/median.h"
 #include "runtime/protocol/run_directory.h"
 
 #include <unistd.h>
@@ -26,13 +27,6 @@ std::string workerPath()
 }
 
 } // namespace
-
-double median(std::vector<double> v)
-{
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 GanFigures runGanWorker(int ranks, const std::vector<std::string>& args, int warmup)
 {

@@ -19,8 +19,6 @@ struct GanFigures {
 // the data set, model and steps), warm-up steps excluded from the medians.
 GanFigures runGanWorker(int ranks, const std::vector<std::string>& args, int warmup);
 
-double median(std::vector<double> v);
-
 } // namespace tapas::bench
 
 namespace tapas::bench {
