@@ -409,6 +409,9 @@ void MainWindow::onLoadStarted(const QString& path)
 
 void MainWindow::onLoadProgress(int permille, const QString& stage)
 {
+    // "done" is followed at once by the result, which hides the bar: QProgressBar::setValue
+    // repaints at once, and with it everything else of the window waiting to be painted.
+    if (permille >= 1000) return;
     progress_->setValue(permille);
     stageLabel_->setText(tr("Opening %1: %2…").arg(loadingName_, stageText(stage)));
 }

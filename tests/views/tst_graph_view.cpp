@@ -8,6 +8,7 @@
 #include "core/fold/folded_graph.h"
 #include "core/zoo/zoo.h"
 #include "views/graph/block_item.h"
+#include "views/graph/edge_item.h"
 #include "views/graph/graph_panel.h"
 #include "views/graph/graph_scene.h"
 #include "views/graph/graph_search.h"
@@ -81,6 +82,47 @@ private Q_SLOTS:
         for (int i = 1; i < kLayers; ++i) QVERIFY(pos[i].y() > pos[i - 1].y());
         // Fit-to-window shows everything.
         QVERIFY(view.mapToScene(view.viewport()->rect()).boundingRect().contains(s->itemsBoundingRect()));
+    }
+
+    void edge_bounds_hold_the_line_its_hover_lane_and_label_and_follow_a_new_route()
+    {
+        // Edge bounds come from the curve's control points (stroking a hover lane per new edge
+        // made the first paint after a big expand slow): they must still hold all that is drawn
+        // or hit-tested, or the view would leave bits of lines unpainted.
+        auto m = graphtest::layeredModel(kLayers);
+        GraphView view;
+        view.resize(900, 700);
+        view.show();
+        view.setModel(m.graph, m.folded);
+        QVERIFY(waitIdle(view));
+        view.expand({0, 1});
+        QVERIFY(waitIdle(view));
+        // (QRectF::contains(QRectF) is false for a rect of no width: a straight vertical line's.)
+        auto holds = [](const QRectF& outer, const QRectF& inner) {
+            return outer.contains(inner.topLeft()) && outer.contains(inner.bottomRight());
+        };
+        int edges = 0;
+        for (QGraphicsItem* item : view.graphScene()->items()) {
+            if (item->type() != EdgeItem::Type) continue;
+            auto* e = static_cast<EdgeItem*>(item);
+            ++edges;
+            QVERIFY(holds(e->boundingRect(), e->path().controlPointRect()));
+            QVERIFY(holds(e->boundingRect(), e->shape().boundingRect()));
+            // A collectives label sits on the middle of the line.
+            e->setCollectives(QStringLiteral("all-reduce"), QStringLiteral("note"));
+            const QPointF mid = e->path().pointAtPercent(0.5);
+            QVERIFY(holds(e->boundingRect(), QRectF(mid.x() - 40, mid.y() - 8, 80, 16)));
+            // Moved: the bounds go with the line.
+            RoutedEdge moved;
+            moved.src = e->visual().src;
+            moved.dst = e->visual().dst;
+            for (int i = 0; i < 4; ++i) moved.points.push_back({5000.0 + 10 * i, 7000.0 + 40 * i});
+            e->setRoute(moved);
+            QVERIFY(holds(e->boundingRect(), e->shape().boundingRect()));
+            QVERIFY(e->boundingRect().contains(QPointF(5030, 7120)));
+            QVERIFY(!e->boundingRect().intersects(QRectF(0, 0, 4000, 4000)));
+        }
+        QVERIFY(edges > kLayers);
     }
 
     void double_click_expands_one_instance_in_place_and_minus_collapses_it()

@@ -122,6 +122,37 @@ private Q_SLOTS:
         QVERIFY(notices.last().at(0).toString().contains(QStringLiteral("cancelled")));
     }
 
+    void the_progress_row_waits_before_it_shows_and_never_resizes_a_quick_expand()
+    {
+        // Showing the bar (and hiding it again) resizes the view, which repaints the whole graph:
+        // a quick expand must not pay for that, a slow layout must still offer Cancel.
+        auto m = graphtest::layeredModel(8);
+        GraphPanel panel;
+        panel.resize(900, 700);
+        panel.show();
+        panel.setModel(m.graph, m.folded);
+        QVERIFY(panel.view()->isBusy());
+        QCoreApplication::processEvents();
+        QVERIFY(!panel.progressRow()->isVisible());
+        QVERIFY(waitIdle(*panel.view()));
+        QVERIFY(!panel.progressRow()->isVisible());
+        const QSize viewSize = panel.view()->size();
+        panel.view()->expand({0, 3});
+        QVERIFY(panel.view()->isBusy());
+        QCoreApplication::processEvents();
+        QVERIFY(!panel.progressRow()->isVisible());
+        QCOMPARE(panel.view()->size(), viewSize);
+
+        const auto slow = graphtest::tangle(150000);
+        panel.setModel(slow, nullptr);
+        QVERIFY(!panel.progressRow()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(panel.progressRow()->isVisible(), GraphPanel::kProgressDelayMs + 2000);
+        QVERIFY2(panel.view()->isBusy(), "the layout finished before the bar showed: the test proves nothing");
+        panel.view()->cancelLayout();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.view()->isBusy(), 1000);
+        QVERIFY(!panel.progressRow()->isVisible());
+    }
+
     void closing_a_view_ends_its_layout_within_a_second()
     {
         const auto g = graphtest::tangle(150000);

@@ -60,12 +60,26 @@ void EdgeItem::setRoute(const RoutedEdge& route)
         const auto& b = route.points.back();
         arrow_ = arrowHead(QPointF(a.x, a.y), QPointF(b.x, b.y));
     }
-    prepareGeometryChange(); // the arrow and the label widen the bounds beyond the path's
+    // setPath() announces the geometry change (once: each announcement takes the item out of
+    // the scene's index), while boundingRect() still gives the old bounds; the new ones follow.
+    if (path == this->path()) return; // same line, same arrow and label
     setPath(path);
+    hoverShape_.reset();
     if (!labelRect_.isNull()) {
         const QPointF mid = path.pointAtPercent(0.5);
         labelRect_.moveCenter(mid);
     }
+    updateBounds();
+}
+
+void EdgeItem::updateBounds()
+{
+    // From the curve's control points, not QGraphicsPathItem's bounds: those stroke the hover
+    // shape of every new edge (a QPainterPathStroker per item), which made the first paint after
+    // expanding a big block spend a fifth of its time on bounds. A cubic lies inside its control
+    // points; the margin holds the widest pen (2.4) and the hover lane (10 wide, its square
+    // ends reaching 5 * sqrt(2) past a slanted line's end).
+    bounds_ = path().controlPointRect().united(arrow_.boundingRect()).united(labelRect_).adjusted(-9, -9, 9, 9);
 }
 
 void EdgeItem::setCollectives(const QString& label, const QString& note)
@@ -79,20 +93,25 @@ void EdgeItem::setCollectives(const QString& label, const QString& note)
         const double w = 7.0 * label.size() + 10; // sized for the small label font
         labelRect_ = QRectF(mid.x() - w / 2, mid.y() - 8, w, 16);
     }
+    updateBounds();
     update();
 }
 
 QRectF EdgeItem::boundingRect() const
 {
-    return QGraphicsPathItem::boundingRect().united(arrow_.boundingRect()).united(labelRect_).adjusted(-6, -6, 6, 6);
+    return bounds_;
 }
 
 QPainterPath EdgeItem::shape() const
 {
-    // A 1-px line is impossible to hover; give the pointer a 10-px wide lane.
-    QPainterPathStroker stroker;
-    stroker.setWidth(10);
-    return stroker.createStroke(path());
+    // A 1-px line is impossible to hover; give the pointer a 10-px wide lane (made when the
+    // pointer first asks, not for every edge drawn).
+    if (!hoverShape_) {
+        QPainterPathStroker stroker;
+        stroker.setWidth(10);
+        hoverShape_ = stroker.createStroke(path());
+    }
+    return *hoverShape_;
 }
 
 void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)

@@ -6,6 +6,8 @@
 
 #include <QGraphicsPathItem>
 
+#include <optional>
+
 namespace tapas {
 
 class EdgeItem : public QGraphicsPathItem {
@@ -31,7 +33,11 @@ protected:
     void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
 
 private:
+    void updateBounds();
+
     VisualEdge edge_;
+    QRectF bounds_;
+    mutable std::optional<QPainterPath> hoverShape_;
     QPolygonF arrow_;
     bool hovered_ = false;
     QString collectives_;

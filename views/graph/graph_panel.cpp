@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -105,7 +106,21 @@ GraphPanel::GraphPanel(QWidget* parent) : QWidget(parent), view_(new GraphView(t
     connect(view_->layoutJob(), &BackgroundJob::progressChanged, this, [this](int permille, const QString&) {
         progress_->setValue(permille);
     });
-    connect(view_, &GraphView::busyChanged, progressBar_, &QWidget::setVisible);
+    // The bar (and its Cancel) appears only for a layout that takes a while: an expand that is
+    // done in a few dozen milliseconds would flash it, and showing and hiding it resizes the
+    // view, which repaints the whole graph twice more on the GUI thread.
+    progressDelay_ = new QTimer(this);
+    progressDelay_->setSingleShot(true);
+    progressDelay_->setInterval(kProgressDelayMs);
+    connect(progressDelay_, &QTimer::timeout, this, [this] { progressBar_->setVisible(view_->isBusy()); });
+    connect(view_, &GraphView::busyChanged, this, [this](bool busy) {
+        if (busy) {
+            progressDelay_->start();
+        } else {
+            progressDelay_->stop();
+            progressBar_->hide();
+        }
+    });
     connect(view_, &GraphView::selectionChanged, this, &GraphPanel::selectionChanged);
     retranslateUi();
 }

@@ -10,6 +10,7 @@ class QAction;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QTimer;
 class QToolBar;
 class QToolButton;
 
@@ -28,6 +29,9 @@ public:
     QString noticeText() const;
     bool isNoticeVisible() const;
     QProgressBar* progressBar() const { return progress_; }
+    // The row holding the bar, its label and Cancel: shown once a layout has run this long.
+    QWidget* progressRow() const { return progressBar_; }
+    static constexpr int kProgressDelayMs = 300;
     // The toolbar's actions, for the main window's menus to share (one shortcut, one text).
     QAction* fitAction() const { return fitAction_; }
     QAction* zoomInAction() const { return zoomInAction_; }
@@ -82,6 +86,7 @@ private:
     QProgressBar* progress_;
     QLabel* progressLabel_;
     QToolButton* cancelButton_;
+    QTimer* progressDelay_;
     QString findText_;
     QWidget* placeholder_ = nullptr;
 };

@@ -36,6 +36,9 @@ GraphView::GraphView(QWidget* parent)
     setResizeAnchor(QGraphicsView::AnchorViewCenter);
     setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
     setBackgroundBrush(QColor(0xFC, 0xFC, 0xFC));
+    // drawBackground fills the whole viewport with that opaque brush: the viewport's own palette
+    // fill (and its parents' under it) would paint every pixel once more on each repaint.
+    viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
     setFocusPolicy(Qt::StrongFocus);
 
     connect(scene_, &GraphScene::expandRequested, this, [this](int c, int i) { expand({c, i}); });

@@ -86,6 +86,10 @@ void ShardingOverlay::refresh()
 
 void ShardingOverlay::clearItems()
 {
+    // Items are made plain and kept plain: walking every item of a big scene after each expand
+    // (and re-bounding every edge) is GUI-thread time for nothing when no plan was ever shown.
+    if (!itemsMarked_) return;
+    itemsMarked_ = false;
     markedEdges_ = 0;
     for (QGraphicsItem* item : view_->graphScene()->items()) {
         if (item->type() == NodeItem::Type) static_cast<NodeItem*>(item)->setOverlay({}, {}, false, {});
@@ -140,6 +144,7 @@ void ShardingOverlay::applyItems()
     }
 
     markedEdges_ = 0;
+    itemsMarked_ = true;
     for (QGraphicsItem* item : view_->graphScene()->items()) {
         if (item->type() == NodeItem::Type) {
             auto* node = static_cast<NodeItem*>(item);

@@ -44,6 +44,7 @@ private:
     bool enabled_ = true;
     QLabel* legend_;
     int markedEdges_ = 0;
+    bool itemsMarked_ = false; // some scene item may carry the overlay
 };
 
 } // namespace tapas
