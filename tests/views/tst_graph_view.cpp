@@ -55,6 +55,17 @@ const NodeItem* selectedNode(const GraphView& view)
     return nullptr;
 }
 
+// Shows `view`, opens `m` in it and expands its second instance.
+bool openWithSecondExpanded(GraphView& view, const graphtest::Model& m)
+{
+    view.resize(900, 700);
+    view.show();
+    view.setModel(m.graph, m.folded);
+    if (!waitIdle(view)) return false;
+    view.expand({0, 1});
+    return waitIdle(view);
+}
+
 } // namespace
 
 class TstGraphView : public QObject {
@@ -91,12 +102,7 @@ private Q_SLOTS:
         // or hit-tested, or the view would leave bits of lines unpainted.
         auto m = graphtest::layeredModel(kLayers);
         GraphView view;
-        view.resize(900, 700);
-        view.show();
-        view.setModel(m.graph, m.folded);
-        QVERIFY(waitIdle(view));
-        view.expand({0, 1});
-        QVERIFY(waitIdle(view));
+        QVERIFY(openWithSecondExpanded(view, m));
         // (QRectF::contains(QRectF) is false for a rect of no width: a straight vertical line's.)
         auto holds = [](const QRectF& outer, const QRectF& inner) {
             return outer.contains(inner.topLeft()) && outer.contains(inner.bottomRight());
@@ -312,12 +318,7 @@ private Q_SLOTS:
     {
         auto m = graphtest::layeredModel(kLayers);
         GraphView view;
-        view.resize(900, 700);
-        view.show();
-        view.setModel(m.graph, m.folded);
-        QVERIFY(waitIdle(view));
-        view.expand({0, 1});
-        QVERIFY(waitIdle(view));
+        QVERIFY(openWithSecondExpanded(view, m));
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QString error;
