@@ -246,7 +246,8 @@ std::string ganUsage()
            "  --async [--staleness K]  --loader-threads N  --prefetch N  --static-pipeline\n"
            "  --io-latency-ms MS  --layout auto|contiguous|channels_last  --channel-pad auto|on|off\n"
            "  --run-dir DIR  --run-id ID  --metrics-port P (token in TAPAS_METRICS_TOKEN)  --checkpoint-every K\n"
-           "  --sample-every K (0: none)  --metric-every K  --resume  --seed S  --threads T\n";
+           "  --sample-every K (0: none)  --metric-every K  --resume  --seed S\n"
+           "  --threads T (default: the CPUs this rank may use over the ranks on its host)\n";
 }
 
 } // namespace tapas::runtime::gan

@@ -65,7 +65,7 @@ struct GanOptions {
     int metricEvery = -1;         // quality evaluation (-1: preset; 0: only at the end)
     bool resume = false;
     unsigned long long seed = 1234;
-    int threads = 0;              // torch intra-op threads (0: leave as is)
+    int threads = 0;              // torch intra-op threads (0: defaultComputeThreads())
     bool presetApplied = false;
     std::string preset;           // the preset's name, once applied
 };
