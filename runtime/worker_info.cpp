@@ -32,6 +32,18 @@ RankInfo localRankInfo(int rank)
     return r;
 }
 
+int defaultComputeThreads()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    const int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    int local = 1;
+    if (const char* ls = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) local = std::max(1, std::atoi(ls));
+    // Unpinned ranks share the host's mask. Ranks pinned to disjoint sets of several CPUs get
+    // fewer threads than they could use, which costs little; more than their CPUs costs a lot.
+    return std::max(1, cpus / local);
+}
+
 nlohmann::json rankInfoToJson(const RankInfo& r)
 {
     return {{"rank", r.rank}, {"host", r.host}, {"pid", r.pid}, {"cpus", r.cpus},

@@ -19,6 +19,11 @@ struct RankInfo {
 };
 
 RankInfo localRankInfo(int rank);
+// Compute threads for one rank when the user names none: the CPUs this process may run on,
+// shared with the other ranks of this host that may run on them too (Open MPI's local size).
+// A rank pinned to one core gets 1; two unpinned ranks on 2 cores get 1 each instead of the
+// library default of every core each, whose threads would preempt one another.
+int defaultComputeThreads();
 nlohmann::json rankInfoToJson(const RankInfo& r);
 // Runs the sub-command; returns the process exit code.
 int runInfo(const MpiContext& mpi, bool json);

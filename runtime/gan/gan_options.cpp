@@ -79,6 +79,7 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
         .integer("--z-dim", &o.zDim, 1, 4096)
         .toggle("--self-attention", &o.selfAttention)
         .number("--ema", &o.ema, 0, 1, Open::Max)
+        .number("--ema-start", &o.emaStart, 0, 1, Open::Max)
         .choice("--loss", &o.loss, {"bce", "hinge"})
         .integer("--pack", &o.pack, 1, 16)
         .number("--r1-gamma", &o.r1Gamma, 0, 1000)
@@ -187,6 +188,7 @@ Status applyPresetAndCheck(GanOptions& o)
     if (o.globalBatch == 0 && o.localBatch == 0) o.globalBatch = batch;
     if (o.dSteps == 0) o.dSteps = dSteps;
     if (o.ema < 0) o.ema = ema;
+    if (o.emaStart < 0) o.emaStart = 0;
     if (o.loss.empty()) o.loss = loss;
     // PacGAN (Lin et al. 2018): D sees packs of 2 points, which makes mode collapse visible to it;
     // the images models judge single samples. The grid's pairs are 625 bumps in 4-D where single
@@ -221,6 +223,7 @@ Status applyPresetAndCheck(GanOptions& o)
     if (o.prefetch < 1 || o.prefetch > 64) return Status::failure("option --prefetch: must lie in [1, 64]");
     if (o.ioLatencyMs < 0) return Status::failure("option --io-latency-ms: must be >= 0");
     if (o.ema < 0 || o.ema >= 1) return Status::failure("option --ema: must lie in [0, 1)");
+    if (o.emaStart < 0 || o.emaStart >= 1) return Status::failure("option --ema-start: must lie in [0, 1)");
     if (!oneOf(o.layout, {"auto", "contiguous", "channels_last"}))
         return Status::failure("option --layout: '" + o.layout + "' is not auto, contiguous or channels_last");
     if (!oneOf(o.channelPad, {"auto", "on", "off"}))
@@ -239,10 +242,12 @@ std::string ganUsage()
            "  --ema DECAY  --loss bce|hinge  --pack M  --r1-gamma G  --steps N  --batch LOCAL | --global-batch G  --d-steps N\n"
            "  --lr-g/--lr-d LR  --beta1-g/--beta2-g/--beta1-d/--beta2-d B  --warmup-g/--warmup-d N\n"
            "  --decay-g/--decay-d none|linear|cosine  --decay-floor-g/--decay-floor-d F  --lr-scaling-g/--lr-scaling-d none|linear|sqrt\n"
+           "  --ema D  --ema-start F (fraction of the steps before the EMA averages)\n"
            "  --async [--staleness K]  --loader-threads N  --prefetch N  --static-pipeline\n"
            "  --io-latency-ms MS  --layout auto|contiguous|channels_last  --channel-pad auto|on|off\n"
            "  --run-dir DIR  --run-id ID  --metrics-port P (token in TAPAS_METRICS_TOKEN)  --checkpoint-every K\n"
-           "  --sample-every K (0: none)  --metric-every K  --resume  --seed S  --threads T\n";
+           "  --sample-every K (0: none)  --metric-every K  --resume  --seed S\n"
+           "  --threads T (default: the CPUs this rank may use over the ranks on its host)\n";
 }
 
 } // namespace tapas::runtime::gan

@@ -33,6 +33,7 @@ struct GanOptions {
     int zDim = 0;                 // latent size (0: preset)
     bool selfAttention = false;   // biggan: SAGAN block at half the output resolution
     double ema = -1;              // EMA decay of G's weights (0 off; -1: preset)
+    double emaStart = -1;         // fraction of the steps before the EMA starts averaging (-1: preset)
     std::string loss;             // bce | hinge (empty: preset)
     int pack = 0;                 // PacGAN packing: D judges packs of this many samples (0: preset)
     double r1Gamma = -1;          // R1 penalty gamma/2 |grad D(real)|^2 on D (0 off; -1: preset)
@@ -64,7 +65,7 @@ struct GanOptions {
     int metricEvery = -1;         // quality evaluation (-1: preset; 0: only at the end)
     bool resume = false;
     unsigned long long seed = 1234;
-    int threads = 0;              // torch intra-op threads (0: leave as is)
+    int threads = 0;              // torch intra-op threads (0: defaultComputeThreads())
     bool presetApplied = false;
     std::string preset;           // the preset's name, once applied
 };

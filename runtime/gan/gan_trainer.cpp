@@ -14,6 +14,7 @@
 #include "runtime/gan/gan_trainer.h"
 #include "runtime/protocol/durable_file.h"
 #include "runtime/protocol/run_directory.h"
+#include "runtime/worker_info.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -105,6 +106,7 @@ private:
     torch::Tensor dLossOf(const torch::Tensor& real, const torch::Tensor& fake) const;
     Status trainStep(int step, StepFigures& f);
     void applyPendingG(StepFigures& f);
+    void updateEma();
     void report(int stepsDone, const StepFigures& f, double stepTime);
     void evaluate(int stepsDone, bool final);
     void evaluateImages(int stepsDone, GeneratorNet& gen);
@@ -178,7 +180,7 @@ void GanTrainer::logInfo(const std::string& text)
 
 Status GanTrainer::setUp()
 {
-    if (o_.threads > 0) at::set_num_threads(o_.threads);
+    at::set_num_threads(o_.threads > 0 ? o_.threads : defaultComputeThreads());
     CheckpointMeta meta;
     std::string resumeDir;
     if (o_.resume) {
@@ -273,7 +275,8 @@ Status GanTrainer::setUp()
                     {"mode", asyncOn_ ? "async" : "sync"}, {"staleness_bound", std::to_string(asyncOn_ ? o_.staleness : 0)},
                     {"ranks", std::to_string(ranks_)}, {"local_batch", std::to_string(scale_.localBatch)},
                     {"global_batch", std::to_string(scale_.globalBatch)}, {"d_steps", std::to_string(o_.dSteps)},
-                    {"loss", o_.loss}, {"ema", std::to_string(o_.ema)}, {"pack", std::to_string(o_.pack)},
+                    {"loss", o_.loss}, {"ema", std::to_string(o_.ema)}, {"ema_start", std::to_string(o_.emaStart)},
+                    {"pack", std::to_string(o_.pack)},
                     {"r1_gamma", std::to_string(o_.r1Gamma)}, {"steps", std::to_string(o_.steps)},
                     {"layout", layout_.channelsLast ? "channels_last" : "contiguous"},
                     {"channel_pad", layout_.padChannels ? "on" : "off"},
@@ -303,7 +306,16 @@ void GanTrainer::applyPendingG(StepFigures& f)
     f.gNorm = gradG_->scatter(ranks_);
     optG_->step();
     ++gVersion_;
-    if (ema_) emaUpdate(*ema_, *g_, o_.ema);
+    updateEma();
+}
+
+// The EMA copy follows G exactly until --ema-start's share of the steps is done, then averages:
+// averaged early, while the modes still move, it is a blur of where they were.
+void GanTrainer::updateEma()
+{
+    if (!ema_) return;
+    if (gVersion_ <= int64_t(o_.emaStart * o_.steps)) copyModule(*ema_, *g_);
+    else emaUpdate(*ema_, *g_, o_.ema);
 }
 
 Status GanTrainer::trainStep(int step, StepFigures& f)
@@ -352,7 +364,9 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
             const auto grad = torch::autograd::grad({dr.sum()}, {real}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
             loss = loss + 0.5 * o_.r1Gamma * grad.pow(2).flatten(1).sum(1).mean();
         }
-        loss.backward();
+        // Only D's weights need gradients: without `inputs` autograd would also fill real.grad
+        // (R1 made the real batch a leaf that requires grad), work nothing reads.
+        loss.backward({}, /*retain_graph=*/false, /*create_graph=*/false, d_->parameters());
         f.dLoss = loss.item<double>();
         f.dReal = o_.loss == "hinge" ? dr.mean().item<double>() : torch::sigmoid(dr).mean().item<double>();
         f.dFake = o_.loss == "hinge" ? df.mean().item<double>() : torch::sigmoid(df).mean().item<double>();
@@ -386,7 +400,9 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
     optG_->zero_grad();
     const auto score = d_->forward(prepareForD(gFake), gY);
     const auto gLoss = o_.loss == "hinge" ? -score.mean() : F::softplus(-score).mean(); // non-saturating
-    gLoss.backward();
+    // G's update needs G's gradients only: D's weight gradients (three GEMMs as large as D's
+    // forward) would be computed and then thrown away by D's next zero_grad.
+    gLoss.backward({}, /*retain_graph=*/false, /*create_graph=*/false, g_->parameters());
     f.gLoss = gLoss.item<double>();
     float* buf = gradG_->gather();
     ++gIssued_;
@@ -403,7 +419,7 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         f.gNorm = gradG_->scatter(ranks_);
         optG_->step();
         ++gVersion_;
-        if (ema_) emaUpdate(*ema_, *g_, o_.ema);
+        updateEma();
     }
     f.compute += since(tc);
     f.compute -= f.comm; // compute_time excludes the waits counted as comm_time

@@ -349,6 +349,39 @@ private Q_SLOTS:
                                               << QStringLiteral("option --batch: '4294967312' is not an integer in [1, 1048576]");
         QTest::newRow("zero width") << QStringList{QStringLiteral("--width"), QStringLiteral("0")}
                                     << QStringLiteral("option --width: '0' is not an integer in [4, 1024]");
+        QTest::newRow("EMA start at the end") << QStringList{QStringLiteral("--ema-start"), QStringLiteral("1")}
+                                              << QStringLiteral("option --ema-start: '1' is not a number in [0, 1)");
+    }
+
+    // A late EMA: until --ema-start's share of the steps the average is G itself (the metrics,
+    // drawn from the EMA copy, match a run without EMA to the digit); an EMA from the first step
+    // is still close to the initial weights there. Wide 3-sigma circles make the mode histogram
+    // tell generators apart after a few steps.
+    void ema_follows_g_until_its_start()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QStringList common{QStringLiteral("--data"), QStringLiteral("ring8"), QStringLiteral("--steps"), QStringLiteral("20"),
+                                 QStringLiteral("--metric-every"), QStringLiteral("10"), QStringLiteral("--sample-every"),
+                                 QStringLiteral("0"), QStringLiteral("--mixture-std"), QStringLiteral("0.3"),
+                                 QStringLiteral("--width"), QStringLiteral("32"), QStringLiteral("--batch"), QStringLiteral("64")};
+        auto metricsAt = [&](const QString& name, const QStringList& extra) {
+            const QString run = tmp.filePath(name);
+            const RunOutput r = runGan(2, run, common + extra, 120000);
+            QMap<int, QJsonObject> byStep;
+            if (r.exitCode != 0) qWarning("%s", (r.output + rankLogs(run).toUtf8()).constData());
+            for (const QJsonObject& e : ofType(r.events, "metric"))
+                byStep[e.value(QStringLiteral("step")).toInt()] = e.value(QStringLiteral("values")).toObject();
+            return byStep;
+        };
+        const QMap<int, QJsonObject> plain = metricsAt(QStringLiteral("plain"), {});
+        const QMap<int, QJsonObject> late = metricsAt(QStringLiteral("late"), {QStringLiteral("--ema"), QStringLiteral("0.999"),
+                                                                              QStringLiteral("--ema-start"), QStringLiteral("0.5")});
+        const QMap<int, QJsonObject> early = metricsAt(QStringLiteral("early"), {QStringLiteral("--ema"), QStringLiteral("0.999")});
+        QVERIFY(plain.contains(10) && late.contains(10) && early.contains(10) && late.contains(20));
+        QCOMPARE(late.value(10), plain.value(10));
+        QVERIFY2(early.value(10) != plain.value(10), "an EMA from the first step should lag G after 10 updates");
+        QVERIFY2(late.value(20) != plain.value(20), "after its start the EMA averages instead of copying G");
     }
 
     // `tapas gan` starts the ranks in the run directory; a relative --data-dir means the folder
