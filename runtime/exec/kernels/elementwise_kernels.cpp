@@ -47,7 +47,7 @@ std::vector<Tensor> clip(const KernelCall& c)
     };
     const std::optional<double> lo = constantBound(1), hi = constantBound(2);
     if (lo || hi) {
-        x = x.clamp(lo ? std::optional<at::Scalar>(*lo) : std::nullopt, hi ? std::optional<at::Scalar>(*hi) : std::nullopt);
+        x = x.clamp(lo ? c10::optional<at::Scalar>(*lo) : c10::nullopt, hi ? c10::optional<at::Scalar>(*hi) : c10::nullopt);
         if (has(c, 1) && !lo) x = torch::maximum(x, c.in[1]);
         if (has(c, 2) && !hi) x = torch::minimum(x, c.in[2]);
         return one(x);
