@@ -2,7 +2,7 @@
 
 #include "tests/bench/bench_models.h"
 #include "tests/bench/bench_plan_run.h"
-#include "tests/bench/real_model_workloads.h"
+#include "tests/common/real_model_workloads.h"
 #include "core/cluster/cluster_spec.h"
 #include "core/cost/family_time.h"
 #include "core/fold/folded_graph.h"
@@ -127,7 +127,7 @@ void printFamilyProfile(const std::string& profilePath, const Graph& g, const Sh
 std::vector<std::string> realModelNames()
 {
     std::vector<std::string> names;
-    for (const RealModelCase& c : kRealModelCases) names.push_back(stem(c.file));
+    for (const testing::RealModelCase& c : testing::kRealModelCases) names.push_back(stem(c.file));
     return names;
 }
 
@@ -140,7 +140,7 @@ int runRealModels(const RealRunOptions& o)
     }
     const std::string corpus = findCorpusDir();
     const Result<std::string> shared = findModelsDir(o.modelsDir, currentExecutable());
-    std::printf("\nreal models (tests/bench/real_model_workloads.h), TAPAS plan on mesh 1x%d, cluster cpu-mpi; %d steps, "
+    std::printf("\nreal models (tests/common/real_model_workloads.h), TAPAS plan on mesh 1x%d, cluster cpu-mpi; %d steps, "
                 "median after %d warm-up steps\n\n",
                 o.ranks, o.steps, o.warmup);
     std::printf("%-22s %-30s %11s %11s %11s %9s %9s %12s %12s\n", "model", "workload", "measured", "CPU time", "predicted", "ratio",
@@ -148,7 +148,7 @@ int runRealModels(const RealRunOptions& o)
     std::printf("%-22s %-30s %11s %11s %11s %9s %9s %12s %12s\n", "", "", "(median)", "(median)", "(plan)", "meas/pred", "CPU/pred",
                 "(torch CPU)", "(per device)");
     int failures = 0;
-    for (const RealModelCase& c : kRealModelCases) {
+    for (const testing::RealModelCase& c : testing::kRealModelCases) {
         const std::string name = stem(c.file);
         if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), name) == o.only.end()) continue;
         std::string path;

@@ -1,6 +1,6 @@
 #pragma once
 // The real-model part of `tapas bench run`: every runnable model of the corpus and of the shared
-// models (tests/bench/real_model_workloads.h, the table tst_run_real_models reads) trained under
+// models (tests/common/real_model_workloads.h, the table tst_run_real_models reads) trained under
 // its TAPAS plan on 2 MPI ranks, measured step beside predicted step and memory. `--profile`
 // adds, per model, each op family's measured time (every node run alone, forward + backward)
 // beside the cost model's price for it.

@@ -3,8 +3,8 @@
 // parallelism (2x1), through the real CLI: `tapas search ... -o plan` then `tapas run`. Each
 // either trains its own weights with `numerics_ok` (the sharded run matches the unsharded model)
 // or is refused before anything launches, with the reason named. What a person expects of each
-// model was written down before the suite first ran (tests/bench/real_model_workloads.h).
-#include "tests/bench/real_model_workloads.h"
+// model was written down before the suite first ran (tests/common/real_model_workloads.h).
+#include "tests/common/real_model_workloads.h"
 #include "runtime/protocol/metrics_event.h"
 #include "runtime/protocol/run_directory.h"
 
@@ -19,8 +19,8 @@ using namespace tapas;
 namespace {
 
 // The models and their workloads and expectations: the table `tapas bench run` reads too.
-using Case = bench::RealModelCase;
-const auto& kCases = bench::kRealModelCases;
+using Case = testing::RealModelCase;
+const auto& kCases = testing::kRealModelCases;
 
 struct Plan {
     const char* searcher;

@@ -3,9 +3,7 @@
 // table, read by `tapas bench run` (measured against predicted step time) and by the suite
 // tst_run_real_models (each trains, or is refused by name, under three plans). A model added here
 // is benchmarked and tested both.
-#include <cstddef>
-
-namespace tapas::bench {
+namespace tapas::testing {
 
 struct RealModelCase {
     const char* file;     // under tests/data/corpus, or under the shared models folder when it starts with '/'
@@ -46,6 +44,4 @@ inline constexpr RealModelCase kRealModelCases[] = {
     {"/bert_mini_4l.onnx", "--dim batch=2 --dim seq=32", "ok"},
 };
 
-inline constexpr size_t kRealModelCount = sizeof(kRealModelCases) / sizeof(kRealModelCases[0]);
-
-} // namespace tapas::bench
+} // namespace tapas::testing
