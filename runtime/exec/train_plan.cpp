@@ -543,7 +543,7 @@ const char* trainPlanUsage()
     return "  train-plan --model M.onnx --plan P.tapas.json --run-dir D [--steps N] [--checkpoint-every K]\n"
            "             [--resume] [--dim name=value ...] [--batch N] [--seed S] [--lr X] [--tolerance E]\n"
            "             [--skip-numerics] [--metrics-port P (token in TAPAS_METRICS_TOKEN)] [--no-rank-logs]\n"
-           "             [--profile-nodes (after the steps, time each node: node_profile.<rank>.json)]\n"
+           "             [--profile-nodes]  (after the steps, time each node alone: node_profile.<rank>.json)\n"
            "                  train a sharded plan on the ranks (mesh dp x pp x tp = ranks; stages run 1F1B)\n";
 }
 
