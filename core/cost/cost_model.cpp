@@ -193,9 +193,7 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     CostTerms c;
     const OpCost oc = tapas::nodeCost(g_, n);
     const double share = s.computeFraction / batchShards();
-    const OpDef* def = OpRegistry::instance().find(n.opType);
-    const std::optional<double> measured =
-        def ? familyComputeSeconds(cluster_, def->family, oc.flops * share, (oc.bytesRead + oc.bytesWritten) * share) : std::nullopt;
+    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share);
     c.compute = measured ? *measured : oc.flops * share / flopRate_ * (1 + options_.backwardFactor);
     if (options_.syncView == CostOptions::SyncView::OutlastsBackward) c.compute /= 1 + options_.backwardFactor;
     const bool split = s.computeFraction < 1;

@@ -1,5 +1,7 @@
 #include "core/cost/family_time.h"
 
+#include "core/ops/control_bodies.h"
+
 #include <algorithm>
 
 namespace tapas {
@@ -12,6 +14,83 @@ std::optional<double> familyComputeSeconds(const ClusterSpec& c, const std::stri
     const double byFlops = r.flopRate > 0 ? flops / r.flopRate : 0;
     const double byBytes = r.byteRate > 0 ? bytes / r.byteRate : 0;
     return r.overhead + std::max(byFlops, byBytes);
+}
+
+std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n)
+{
+    const OpDef* def = OpRegistry::instance().find(n.opType);
+    if (!def) return {};
+    (void)g;
+    auto finer = [&](const char* family) { return c.opFamilies.count(family) ? std::string(family) : def->family; };
+    if ((n.opType == "Conv" || n.opType == "ConvTranspose") && n.attrInt("group", 1) > 1) return finer("conv_grouped");
+    if (n.opType == "MaxPool" || n.opType == "AveragePool" || n.opType == "GlobalAveragePool" || n.opType == "GlobalMaxPool")
+        return finer("pool");
+    return def->family;
+}
+
+namespace {
+
+// Every output a value the importer already knows as integers (shape arithmetic): the worker
+// skips the node, so it costs nothing.
+bool foldedAway(const Graph& g, const Node& n)
+{
+    if (n.outputs.empty()) return false;
+    for (TensorId t : n.outputs) {
+        if (t == kNoTensor) continue;
+        const Tensor& x = g.tensor(t);
+        if (!x.value || !x.value->isInteger()) return false;
+    }
+    return true;
+}
+
+// LSTM, GRU and RNN run on the worker as torch ops per time step and direction (one recurrent
+// matmul and the gates' element-wise ops, each with its backward): priced as that many matmul
+// and element-wise nodes, plus the FLOPs at the matmul rate.
+std::optional<double> recurrentSeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share)
+{
+    const auto mm = c.opFamilies.find("matmul");
+    const auto ew = c.opFamilies.find("elementwise");
+    if (mm == c.opFamilies.end() || ew == c.opFamilies.end()) return std::nullopt;
+    const Shape& x = g.tensor(n.input(0)).shape;
+    const int seqAxis = n.attrInt("layout", 0) == 1 ? 1 : 0;
+    const double steps = x.rank() > seqAxis && x.dims[size_t(seqAxis)].isKnown() ? double(x.dims[size_t(seqAxis)].value) : 1.0;
+    const double dirs = n.attrString("direction", "forward") == "bidirectional" ? 2.0 : 1.0;
+    // Element-wise torch ops per step as runtime/exec/kernels/recurrent_kernels composes them.
+    const double gateOps = n.opType == "LSTM" ? 12 : n.opType == "GRU" ? 14 : 3;
+    const double perStep = mm->second.overhead + gateOps * ew->second.overhead;
+    const double rate = mm->second.flopRate > 0 ? mm->second.flopRate : 0;
+    return dirs * steps * perStep + (rate > 0 ? cost.flops * share / rate : 0);
+}
+
+// If, Loop and Scan: their body's nodes, each priced by its own family (the dearer branch of an
+// If; a Loop's body times its trip count).
+std::optional<double> controlSeconds(const ClusterSpec& c, const Graph& g, const Node& n, double share)
+{
+    const ControlBodies bodies = controlBodies(g, n);
+    if (bodies.alternatives.empty()) return std::nullopt;
+    double dearest = 0;
+    for (const auto& body : bodies.alternatives) {
+        double seconds = 0;
+        for (const Node& m : body->nodes) {
+            const OpCost mc = nodeCost(*body, m);
+            seconds += nodeFamilySeconds(c, *body, m, mc, share).value_or(0);
+        }
+        dearest = std::max(dearest, seconds);
+    }
+    return bodies.runs * dearest;
+}
+
+} // namespace
+
+std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share)
+{
+    if (c.opFamilies.empty()) return std::nullopt;
+    const std::string family = pricingFamily(c, g, n);
+    if (family.empty()) return std::nullopt;
+    if (foldedAway(g, n)) return 0.0;
+    if (family == "control") return controlSeconds(c, g, n, share);
+    if (family == "recurrent") return recurrentSeconds(c, g, n, cost, share);
+    return familyComputeSeconds(c, family, cost.flops * share, (cost.bytesRead + cost.bytesWritten) * share);
 }
 
 double optimizerSeconds(const ClusterSpec& c, double paramBytes)

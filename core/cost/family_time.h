@@ -4,6 +4,8 @@
 // ops by dispatch and autograd, the weight update by Adam's passes over the weights; one
 // rate per family, measured by `tapas cluster calibrate` through libtorch, prices each.
 #include "core/cluster/cluster_spec.h"
+#include "core/ir/graph.h"
+#include "core/ops/op_registry.h"
 
 #include <optional>
 #include <string>
@@ -13,6 +15,19 @@ namespace tapas {
 // Seconds for the forward and backward of one node of op family `family` doing `flops` and
 // moving `bytes` (its share on this device), or nothing when the cluster has no rate for it.
 std::optional<double> familyComputeSeconds(const ClusterSpec& c, const std::string& family, double flops, double bytes);
+
+// The family node n is priced by on cluster c: its op's registry family, or a finer one the
+// calibration measures apart because one rate does not fit the whole family, when c carries a
+// rate for it: "conv_grouped" (group > 1: depthwise and grouped convolutions run far below the
+// dense FLOP rate) and "pool" (pooling is bound by bytes, not by the convolutions' FLOPs).
+std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n);
+
+// Node n's forward and backward on a calibrated cluster, doing `share` of the work its cost rule
+// counts (`cost`): familyComputeSeconds of its pricingFamily; 0 for a node the worker never runs
+// (every output an integer value the importer folded); LSTM/GRU/RNN as the worker composes them,
+// per time step and direction; If/Loop/Scan by the nodes of their body. Nothing when the cluster
+// has no rate for it (the caller falls back to peak x efficiency).
+std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share);
 
 // Seconds of the optimizer's update of one weight tensor of `paramBytes` (fp32 bytes held by this
 // device); 0 when the cluster has no "optimizer" rate (GPU presets fold it into efficiency).

@@ -7,6 +7,7 @@
 // The values a body reads from the enclosing scope are the node's implicit inputs (see
 // core/onnx/onnx_subgraph.h), so the weights it uses are planned (replicated) like any other.
 #include "core/ops/op_families.h"
+#include "core/ops/control_bodies.h"
 #include "core/onnx/onnx_subgraph.h"
 #include "core/ops/op_helpers.h"
 #include "core/ops/shape_fill.h"
@@ -51,12 +52,11 @@ Graph bodyInContext(const Graph& outer, const Node& n, const Graph& body)
     return b;
 }
 
-// The FLOPs of one run of `body` with the enclosing shapes (a body alone knows none of the
-// shapes it reads from outside). Remembered by body and enclosing shapes: the search asks for
-// a node's cost at every evaluation.
-double bodyFlops(const Graph& outer, const Node& n, const std::shared_ptr<const Graph>& body)
+// `body` in the context of node n of `outer` (bodyInContext), remembered by body and enclosing
+// shapes and values: the search asks for a node's cost at every evaluation.
+std::shared_ptr<const Graph> cachedBodyInContext(const Graph& outer, const Node& n, const std::shared_ptr<const Graph>& body)
 {
-    if (!body) return 0;
+    if (!body) return nullptr;
     std::string key = std::to_string(reinterpret_cast<uintptr_t>(body.get()));
     for (TensorId t : n.inputs) {
         if (t == kNoTensor) continue;
@@ -65,17 +65,26 @@ double bodyFlops(const Graph& outer, const Node& n, const std::shared_ptr<const 
     }
     static std::mutex mutex;
     // The entry holds the body, so its address cannot be reused for another while it is a key.
-    static std::unordered_map<std::string, std::pair<std::shared_ptr<const Graph>, double>> cache;
+    static std::unordered_map<std::string, std::pair<std::shared_ptr<const Graph>, std::shared_ptr<const Graph>>> cache;
     {
         std::lock_guard<std::mutex> lock(mutex);
         if (auto it = cache.find(key); it != cache.end()) return it->second.second;
     }
-    const Graph b = bodyInContext(outer, n, *body);
-    double flops = 0;
-    for (const Node& node : b.nodes) flops += nodeCost(b, node).flops;
+    auto b = std::make_shared<const Graph>(bodyInContext(outer, n, *body));
     std::lock_guard<std::mutex> lock(mutex);
     if (cache.size() >= 4096) cache.clear();
-    cache.emplace(std::move(key), std::make_pair(body, flops));
+    cache.emplace(std::move(key), std::make_pair(body, b));
+    return b;
+}
+
+// The FLOPs of one run of `body` with the enclosing shapes (a body alone knows none of the
+// shapes it reads from outside).
+double bodyFlops(const Graph& outer, const Node& n, const std::shared_ptr<const Graph>& body)
+{
+    const std::shared_ptr<const Graph> b = cachedBodyInContext(outer, n, body);
+    if (!b) return 0;
+    double flops = 0;
+    for (const Node& node : b->nodes) flops += nodeCost(*b, node).flops;
     return flops;
 }
 
@@ -125,22 +134,14 @@ void scanRule(ShapeContext& c)
     }
 }
 
-OpCost ifCost(const Graph& g, const Node& n)
+double loopTrips(const Graph& g, const Node& n)
 {
-    return costWithFlops(g, n, std::max(bodyFlops(g, n, subgraphOf(n, "then_branch")), bodyFlops(g, n, subgraphOf(n, "else_branch"))));
+    if (n.input(0) == kNoTensor) return 1;
+    const Tensor& m = g.tensor(n.input(0));
+    return m.value && m.value->size() == 1 ? double(std::max<int64_t>(m.value->intAt(0), 0)) : 1.0;
 }
 
-OpCost loopCost(const Graph& g, const Node& n)
-{
-    double trips = 1;
-    if (n.input(0) != kNoTensor) {
-        const Tensor& m = g.tensor(n.input(0));
-        if (m.value && m.value->size() == 1) trips = double(std::max<int64_t>(m.value->intAt(0), 0));
-    }
-    return costWithFlops(g, n, trips * bodyFlops(g, n, subgraphOf(n, "body")));
-}
-
-OpCost scanCost(const Graph& g, const Node& n)
+double scanSteps(const Graph& g, const Node& n)
 {
     const auto body = subgraphOf(n, "body");
     const int64_t scans = n.attrInt("num_scan_inputs", 0);
@@ -152,12 +153,46 @@ OpCost scanCost(const Graph& g, const Node& n)
         const int axis = axes.empty() ? 0 : int(axes[0] < 0 ? axes[0] + s.rank() : axes[0]);
         if (axis >= 0 && axis < s.rank() && s.dims[size_t(axis)].isKnown()) steps = double(s.dims[size_t(axis)].value);
     }
-    return costWithFlops(g, n, steps * bodyFlops(g, n, body));
+    return steps;
+}
+
+OpCost ifCost(const Graph& g, const Node& n)
+{
+    return costWithFlops(g, n, std::max(bodyFlops(g, n, subgraphOf(n, "then_branch")), bodyFlops(g, n, subgraphOf(n, "else_branch"))));
+}
+
+OpCost loopCost(const Graph& g, const Node& n)
+{
+    return costWithFlops(g, n, loopTrips(g, n) * bodyFlops(g, n, subgraphOf(n, "body")));
+}
+
+OpCost scanCost(const Graph& g, const Node& n)
+{
+    return costWithFlops(g, n, scanSteps(g, n) * bodyFlops(g, n, subgraphOf(n, "body")));
 }
 
 const char* const kReplicated = "control flow: its body runs whole on every rank (the plan shards the main graph only)";
 
 } // namespace
+
+ControlBodies controlBodies(const Graph& g, const Node& n)
+{
+    ControlBodies c;
+    auto add = [&](const char* attr) {
+        if (auto b = cachedBodyInContext(g, n, subgraphOf(n, attr))) c.alternatives.push_back(std::move(b));
+    };
+    if (n.opType == "If") {
+        add("then_branch");
+        add("else_branch");
+    } else if (n.opType == "Loop") {
+        add("body");
+        c.runs = loopTrips(g, n);
+    } else if (n.opType == "Scan") {
+        add("body");
+        c.runs = scanSteps(g, n);
+    }
+    return c;
+}
 
 void registerControlOps(OpRegistry& r)
 {

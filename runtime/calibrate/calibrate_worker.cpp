@@ -316,9 +316,11 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
     for (const auto& [family, r] : rates)
         spec["op_families"][family] = {{"flop_rate", r.flopRate}, {"byte_rate", r.byteRate}, {"overhead_s", r.overhead}};
     nlohmann::ordered_json familyTable = nlohmann::ordered_json::array();
-    for (const FamilyCase& c : families)
+    for (const FamilyCase& c : families) {
         familyTable.push_back({{"family", c.family}, {"case", c.name}, {"flops", c.flops}, {"bytes", c.bytes},
                                {"forward_backward_seconds", c.seconds}});
+        if (c.bytesBound) familyTable.back()["bytes_bound"] = true;
+    }
     spec["calibration"] = {{"gemm", table},
                            {"op_family_cases", familyTable},
                            {"op_family_seconds_per_case", o.familySeconds},

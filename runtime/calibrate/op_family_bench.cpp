@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 
 namespace tapas::runtime {
 
@@ -22,7 +23,18 @@ struct Case {
     bool backward = true; // generators make no gradient
     std::function<std::vector<Tensor>()> make;
     std::function<Tensor(const std::vector<Tensor>&)> run;
+    bool bytesBound = false;
 };
+
+// CPU seconds of the calling thread. A rank runs torch on one intra-op thread, so a case's CPU
+// time is what it takes on a core of its own: other processes sharing the machine while the
+// calibration runs do not slow the rates it writes.
+double threadSeconds()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 double timeCase(const Case& c, double budget)
 {
@@ -30,10 +42,10 @@ double timeCase(const Case& c, double budget)
     const auto start = Clock::now();
     for (int i = 0; i < 5 || std::chrono::duration<double>(Clock::now() - start).count() < budget; ++i) {
         const std::vector<Tensor> in = c.make();
-        const auto t0 = Clock::now();
+        const double t0 = threadSeconds();
         Tensor out = c.run(in);
         if (c.backward) out.backward(torch::ones_like(out));
-        const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+        const double t = threadSeconds() - t0;
         if (i >= 2) times.push_back(t); // two warm-up runs
         if (times.size() >= 2000) break;
     }
@@ -60,17 +72,59 @@ std::vector<Case> familyCases()
     };
     mm(2, 2, 2);
     for (auto [m, k, n] : {std::tuple{512, 256, 768}, {512, 256, 1024}, {512, 1024, 256}, {512, 256, 512}}) mm(m, k, n);
+    // A classifier head on a batch of 2: reading the weight and writing its gradient bound it,
+    // not its FLOPs; these give the family's byte rate.
+    for (auto [m, k, n] : {std::tuple{2, 512, 1000}, {2, 1280, 1000}, {4, 256, 2048}}) {
+        mm(m, k, n);
+        cs.back().bytesBound = true;
+    }
 
-    auto conv = [&](int64_t b, int64_t c, int64_t hw, int64_t o, int64_t kk) {
-        const double out = double(b) * o * hw * hw;
-        cs.push_back({"conv", std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(hw) + "^2 k" + std::to_string(kk),
+    auto conv = [&](int64_t b, int64_t c, int64_t hw, int64_t o, int64_t kk, int64_t stride = 1) {
+        const int64_t ohw = (hw + 2 * (kk / 2) - kk) / stride + 1;
+        const double out = double(b) * o * ohw * ohw;
+        cs.push_back({"conv",
+                      std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(hw) + "^2 k" + std::to_string(kk) +
+                          (stride > 1 ? " s" + std::to_string(stride) : std::string()) + " o" + std::to_string(o),
                       2.0 * out * c * kk * kk, 4.0 * (double(b) * c * hw * hw + double(o) * c * kk * kk + out), true,
                       [=] { return std::vector<Tensor>{leaf({b, c, hw, hw}), leaf({o, c, kk, kk})}; },
-                      [=](const std::vector<Tensor>& v) { return torch::conv2d(v[0], v[1], {}, 1, kk / 2); }});
+                      [=](const std::vector<Tensor>& v) { return torch::conv2d(v[0], v[1], {}, stride, kk / 2); }});
     };
     conv(1, 1, 2, 1, 1);
     conv(8, 64, 28, 64, 3);
     conv(8, 32, 56, 64, 1);
+    // What the corpus trains on 2 ranks: a batch of 1-2 per rank, strided stems, few channels
+    // (audio front ends), and 1-D convolutions; torch's CPU kernels run these well below the
+    // rate of the large square cases, and the family's rate is the median over all.
+    conv(1, 64, 56, 32, 3);
+    conv(1, 128, 28, 64, 3, 2);
+    conv(1, 3, 224, 32, 7, 2);
+    conv(2, 16, 40, 32, 3);
+    conv(2, 32, 20, 32, 3);
+    auto conv1d = [&](int64_t b, int64_t c, int64_t len, int64_t o, int64_t kk) {
+        const double out = double(b) * o * len;
+        cs.push_back({"conv", "1-D " + std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(len) + " k" + std::to_string(kk),
+                      2.0 * out * c * kk, 4.0 * (double(b) * c * len + double(o) * c * kk + out), true,
+                      [=] { return std::vector<Tensor>{leaf({b, c, len}), leaf({o, c, kk})}; },
+                      [=](const std::vector<Tensor>& v) { return torch::conv1d(v[0], v[1], {}, 1, kk / 2); }});
+    };
+    conv1d(1, 64, 64, 64, 3);
+    conv1d(1, 16, 256, 32, 3);
+    // Grouped and depthwise convolutions (MobileNet, PP-OCR): a handful of FLOPs per output
+    // element, which torch's CPU kernels run far below the dense rate; priced as a family of
+    // their own ("conv_grouped", core/cost/family_time).
+    auto grouped = [&](int64_t b, int64_t c, int64_t hw, int64_t kk, int64_t groups) {
+        const double out = double(b) * c * hw * hw;
+        cs.push_back({"conv_grouped",
+                      std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(hw) + "^2 k" + std::to_string(kk) + " g" +
+                          std::to_string(groups),
+                      2.0 * out * double(c / groups) * kk * kk, 4.0 * (2 * out + double(c) * (c / groups) * kk * kk), true,
+                      [=] { return std::vector<Tensor>{leaf({b, c, hw, hw}), leaf({c, c / groups, kk, kk})}; },
+                      [=](const std::vector<Tensor>& v) { return torch::conv2d(v[0], v[1], {}, 1, kk / 2, 1, groups); }});
+    };
+    grouped(1, 2, 2, 1, 2);
+    grouped(8, 64, 28, 3, 64);
+    grouped(8, 128, 14, 3, 128);
+    grouped(8, 64, 28, 3, 8);
 
     // Memory-bound families: FLOPs do not bound them, bytes do.
     const std::vector<int64_t> big{512, 1024};
@@ -92,6 +146,13 @@ std::vector<Case> familyCases()
     add("normalization", "layernorm 512x1024", big, 2,
         [](const std::vector<Tensor>& v) { return torch::layer_norm(v[0], {1024}); });
     add("normalization", "softmax 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::softmax(v[0], -1); });
+    // BatchNorm as the worker runs it (the inference form with stored statistics, broadcast
+    // element-wise over the channels: runtime/exec/kernels/normalization_kernels).
+    add("normalization", "batchnorm 2x64x56x56", {2, 64, 56, 56}, 2, [](const std::vector<Tensor>& v) {
+        const Tensor mean = torch::zeros({1, 64, 1, 1}), var = torch::ones({1, 64, 1, 1});
+        const Tensor scale = torch::ones({1, 64, 1, 1}).set_requires_grad(true), shift = torch::zeros({1, 64, 1, 1}).set_requires_grad(true);
+        return (v[0] - mean) / torch::sqrt(var + 1e-5) * scale + shift;
+    });
     add("reduce", "mean 4", {4}, 1, [](const std::vector<Tensor>& v) { return v[0].mean({-1}, true); });
     add("reduce", "mean 512x1024", big, 1, [](const std::vector<Tensor>& v) { return v[0].mean({-1}, true); });
     // Shape ops are views in the interpreter: their cost is the overhead alone.
@@ -102,6 +163,14 @@ std::vector<Case> familyCases()
         [](const std::vector<Tensor>& v) { return torch::upsample_nearest2d(v[0], std::vector<int64_t>{4, 4}); });
     add("resize", "nearest 8x64x28x28", {8, 64, 28, 28}, 5,
         [](const std::vector<Tensor>& v) { return torch::upsample_nearest2d(v[0], std::vector<int64_t>{56, 56}); });
+    // Pooling reads each input element a few times and writes less: bound by bytes, as the
+    // element-wise ops are, not by the convolutions' FLOP rate ("pool").
+    add("pool", "max 1x1x2x2 k2", {1, 1, 2, 2}, 1.25,
+        [](const std::vector<Tensor>& v) { return torch::max_pool2d(v[0], {2, 2}, {2, 2}); });
+    add("pool", "max 8x64x56x56 k3s2", {8, 64, 56, 56}, 1.25,
+        [](const std::vector<Tensor>& v) { return torch::max_pool2d(v[0], {3, 3}, {2, 2}, {1, 1}); });
+    add("pool", "global avg 8x256x14x14", {8, 256, 14, 14}, 1.0,
+        [](const std::vector<Tensor>& v) { return v[0].mean({2, 3}, true); });
     add("generator", "arange 4", {4}, 1, [](const std::vector<Tensor>&) { return torch::arange(4, torch::kFloat32); }, 0, false);
 
     // The worker's Adam update of one weight (runtime/exec/plan_trainer): bytes are the weight's.
@@ -128,7 +197,7 @@ std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::functio
     std::vector<FamilyCase> out;
     for (const Case& c : familyCases()) {
         if (together) together();
-        out.push_back({c.family, c.name, c.flops, c.bytes, timeCase(c, secondsPerCase)});
+        out.push_back({c.family, c.name, c.flops, c.bytes, timeCase(c, secondsPerCase), c.bytesBound});
     }
     return out;
 }
@@ -144,7 +213,7 @@ std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>
         }
         // What the size adds over the overhead; never below a tenth of the case (timer noise).
         const double work = std::max(c.seconds - overhead[c.family], 0.1 * c.seconds);
-        if (c.flops > 0) flopRates[c.family].push_back(c.flops / work);
+        if (c.flops > 0 && !c.bytesBound) flopRates[c.family].push_back(c.flops / work);
         else byteRates[c.family].push_back(c.bytes / work);
     }
     std::map<std::string, OpFamilyRate> rates;

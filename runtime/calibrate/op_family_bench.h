@@ -17,7 +17,8 @@ struct FamilyCase {
     std::string family, name; // "matmul", "512x256x768"
     double flops = 0;          // forward FLOPs as the op's cost rule counts them
     double bytes = 0;          // forward bytes read and written (fp32)
-    double seconds = 0;        // median forward + backward
+    double seconds = 0;        // median forward + backward, CPU time of the rank's thread
+    bool bytesBound = false;   // a FLOP-counted family's case bound by its bytes (a GEMM of 2 rows)
 };
 
 // Times every case, in a fixed order (so ranks' lists line up). `together` runs before each
@@ -26,7 +27,8 @@ struct FamilyCase {
 std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::function<void()>& together);
 
 // Each family's rate from its cases: the first (tiny) case is the overhead; the others, less
-// the overhead, give the median FLOP rate (FLOP-counted families) or byte rate.
+// the overhead, give the median FLOP rate (FLOP-counted families) or byte rate (memory-bound
+// families, and the bytes-bound cases of FLOP-counted ones: matmul gets both).
 std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>& cases);
 
 } // namespace tapas::runtime

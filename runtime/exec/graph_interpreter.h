@@ -8,6 +8,7 @@
 #include "core/onnx/onnx_stored_data.h"
 #include "runtime/exec/layout_analysis.h"
 #include "runtime/exec/node_fusion.h"
+#include "runtime/exec/node_profile.h"
 
 #include <torch/torch.h>
 
@@ -58,6 +59,8 @@ public:
     bool known(TensorId t) const { return constants_.count(t) != 0; }
     // The node chains this interpreter runs fused.
     const std::vector<FusedGroup>& fusions() const { return fusions_; }
+    // Set: every run() also times each node it runs (node_profile.h) into `timings`; null: off.
+    void setProfile(std::vector<NodeTiming>* timings) { profile_ = timings; }
 
 private:
     torch::Tensor splitLikeOutput(NodeId n, const torch::Tensor& in) const;
@@ -69,6 +72,7 @@ private:
     std::unordered_map<TensorId, torch::Tensor> constants_; // known values, untrained weights
     std::vector<FusedGroup> fusions_;
     std::vector<int> fusedIn_; // per node: its group in fusions_, -1 when it runs alone
+    std::vector<NodeTiming>* profile_ = nullptr;
 };
 
 // The value an untrained stored tensor takes: BatchNorm running variance 1, masks of square

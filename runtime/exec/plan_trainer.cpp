@@ -3,6 +3,7 @@
 #include "runtime/checkpoint_writer.h"
 #include "runtime/exec/adam_update.h"
 #include "runtime/exec/graph_interpreter.h"
+#include "runtime/exec/node_profile.h"
 #include "runtime/exec/op_kernels.h"
 #include "runtime/exec/pipeline_step.h"
 #include "runtime/exec/stage_partition.h"
@@ -410,6 +411,7 @@ Result<StepFigures> PlanTrainer::step(int64_t step)
 {
     StepFigures f;
     const auto start = Clock::now();
+    const double cpuStart = processCpuSeconds();
     try {
         double comm = 0, wait = 0;
         f.loss = d->forwardBackward(step, comm, wait);
@@ -426,8 +428,25 @@ Result<StepFigures> PlanTrainer::step(int64_t step)
         return Result<StepFigures>::failure("step " + std::to_string(step) + ": " + e.what());
     }
     f.stepTime = std::chrono::duration<double>(Clock::now() - start).count();
+    f.cpuTime = processCpuSeconds() - cpuStart;
     f.computeTime = std::max(0.0, f.stepTime - f.commTime);
     return f;
+}
+
+Status PlanTrainer::profileNodes(int64_t step, const std::string& path, int rank)
+{
+    std::vector<NodeTiming> timings;
+    try {
+        d->interp->setProfile(&timings);
+        double comm = 0, wait = 0;
+        d->forwardBackward(step, comm, wait);
+        d->interp->setProfile(nullptr);
+    } catch (const std::exception& e) {
+        d->interp->setProfile(nullptr);
+        setActiveTpGroup(nullptr);
+        return Status::failure("profiling step " + std::to_string(step) + ": " + e.what());
+    }
+    return writeNodeProfile(path, *d->s.local, rank, timings);
 }
 
 Status PlanTrainer::saveCheckpoint(const std::string& file, int64_t step) const

@@ -51,6 +51,8 @@ struct StepFigures {
     double commTime = 0;    // s inside collectives, this rank
     double computeTime = 0; // stepTime - commTime
     double pipelineWait = 0; // s blocked in receives from the neighbouring stages (part of commTime)
+    double cpuTime = 0;     // s of CPU this rank's process used in the step (all its threads): the
+                            // step as a machine of its own would time it, whatever else shares the cores
 };
 
 class PlanTrainer {
@@ -62,6 +64,10 @@ public:
     // loss and every gradient shard; collective over all ranks.
     Result<NumericsReport> checkNumerics(int64_t step, double tolerance);
     Result<StepFigures> step(int64_t step);
+    // Runs step `step`'s batch once more (forward and backward, no update) with every node timed
+    // where it runs and alone (runtime/exec/node_profile.h), and writes the timings to `path`.
+    // Collective over all ranks.
+    Status profileNodes(int64_t step, const std::string& path, int rank);
     // Writes this rank's shards, optimizer state and the step (torch::save of a tensor list).
     Status saveCheckpoint(const std::string& file, int64_t step) const;
     // Returns the step the checkpoint was written after.

@@ -446,7 +446,7 @@ int Run::exec()
     const std::string host = hostName();
     const std::vector<std::string> hosts = mpi_.gatherToRoot(host);
     const int size = mpi_.size();
-    constexpr int kFigures = 10;
+    constexpr int kFigures = 11;
     const double predictedMemory = doc->cost.memory();
     resetTensorBytesPeak();
     for (int64_t step = first; step <= o_.steps; ++step) {
@@ -455,11 +455,11 @@ int Run::exec()
         const float mine[kFigures] = {float(f->stepTime),          float(f->computeTime),       float(f->commTime),
                                       float(residentBytes()),      float(trainer_->shardBytes()), float(peakResidentBytes()),
                                       float(groups_.ppIndex),      float(trainer_->stageBlocks()), float(f->pipelineWait),
-                                      float(tensorBytesPeak())};
+                                      float(tensorBytesPeak()),    float(f->cpuTime)};
         std::vector<float> all(size_t(size) * kFigures);
         world_->allGather(mine, kFigures, all.data());
         if (rank == 0) {
-            double stepTime = 0, compute = 0, comm = 0, peak = 0, waitShare = 0, tensorPeak = 0;
+            double stepTime = 0, compute = 0, comm = 0, peak = 0, waitShare = 0, tensorPeak = 0, cpu = 0;
             MetricsEvent stats;
             stats.type = protocol::EventType::RankStats;
             stats.step = step;
@@ -470,6 +470,7 @@ int Run::exec()
                 comm = std::max(comm, double(v[2]));
                 peak = std::max(peak, double(v[5]));
                 tensorPeak = std::max(tensorPeak, double(v[9]));
+                cpu = std::max(cpu, double(v[10]));
                 if (v[0] > 0) waitShare = std::max(waitShare, double(v[8]) / double(v[0]));
                 protocol::RankStat rs;
                 rs.rank = r;
@@ -484,7 +485,7 @@ int Run::exec()
                 stats.ranks.push_back(std::move(rs));
             }
             MetricsEvent se = MetricsEvent::stepEvent(step, {{"loss", f->loss}, {"step_time", stepTime}, {"compute_time", compute},
-                                                             {"comm_time", comm}, {"predicted_step_time", predicted},
+                                                             {"comm_time", comm}, {"step_cpu_time", cpu}, {"predicted_step_time", predicted},
                                                              {"peak_memory_bytes", peak}, {"tensor_peak_bytes", tensorPeak},
                                                              {"predicted_memory_bytes", predictedMemory},
                                                              {"samples_per_s", stepTime > 0 ? double(batch) / stepTime : 0}});
@@ -522,6 +523,11 @@ int Run::exec()
             return sink_ && sink_->writeFailed() ? failRecord() : 0;
         }
     }
+    if (o_.profileNodes) {
+        const std::string path = o_.runDir + "/node_profile." + std::to_string(rank) + ".json";
+        if (Status s = trainer_->profileNodes(o_.steps + 1, path, rank); !s) return failAll(s.error);
+        emit(MetricsEvent::logEvent("info", 0, "node timings written to " + path));
+    }
     emit(MetricsEvent::statusEvent("finished", std::to_string(o_.steps) + " steps"));
     // Only rank 0 knows whether the last lines reached the disk.
     double lost = sink_ && sink_->writeFailed() ? 1 : 0;
@@ -537,6 +543,7 @@ const char* trainPlanUsage()
     return "  train-plan --model M.onnx --plan P.tapas.json --run-dir D [--steps N] [--checkpoint-every K]\n"
            "             [--resume] [--dim name=value ...] [--batch N] [--seed S] [--lr X] [--tolerance E]\n"
            "             [--skip-numerics] [--metrics-port P (token in TAPAS_METRICS_TOKEN)] [--no-rank-logs]\n"
+           "             [--profile-nodes]  (after the steps, time each node alone: node_profile.<rank>.json)\n"
            "                  train a sharded plan on the ranks (mesh dp x pp x tp = ranks; stages run 1F1B)\n";
 }
 
@@ -549,6 +556,7 @@ Result<TrainPlanOptions> parseTrainPlanArgs(int argc, char** argv, int first)
     opts.flag("--resume", &o.resume)
         .flag("--skip-numerics", &o.skipNumerics)
         .flag("--no-rank-logs", &o.rankLogs, false)
+        .flag("--profile-nodes", &o.profileNodes)
         .text("--model", &o.model)
         .text("--plan", &o.plan)
         .text("--run-dir", &o.runDir)

@@ -32,6 +32,7 @@ struct TrainPlanOptions {
     double tolerance = 1e-3;
     bool skipNumerics = false;
     bool rankLogs = true; // --no-rank-logs keeps output on the terminal
+    bool profileNodes = false; // --profile-nodes: after the steps, time every node (node_profile.<rank>.json in the run dir)
 };
 
 inline constexpr int kExitFailed = 1;

@@ -1,9 +1,12 @@
 // `tapas bench run`: measured step time of the TAPAS, Megatron and data-parallel plans of a
 // reduced-width zoo GPT on 2 MPI ranks (cluster preset cpu-mpi), each run through the real
-// launcher (mpirun + tapas-worker train-plan), beside the cost model's prediction for it.
+// launcher (mpirun + tapas-worker train-plan), beside the cost model's prediction for it; then
+// every runnable real model of the corpus under its TAPAS plan (bench_run_real.h).
 // Measured = median step time after the warm-up steps.
 #include "tests/bench/bench.h"
 #include "tests/bench/bench_ddp_reference.h"
+#include "tests/bench/bench_plan_run.h"
+#include "tests/bench/bench_run_real.h"
 #include "core/util/human_units.h"
 
 #include "core/cluster/cluster_spec.h"
@@ -13,13 +16,10 @@
 #include "core/search/mesh_sweep.h"
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
-#include "runtime/launch/run_launcher.h"
 
 #include <QCoreApplication>
 #include <QDir>
-#include <QEventLoop>
 #include <QTemporaryDir>
-#include <QTimer>
 
 #include <optional>
 
@@ -32,96 +32,17 @@ namespace tapas::bench {
 
 namespace {
 
-struct RunFigures {
-    bool ok = false;
-    std::string error;
-    std::vector<double> stepTimes;
-    double predicted = 0;
-    double peakMemory = 0;      // the largest peak resident set over ranks (VmHWM)
-    double tensorPeak = 0;      // the largest peak of live tensor storage over ranks (torch's CPU allocator)
-    double predictedMemory = 0; // the plan's memory per device
+struct ZooRun {
+    int layers = 2, hidden = 256, heads = 4, seq = 64, batch = 8, vocab = 512, steps = 12, warmup = 2, ranks = 2;
+    std::string worker;
 };
 
-double median(std::vector<double> v)
+// The zoo GPT's four plans and PyTorch DDP's step on the same shape; returns the failures.
+int runZooGpt(const ZooRun& z, const QString& dir)
 {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-RunFigures runPlan(const QString& runsRoot, const std::string& model, const std::string& plan, int ranks, int steps,
-                   const std::string& worker)
-{
-    RunFigures fig;
-    runtime::LaunchRequest r;
-    r.spec.kind = "train-plan";
-    r.spec.modelPath = model;
-    r.spec.planPath = plan;
-    r.spec.ranks = ranks;
-    r.spec.steps = steps;
-    r.spec.checkpointEvery = 0;
-    r.runsRoot = runsRoot;
-    r.workerPath = QString::fromStdString(worker);
-    r.hungSeconds = 300;
-    runtime::RunLauncher launcher;
-    QEventLoop loop;
-    QObject::connect(&launcher, &runtime::RunLauncher::eventReceived, &loop, [&fig](const protocol::MetricsEvent& e) {
-        if (e.type != protocol::EventType::Step) return;
-        if (auto it = e.values.find("step_time"); it != e.values.end()) fig.stepTimes.push_back(it->second);
-        if (auto it = e.values.find("predicted_step_time"); it != e.values.end()) fig.predicted = it->second;
-        if (auto it = e.values.find("peak_memory_bytes"); it != e.values.end()) fig.peakMemory = std::max(fig.peakMemory, it->second);
-        if (auto it = e.values.find("tensor_peak_bytes"); it != e.values.end()) fig.tensorPeak = std::max(fig.tensorPeak, it->second);
-        if (auto it = e.values.find("predicted_memory_bytes"); it != e.values.end()) fig.predictedMemory = it->second;
-    });
-    QObject::connect(&launcher, &runtime::RunLauncher::runFinished, &loop, &QEventLoop::quit);
-    if (Status s = launcher.start(r); !s) {
-        fig.error = s.error;
-        return fig;
-    }
-    loop.exec();
-    if (launcher.state() != QLatin1String("finished")) {
-        fig.error = "run " + launcher.state().toStdString() + ": " + launcher.detail().toStdString() + " (see " +
-                    launcher.runDir().toStdString() + ")";
-        return fig;
-    }
-    fig.ok = true;
-    return fig;
-}
-
-int run(const std::vector<std::string>& args)
-{
-    int layers = 2, hidden = 256, heads = 4, seq = 64, batch = 8, vocab = 512, steps = 12, warmup = 2, ranks = 2;
-    std::string worker, keep;
-    for (size_t i = 0; i < args.size(); ++i) {
-        auto next = [&](int& v) { v = std::stoi(args[++i]); };
-        if (args[i] == "--layers" && i + 1 < args.size()) next(layers);
-        else if (args[i] == "--hidden" && i + 1 < args.size()) next(hidden);
-        else if (args[i] == "--heads" && i + 1 < args.size()) next(heads);
-        else if (args[i] == "--seq" && i + 1 < args.size()) next(seq);
-        else if (args[i] == "--batch" && i + 1 < args.size()) next(batch);
-        else if (args[i] == "--vocab" && i + 1 < args.size()) next(vocab);
-        else if (args[i] == "--steps" && i + 1 < args.size()) next(steps);
-        else if (args[i] == "--warmup" && i + 1 < args.size()) next(warmup);
-        else if (args[i] == "--worker" && i + 1 < args.size()) worker = args[++i];
-        else if (args[i] == "--keep" && i + 1 < args.size()) keep = args[++i];
-        else {
-            std::fprintf(stderr, "tapas bench run: unknown option '%s' (options: --layers N --hidden H --heads A --seq S "
-                                 "--batch B --vocab V --steps N --warmup N --worker PATH --keep DIR)\n", args[i].c_str());
-            return 2;
-        }
-    }
-    if (!QCoreApplication::instance()) {
-        std::fprintf(stderr, "tapas bench run: needs the Qt event loop of `tapas`\n");
-        return 1;
-    }
-    if (steps <= warmup) {
-        std::fprintf(stderr, "tapas bench run: --steps must exceed --warmup\n");
-        return 2;
-    }
-    QTemporaryDir tmp;
-    const QString dir = keep.empty() ? tmp.path() : QString::fromStdString(keep);
-    QDir().mkpath(dir);
+    const int layers = z.layers, hidden = z.hidden, heads = z.heads, seq = z.seq, batch = z.batch, vocab = z.vocab;
+    const int steps = z.steps, warmup = z.warmup, ranks = z.ranks;
+    const std::string& worker = z.worker;
     ZooOptions o;
     o.layers = layers;
     o.hidden = hidden;
@@ -151,10 +72,10 @@ int run(const std::vector<std::string>& args)
     std::printf("zoo GPT: %d layers, hidden %d, %d heads, seq %d, batch %d, vocab %d; %d ranks on cluster cpu-mpi; "
                 "%d steps, median after %d warm-up steps\n\n",
                 layers, hidden, heads, seq, batch, vocab, ranks, steps, warmup);
-    std::printf("%-9s %-5s %14s %15s %15s %9s %12s %12s %12s\n", "plan", "mesh", "measured step", "predicted step", "cost model",
-                "ratio", "peak memory", "peak tensors", "predicted");
-    std::printf("%-9s %-5s %14s %15s %15s %9s %12s %12s %12s\n", "", "", "(median)", "(worker)", "(plan file)", "meas/pred",
-                "(rank RSS)", "(torch CPU)", "(per device)");
+    std::printf("%-9s %-5s %14s %11s %15s %15s %9s %9s %12s %12s %12s\n", "plan", "mesh", "measured step", "CPU time",
+                "predicted step", "cost model", "ratio", "ratio", "peak memory", "peak tensors", "predicted");
+    std::printf("%-9s %-5s %14s %11s %15s %15s %9s %9s %12s %12s %12s\n", "", "", "(median)", "(median)", "(worker)", "(plan file)",
+                "meas/pred", "CPU/pred", "(rank RSS)", "(torch CPU)", "(per device)");
     int failures = 0;
     // TAPAS on the mesh it finds cheapest, then each plan on its own mesh: tensor parallel for
     // TAPAS and Megatron, data parallel for DP, so the measurements also test the cost model's ranking.
@@ -196,17 +117,18 @@ int run(const std::vector<std::string>& args)
             continue;
         }
         const double costModel = res->best.report.total.time();
-        RunFigures fig = runPlan(dir + QStringLiteral("/runs"), model, plan, ranks, steps, worker);
+        RunFigures fig = runPlan(dir + QStringLiteral("/runs"), PlanRun{model, plan, worker, ranks, steps, {}});
         if (!fig.ok) {
             std::printf("%-9s %-5s failed: %s\n", name, res->best.plan.mesh.toString().c_str(), fig.error.c_str());
             ++failures;
             continue;
         }
-        std::vector<double> measured(fig.stepTimes.begin() + std::min<size_t>(warmup, fig.stepTimes.size()), fig.stepTimes.end());
-        const double med = median(measured);
+        const double med = medianAfterWarmup(fig.stepTimes, warmup);
+        const double cpu = medianAfterWarmup(fig.cpuTimes, warmup);
         const double predicted = fig.predicted > 0 ? fig.predicted : costModel;
-        std::printf("%-9s %-5s %12.2fms %13.2fms %13.2fms %9.2f %12s %12s %12s\n", name, res->best.plan.mesh.toString().c_str(),
-                    med * 1e3, fig.predicted * 1e3, costModel * 1e3, predicted > 0 ? med / predicted : 0.0,
+        std::printf("%-9s %-5s %12.2fms %9.2fms %13.2fms %13.2fms %9.2f %9.2f %12s %12s %12s\n", name,
+                    res->best.plan.mesh.toString().c_str(), med * 1e3, cpu * 1e3, fig.predicted * 1e3, costModel * 1e3,
+                    predicted > 0 ? med / predicted : 0.0, predicted > 0 ? cpu / predicted : 0.0,
                     humanBytes(fig.peakMemory).c_str(), humanBytes(fig.tensorPeak).c_str(), humanBytes(fig.predictedMemory).c_str());
         std::fflush(stdout);
         if (std::string(name) == "dp") ourDataParallel = med;
@@ -216,18 +138,90 @@ int run(const std::vector<std::string>& args)
         std::printf("%-9s %-5s failed: %s\n", "ddp", (std::to_string(ranks) + "x1").c_str(), ddp.error.c_str());
         ++failures;
     } else {
-        std::printf("%-9s %-5s %12.2fms %15s %15s %9s   PyTorch %s DDP (gloo), same model shape and ranks\n", "ddp",
-                    (std::to_string(ranks) + "x1").c_str(), ddp.medianStepSeconds * 1e3, "", "", "",
+        std::printf("%-9s %-5s %12.2fms %11s %15s %15s %9s %9s   PyTorch %s DDP (gloo), same model shape and ranks\n", "ddp",
+                    (std::to_string(ranks) + "x1").c_str(), ddp.medianStepSeconds * 1e3, "", "", "", "", "",
                     ddp.torchVersion.c_str());
         if (ourDataParallel > 0)
             std::printf("\nour data-parallel step / PyTorch DDP step: %.2fx (target at most 1.10x)\n",
                         ourDataParallel / ddp.medianStepSeconds);
+    }
+    return failures;
+}
+
+int run(const std::vector<std::string>& args)
+{
+    int layers = 2, hidden = 256, heads = 4, seq = 64, batch = 8, vocab = 512, steps = 12, warmup = 2, ranks = 2;
+    std::string worker, keep;
+    bool zoo = true, real = true;
+    RealRunOptions realOptions;
+    for (size_t i = 0; i < args.size(); ++i) {
+        auto next = [&](int& v) { v = std::stoi(args[++i]); };
+        if (args[i] == "--layers" && i + 1 < args.size()) next(layers);
+        else if (args[i] == "--hidden" && i + 1 < args.size()) next(hidden);
+        else if (args[i] == "--heads" && i + 1 < args.size()) next(heads);
+        else if (args[i] == "--seq" && i + 1 < args.size()) next(seq);
+        else if (args[i] == "--batch" && i + 1 < args.size()) next(batch);
+        else if (args[i] == "--vocab" && i + 1 < args.size()) next(vocab);
+        else if (args[i] == "--steps" && i + 1 < args.size()) next(steps);
+        else if (args[i] == "--warmup" && i + 1 < args.size()) next(warmup);
+        else if (args[i] == "--worker" && i + 1 < args.size()) worker = args[++i];
+        else if (args[i] == "--keep" && i + 1 < args.size()) keep = args[++i];
+        else if (args[i] == "--zoo-only") real = false;
+        else if (args[i] == "--real-only") zoo = false;
+        else if (args[i] == "--only" && i + 1 < args.size()) {
+            zoo = false;
+            for (const QString& m : QString::fromStdString(args[++i]).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+                const std::string name = m.trimmed().toStdString();
+                const std::vector<std::string> known = realModelNames();
+                if (name == "gpt") zoo = true;
+                else if (std::find(known.begin(), known.end(), name) != known.end()) realOptions.only.push_back(name);
+                else {
+                    std::string list = "gpt";
+                    for (const std::string& k : known) list += ", " + k;
+                    std::fprintf(stderr, "tapas bench run: --only: no model '%s' (models: %s)\n", name.c_str(), list.c_str());
+                    return 2;
+                }
+            }
+            real = !realOptions.only.empty();
+        }
+        else if (args[i] == "--real-steps" && i + 1 < args.size()) next(realOptions.steps);
+        else if (args[i] == "--real-warmup" && i + 1 < args.size()) next(realOptions.warmup);
+        else if (args[i] == "--models" && i + 1 < args.size()) realOptions.modelsDir = args[++i];
+        else if (args[i] == "--profile") realOptions.profile = true;
+        else {
+            std::fprintf(stderr, "tapas bench run: unknown option '%s' (options: --layers N --hidden H --heads A --seq S "
+                                 "--batch B --vocab V --steps N --warmup N --worker PATH --keep DIR --zoo-only --real-only "
+                                 "--only gpt,MODEL,... --real-steps N --real-warmup N --models DIR --profile)\n", args[i].c_str());
+            return 2;
+        }
+    }
+    if (!QCoreApplication::instance()) {
+        std::fprintf(stderr, "tapas bench run: needs the Qt event loop of `tapas`\n");
+        return 1;
+    }
+    if (steps <= warmup || realOptions.steps <= realOptions.warmup) {
+        std::fprintf(stderr, "tapas bench run: --steps must exceed --warmup (and --real-steps --real-warmup)\n");
+        return 2;
+    }
+    QTemporaryDir tmp;
+    const QString dir = keep.empty() ? tmp.path() : QString::fromStdString(keep);
+    QDir().mkpath(dir);
+    int failures = 0;
+    if (zoo) failures += runZooGpt({layers, hidden, heads, seq, batch, vocab, steps, warmup, ranks, worker}, dir);
+    if (real) {
+        realOptions.worker = worker;
+        realOptions.ranks = ranks;
+        realOptions.dir = dir.toStdString();
+        failures += runRealModels(realOptions);
     }
     return failures ? 1 : 0;
 }
 
 } // namespace
 
-BenchInfo launchRunBenchmark() { return {"run", "measured vs predicted step time of TAPAS, Megatron and DP plans on 2 MPI ranks", run}; }
+BenchInfo launchRunBenchmark()
+{
+    return {"run", "measured vs predicted step time of TAPAS, Megatron and DP plans and of the real models on 2 MPI ranks", run};
+}
 
 } // namespace tapas::bench

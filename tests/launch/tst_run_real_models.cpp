@@ -3,7 +3,8 @@
 // parallelism (2x1), through the real CLI: `tapas search ... -o plan` then `tapas run`. Each
 // either trains its own weights with `numerics_ok` (the sharded run matches the unsharded model)
 // or is refused before anything launches, with the reason named. What a person expects of each
-// model was written down below before the suite first ran.
+// model was written down before the suite first ran (tests/common/real_model_workloads.h).
+#include "tests/common/real_model_workloads.h"
 #include "runtime/protocol/metrics_event.h"
 #include "runtime/protocol/run_directory.h"
 
@@ -17,44 +18,9 @@ using namespace tapas;
 
 namespace {
 
-struct Case {
-    const char* file;     // under tests/data/corpus, or /shared/models when it starts with '/'
-    const char* workload; // dims and batch for search and run
-    const char* expect;   // "ok", or "refused: <text the refusal contains>"
-    const char* dpExpect = nullptr; // for the data-parallel plan, when it differs
-};
-
-// The expectations, one per model (the same for the three plans unless a row says otherwise).
-const Case kCases[] = {
-    // torch nn.TransformerEncoder (4 layers, d 64), weights as initializers.
-    {"encoder_4l_small.onnx", "--dim seq=16 --dim batch=4", "ok"},
-    // openWakeWord classifiers (tf2onnx / torch), fixed batch 1: re-batched to 2.
-    {"oww_hello_deepa.onnx", "--batch 2", "ok"},
-    // Its classifier ends in an If on the score, whose then-branch runs three more Gemms on
-    // weights read from the main graph: the worker runs the branch the data chooses. (First
-    // written with --batch 2, expecting the re-batch to work: the search refused it, rightly,
-    // since the If's output has no shape to follow. As exported, batch 1: data parallelism has
-    // no batch to divide.)
-    {"oww_hey_jarvis.onnx", "", "ok", "refused: needs the model's batch axis, and there is none"},
-    // Mel spectrogram front end: STFT as convolutions with stored filters. (First written "ok"
-    // for all three; its top-db clamp takes one ReduceMax over the whole tensor, batch included,
-    // so data-parallel replicas would clamp against their own samples' max: the search refuses
-    // DP, naming the node. Synthetic inputs had hidden it: no value fell below the clamp.)
-    {"oww_melspectrogram.onnx", "--dim batch_size=2 --dim samples=16000", "ok",
-     "refused: node 'ReduceMax_24' (ReduceMax) reduces"},
-    // tf2onnx Keras model whose batch axis is unnamed ('?'): bound by --batch.
-    {"oww_speech_embedding.onnx", "--batch 2", "ok"},
-    // paddle2onnx classifier: every weight is a Constant node.
-    {"ppocr_mobile_v2_cls.onnx", "--dim p2o.DynamicDimension.0=2 --dim p2o.DynamicDimension.1=48 --dim p2o.DynamicDimension.2=192", "ok"},
-    // Silero VAD: its LSTM sits inside an If on the sample rate, with nested Ifs on shapes
-    // around it; the bodies run replicated, the convolutions before them are planned. (First
-    // run: its STFT's reflect Pad had no kernel, then its outputs had no shape; both fixed.)
-    {"silero_vad_16k_op15.onnx", "--dim batch=2 --dim sequence=512", "ok"},
-    // The shared real models (torch exports with weights).
-    {"/resnet18.onnx", "--dim batch=2", "ok"},
-    {"/mobilenet_v2.onnx", "--batch 2", "ok"},
-    {"/bert_mini_4l.onnx", "--dim batch=2 --dim seq=32", "ok"},
-};
+// The models and their workloads and expectations: the table `tapas bench run` reads too.
+using Case = testing::RealModelCase;
+const auto& kCases = testing::kRealModelCases;
 
 struct Plan {
     const char* searcher;

@@ -98,9 +98,10 @@ LIBRARIES = [
     ("views", ["views"], ["core", "runtime/protocol", "views"], {"system", "json"} | QT_ALL),
     ("app", ["app"], ["core", "runtime/protocol", "runtime/launch", "views", "app", "tests/bench/bench.h"],
      {"system", "json"} | QT_ALL),
-    # The benchmarks time the graphs the tests build (a Relu chain): that fixture, not tests/common.
+    # The benchmarks time the graphs the tests build (a Relu chain) and run the real models the
+    # tests train (one table of workloads): those fixtures, not the rest of tests/common.
     ("bench", ["tests/bench"], ["core", "runtime/protocol", "runtime/launch", "views", "app", "tests/bench",
-                                "tests/common/chain_graph.h"],
+                                "tests/common/chain_graph.h", "tests/common/real_model_workloads.h"],
      {"system", "json"} | QT_ALL),
     ("tests/core", ["tests/core", "tests/fuzz"], ["core", "tests/core", "tests/fuzz", "tests/common"],
      {"system", "json", "onnx", "protobuf", "qt-test"}),

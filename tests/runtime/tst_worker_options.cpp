@@ -123,7 +123,7 @@ private Q_SLOTS:
     {
         qputenv("TAPAS_METRICS_TOKEN", "t");
         const auto o = trainPlan({"--steps", "50", "--checkpoint-every", "10", "--dim", " batch = 8", "--seed", "7",
-                                  "--lr", "0.01", "--metrics-port", "4000", "--resume", "--no-rank-logs"});
+                                  "--lr", "0.01", "--metrics-port", "4000", "--resume", "--no-rank-logs", "--profile-nodes"});
         qunsetenv("TAPAS_METRICS_TOKEN");
         QVERIFY2(o.ok(), o.error().c_str());
         QCOMPARE(o->steps, int64_t(50));
@@ -135,6 +135,8 @@ private Q_SLOTS:
         QCOMPARE(o->metricsToken, std::string("t")); // from the environment
         QVERIFY(o->resume);
         QVERIFY(!o->rankLogs);
+        QVERIFY(o->profileNodes);
+        QVERIFY(!trainPlan({})->profileNodes); // off unless asked: it adds a profiled step
     }
 
     void train_plan_refuses_what_it_cannot_run()

@@ -1,6 +1,8 @@
 // Unary, binary and variadic elementwise ops, Where and Cast on torch.
 #include "runtime/exec/kernels/kernel_table.h"
 
+#include <optional>
+
 namespace tapas::runtime {
 
 namespace {
@@ -37,6 +39,19 @@ std::vector<Tensor> variadic(const KernelCall& c, int kind)
 std::vector<Tensor> clip(const KernelCall& c)
 {
     Tensor x = in(c, 0);
+    // A constant scalar bound (ReLU6's 0 and 6) is one clamp: maximum/minimum against a tensor
+    // would add a broadcast op each, with a backward that also reduces a gradient for the bound.
+    auto constantBound = [&](size_t i) -> std::optional<double> {
+        if (!has(c, i) || c.in[i].numel() != 1 || c.in[i].requires_grad()) return std::nullopt;
+        return c.in[i].item<double>();
+    };
+    const std::optional<double> lo = constantBound(1), hi = constantBound(2);
+    if (lo || hi) {
+        x = x.clamp(lo ? c10::optional<at::Scalar>(*lo) : c10::nullopt, hi ? c10::optional<at::Scalar>(*hi) : c10::nullopt);
+        if (has(c, 1) && !lo) x = torch::maximum(x, c.in[1]);
+        if (has(c, 2) && !hi) x = torch::minimum(x, c.in[2]);
+        return one(x);
+    }
     if (has(c, 1)) x = torch::maximum(x, c.in[1]);
     else if (c.node.attr("min")) x = x.clamp_min(c.node.attrFloat("min", 0));
     if (has(c, 2)) x = torch::minimum(x, c.in[2]);

@@ -1,0 +1,201 @@
+// How a calibrated cluster prices nodes by op family (core/cost/family_time): the finer families
+// the calibration measures apart (grouped and depthwise convolutions, pooling), nodes the worker
+// never runs (shape arithmetic the importer folded), recurrences by their time steps, and
+// control flow by the nodes of its body. GPU presets (no op_families) keep peak x efficiency.
+#include "core/cost/cost_model.h"
+#include "core/cost/family_time.h"
+#include "core/onnx/onnx_importer.h"
+#include "core/ops/control_bodies.h"
+#include "core/ops/op_registry.h"
+#include "tests/common/float_tensor.h"
+
+#include <QtTest>
+
+using namespace tapas;
+
+namespace {
+
+ClusterSpec calibrated()
+{
+    ClusterSpec c;
+    c.name = "calibrated";
+    c.nodes = 1;
+    c.devicesPerNode = 2;
+    c.peakFp32 = c.peakFp16 = c.peakBf16 = 1e11;
+    c.efficiency = 0.5;
+    c.memoryBytes = 1e10;
+    c.intraNode = c.interNode = {1e9, 1e-6};
+    c.opFamilies["conv"] = {1e10, 0, 5e-5};
+    c.opFamilies["matmul"] = {2e10, 0, 4e-5};
+    c.opFamilies["elementwise"] = {0, 3e9, 3e-5};
+    c.opFamilies["shape"] = {0, 0, 2e-5};
+    return c;
+}
+
+// x [8,64,28,28] -> Conv(W [64, 64/group, 3, 3], group) -> y
+Graph convGraph(int64_t group)
+{
+    Graph g;
+    const TensorId x = testing::addFloatTensor(g, "x", {8, 64, 28, 28}, TensorKind::Input);
+    const TensorId w = testing::addFloatTensor(g, "W", {64, 64 / group, 3, 3}, TensorKind::Weight);
+    const TensorId y = testing::addFloatTensor(g, "y", {8, 64, 28, 28}, TensorKind::Activation);
+    g.inputs = {x};
+    g.outputs = {y};
+    Node n;
+    n.name = "conv";
+    n.opType = "Conv";
+    n.inputs = {x, w};
+    n.outputs = {y};
+    Attribute a;
+    a.name = "group";
+    a.kind = Attribute::Kind::Int;
+    a.i = group;
+    n.attrs.push_back(a);
+    Attribute pads;
+    pads.name = "pads";
+    pads.kind = Attribute::Kind::Ints;
+    pads.ints = {1, 1, 1, 1};
+    n.attrs.push_back(pads);
+    g.addNode(n);
+    return g;
+}
+
+double price(const ClusterSpec& c, const Graph& g, NodeId n)
+{
+    return nodeFamilySeconds(c, g, g.node(n), nodeCost(g, g.node(n)), 1.0).value_or(-1);
+}
+
+} // namespace
+
+class TstFamilyTime : public QObject {
+    Q_OBJECT
+private slots:
+    // A depthwise convolution does 1/64 of the dense one's FLOPs; torch's CPU kernel runs it far
+    // below the dense rate, so a calibrated "conv_grouped" rate prices it, and without one the
+    // conv family still does.
+    void grouped_convolutions_are_priced_by_their_own_family_when_calibrated()
+    {
+        ClusterSpec c = calibrated();
+        const Graph depthwise = convGraph(64);
+        const OpCost oc = nodeCost(depthwise, depthwise.node(0));
+        QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv"));
+        QCOMPARE(price(c, depthwise, 0), 5e-5 + oc.flops / 1e10);
+        c.opFamilies["conv_grouped"] = {1e8, 0, 6e-5};
+        QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv_grouped"));
+        QCOMPARE(price(c, depthwise, 0), 6e-5 + oc.flops / 1e8);
+        // A dense convolution stays in "conv".
+        const Graph dense = convGraph(1);
+        QCOMPARE(pricingFamily(c, dense, dense.node(0)), std::string("conv"));
+        QCOMPARE(price(c, dense, 0), 5e-5 + nodeCost(dense, dense.node(0)).flops / 1e10);
+        // The cost model uses it.
+        CostModel m(depthwise, c, {1, 1});
+        QCOMPARE(m.nodeCost(0, nodeStrategies(depthwise, 0, 1).front()).compute - optimizerSeconds(c, 64.0 * 9 * 4),
+                 6e-5 + oc.flops / 1e8);
+    }
+
+    void pooling_is_priced_by_bytes_when_calibrated()
+    {
+        ClusterSpec c = calibrated();
+        Graph g;
+        const TensorId x = testing::addFloatTensor(g, "x", {8, 64, 56, 56}, TensorKind::Input);
+        const TensorId y = testing::addFloatTensor(g, "y", {8, 64, 1, 1}, TensorKind::Activation);
+        g.inputs = {x};
+        g.outputs = {y};
+        Node n;
+        n.name = "gap";
+        n.opType = "GlobalAveragePool";
+        n.inputs = {x};
+        n.outputs = {y};
+        g.addNode(n);
+        QCOMPARE(pricingFamily(c, g, g.node(0)), std::string("conv"));
+        c.opFamilies["pool"] = {0, 2e9, 1e-5};
+        const OpCost oc = nodeCost(g, g.node(0));
+        QCOMPARE(pricingFamily(c, g, g.node(0)), std::string("pool"));
+        QCOMPARE(price(c, g, 0), 1e-5 + (oc.bytesRead + oc.bytesWritten) / 2e9);
+    }
+
+    // Shape arithmetic whose outputs the importer already knows is skipped by the worker.
+    void nodes_the_importer_folded_cost_nothing()
+    {
+        const ClusterSpec c = calibrated();
+        Graph g;
+        const TensorId x = testing::addFloatTensor(g, "x", {8, 64}, TensorKind::Input);
+        Tensor s;
+        s.name = "shape";
+        s.dtype = DType::Int64;
+        s.kind = TensorKind::Activation;
+        s.shape = Shape::of({2});
+        const TensorId st = g.addTensor(s);
+        g.inputs = {x};
+        g.outputs = {st};
+        Node n;
+        n.name = "shape_of_x";
+        n.opType = "Shape";
+        n.inputs = {x};
+        n.outputs = {st};
+        g.addNode(n);
+        QCOMPARE(price(c, g, 0), 2e-5); // not yet known: the shape family's overhead
+        ConstValue v;
+        v.dtype = DType::Int64;
+        v.shape = Shape::of({2});
+        v.ints = {8, 64};
+        g.tensor(st).value = v;
+        QCOMPARE(price(c, g, 0), 0.0);
+    }
+
+    // The worker runs an LSTM as torch ops per time step and direction (a matmul and twelve
+    // element-wise ops with their backward): priced as such, plus its FLOPs at the matmul rate.
+    void recurrences_are_priced_per_time_step()
+    {
+        const ClusterSpec c = calibrated();
+        const QString path = QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/kernels/lstm_bidir.onnx");
+        Result<Graph> g = importOnnxFile(path.toStdString());
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
+        NodeId lstm = kNoNode;
+        for (NodeId n = 0; n < NodeId(g->nodes.size()); ++n)
+            if (g->node(n).opType == "LSTM") lstm = n;
+        QVERIFY(lstm != kNoNode);
+        const Node& n = g->node(lstm);
+        QCOMPARE(n.attrString("direction", ""), std::string("bidirectional"));
+        const Shape& x = g->tensor(n.input(0)).shape;
+        QVERIFY(x.isFullyKnown());
+        const double steps = double(x.dims[n.attrInt("layout", 0) == 1 ? 1 : 0].value);
+        const OpCost oc = nodeCost(*g, n);
+        QCOMPARE(price(c, *g, lstm), 2 * steps * (4e-5 + 12 * 3e-5) + oc.flops / 2e10);
+    }
+
+    // An If costs its dearer branch's nodes, each by its own family: at least one node's
+    // overhead, where FLOPs at peak x efficiency would have priced it at microseconds.
+    void control_flow_is_priced_by_the_nodes_of_its_body()
+    {
+        ClusterSpec c = calibrated();
+        for (const char* f : {"normalization", "reduce", "indexing", "generator", "resize", "conv"})
+            c.opFamilies[f] = {0, 0, 1e-3};
+        for (auto& [family, r] : c.opFamilies) r = {0, 0, 1e-3}; // every node the same overhead, nothing else
+        const QString path = QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/kernels/branchy_then.onnx");
+        Result<Graph> g = importOnnxFile(path.toStdString());
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
+        NodeId ifNode = kNoNode;
+        for (NodeId n = 0; n < NodeId(g->nodes.size()); ++n)
+            if (g->node(n).opType == "If") ifNode = n;
+        QVERIFY(ifNode != kNoNode);
+        const ControlBodies bodies = controlBodies(*g, g->node(ifNode));
+        QCOMPARE(bodies.alternatives.size(), size_t(2));
+        size_t most = 0;
+        for (const auto& b : bodies.alternatives) {
+            size_t run = 0;
+            for (const Node& m : b->nodes) {
+                bool folded = !m.outputs.empty();
+                for (TensorId t : m.outputs)
+                    folded = folded && t != kNoTensor && b->tensor(t).value && b->tensor(t).value->isInteger();
+                run += folded ? 0 : 1;
+            }
+            most = std::max(most, run);
+        }
+        QVERIFY(most >= 2);
+        QCOMPARE(price(c, *g, ifNode), 1e-3 * double(most));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstFamilyTime)
+#include "tst_family_time.moc"
