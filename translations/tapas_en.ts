@@ -832,7 +832,7 @@
 <context>
     <name>tapas::GraphPanel</name>
     <message>
-        <location filename="../views/graph/graph_panel.cpp" line="+115"/>
+        <location filename="../views/graph/graph_panel.cpp" line="+130"/>
         <source>Fit</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1044,7 +1044,7 @@
 <context>
     <name>tapas::GraphView</name>
     <message>
-        <location filename="../views/graph/graph_view.cpp" line="+113"/>
+        <location filename="../views/graph/graph_view.cpp" line="+116"/>
         <source>This model has %1 nodes, too many to draw expanded. It opens folded into %2 boxes; expand blocks one at a time.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2005,7 +2005,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+10"/>
         <source>Opening %1: %2…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3928,12 +3928,12 @@ Start a new run with the form on the left.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+72"/>
         <source>%1 (bwd)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Sharding: %1 (%2)</source>
         <translation type="unfinished"></translation>
     </message>

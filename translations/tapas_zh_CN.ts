@@ -869,7 +869,7 @@
 <context>
     <name>tapas::GraphPanel</name>
     <message>
-        <location filename="../views/graph/graph_panel.cpp" line="+115"/>
+        <location filename="../views/graph/graph_panel.cpp" line="+130"/>
         <source>Fit</source>
         <translation>适应窗口</translation>
     </message>
@@ -1091,7 +1091,7 @@
 <context>
     <name>tapas::GraphView</name>
     <message>
-        <location filename="../views/graph/graph_view.cpp" line="+113"/>
+        <location filename="../views/graph/graph_view.cpp" line="+116"/>
         <source>This model has %1 nodes, too many to draw expanded. It opens folded into %2 boxes; expand blocks one at a time.</source>
         <translation>此模型有 %1 个节点，太多而无法展开绘制。它以折叠形式打开，共 %2 个方框；请逐个展开块。</translation>
     </message>
@@ -2078,7 +2078,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
         <translation>正在打开 %1</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+10"/>
         <source>Opening %1: %2…</source>
         <translation>正在打开 %1：%2…</translation>
     </message>
@@ -3991,12 +3991,12 @@ Start a new run with the form on the left.</source>
         <translation>已由你覆盖</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+72"/>
         <source>%1 (bwd)</source>
         <translation>%1（反向）</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Sharding: %1 (%2)</source>
         <translation>切分：%1（%2）</translation>
     </message>
