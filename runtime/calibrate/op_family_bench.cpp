@@ -1,12 +1,12 @@
 #include "runtime/calibrate/op_family_bench.h"
 
+#include "core/util/cpu_clock.h"
 #include "core/util/median.h"
 
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 
 namespace tapas::runtime {
 
@@ -26,26 +26,19 @@ struct Case {
     bool bytesBound = false;
 };
 
-// CPU seconds of the calling thread. A rank runs torch on one intra-op thread, so a case's CPU
-// time is what it takes on a core of its own: other processes sharing the machine while the
-// calibration runs do not slow the rates it writes.
-double threadSeconds()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
+// Timed in the calling thread's CPU seconds. A rank runs torch on one intra-op thread, so a
+// case's CPU time is what it takes on a core of its own: other processes sharing the machine
+// while the calibration runs do not slow the rates it writes.
 double timeCase(const Case& c, double budget)
 {
     std::vector<double> times;
     const auto start = Clock::now();
     for (int i = 0; i < 5 || std::chrono::duration<double>(Clock::now() - start).count() < budget; ++i) {
         const std::vector<Tensor> in = c.make();
-        const double t0 = threadSeconds();
+        const double t0 = threadCpuSeconds();
         Tensor out = c.run(in);
         if (c.backward) out.backward(torch::ones_like(out));
-        const double t = threadSeconds() - t0;
+        const double t = threadCpuSeconds() - t0;
         if (i >= 2) times.push_back(t); // two warm-up runs
         if (times.size() >= 2000) break;
     }

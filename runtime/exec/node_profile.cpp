@@ -5,21 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <ctime>
-
 namespace tapas::runtime {
-
-namespace {
-double clockSeconds(clockid_t clock)
-{
-    timespec ts{};
-    clock_gettime(clock, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-} // namespace
-
-double threadCpuSeconds() { return clockSeconds(CLOCK_THREAD_CPUTIME_ID); }
-double processCpuSeconds() { return clockSeconds(CLOCK_PROCESS_CPUTIME_ID); }
 
 double timeForwardBackward(const std::function<std::vector<torch::Tensor>(const std::vector<torch::Tensor>&)>& fn,
                            const std::vector<torch::Tensor>& in, int reps)

@@ -6,6 +6,7 @@
 // (`tapas bench run --profile`); the step time less their sum is what no node accounts for
 // (the interpreter's own bookkeeping, collectives, Adam).
 #include "core/ir/graph.h"
+#include "core/util/cpu_clock.h"
 #include "core/util/result.h"
 
 #include <torch/torch.h>
@@ -22,13 +23,8 @@ struct NodeTiming {
     double isolated = 0;      // CPU s, median forward + backward run alone on copies of its inputs
 };
 
-// CPU seconds this thread has used: with one intra-op thread a node's work is all on the calling
-// thread, so its CPU time is what it costs even while other processes share the cores.
-double threadCpuSeconds();
-// CPU seconds the whole process has used (every thread: MPI's progress threads, spinning waits).
-double processCpuSeconds();
-
-// Median forward + backward CPU seconds (threadCpuSeconds) of `fn` on copies of `in` (detached, requiring a gradient
+// Median forward + backward CPU seconds (threadCpuSeconds: with one intra-op thread a node's
+// work is all on the calling thread) of `fn` on copies of `in` (detached, requiring a gradient
 // where the original did) over `reps` runs after one warm-up; the backward seeds ones on every
 // output that requires a gradient.
 double timeForwardBackward(const std::function<std::vector<torch::Tensor>(const std::vector<torch::Tensor>&)>& fn,

@@ -1,6 +1,8 @@
 #pragma once
 // Measuring one case in a forked child, so each case's peak memory is its own and one case's
 // heap does not flatter the next one's time.
+#include "core/util/cpu_clock.h" // threadCpuSeconds: what a search costs on a shared machine
+
 #include <functional>
 #include <string>
 
@@ -17,10 +19,6 @@ struct Measurement {
 
 // Runs `fn` `repeats` times in a child process; `fn` returns "" on success or an error,
 // and may write a short detail string.
-// CPU time of the calling thread (one core): what a search costs on a shared machine, where
-// wall time also measures the other jobs.
-double threadCpuSeconds();
-
 Measurement measureInChild(const std::function<std::string(std::string& detail)>& fn, int repeats);
 
 } // namespace tapas::bench
