@@ -16,11 +16,10 @@ std::optional<double> familyComputeSeconds(const ClusterSpec& c, const std::stri
     return r.overhead + std::max(byFlops, byBytes);
 }
 
-std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n)
+std::string pricingFamily(const ClusterSpec& c, const Node& n)
 {
     const OpDef* def = OpRegistry::instance().find(n.opType);
     if (!def) return {};
-    (void)g;
     auto finer = [&](const char* family) { return c.opFamilies.count(family) ? std::string(family) : def->family; };
     if ((n.opType == "Conv" || n.opType == "ConvTranspose") && n.attrInt("group", 1) > 1) return finer("conv_grouped");
     if (n.opType == "MaxPool" || n.opType == "AveragePool" || n.opType == "GlobalAveragePool" || n.opType == "GlobalMaxPool")
@@ -85,7 +84,7 @@ std::optional<double> controlSeconds(const ClusterSpec& c, const Graph& g, const
 std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share)
 {
     if (c.opFamilies.empty()) return std::nullopt;
-    const std::string family = pricingFamily(c, g, n);
+    const std::string family = pricingFamily(c, n);
     if (family.empty()) return std::nullopt;
     if (foldedAway(g, n)) return 0.0;
     if (family == "control") return controlSeconds(c, g, n, share);

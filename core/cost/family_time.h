@@ -20,7 +20,7 @@ std::optional<double> familyComputeSeconds(const ClusterSpec& c, const std::stri
 // calibration measures apart because one rate does not fit the whole family, when c carries a
 // rate for it: "conv_grouped" (group > 1: depthwise and grouped convolutions run far below the
 // dense FLOP rate) and "pool" (pooling is bound by bytes, not by the convolutions' FLOPs).
-std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n);
+std::string pricingFamily(const ClusterSpec& c, const Node& n);
 
 // Node n's forward and backward on a calibrated cluster, doing `share` of the work its cost rule
 // counts (`cost`): familyComputeSeconds of its pricingFamily; 0 for a node the worker never runs

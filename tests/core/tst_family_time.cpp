@@ -78,14 +78,14 @@ private slots:
         ClusterSpec c = calibrated();
         const Graph depthwise = convGraph(64);
         const OpCost oc = nodeCost(depthwise, depthwise.node(0));
-        QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv"));
+        QCOMPARE(pricingFamily(c, depthwise.node(0)), std::string("conv"));
         QCOMPARE(price(c, depthwise, 0), 5e-5 + oc.flops / 1e10);
         c.opFamilies["conv_grouped"] = {1e8, 0, 6e-5};
-        QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv_grouped"));
+        QCOMPARE(pricingFamily(c, depthwise.node(0)), std::string("conv_grouped"));
         QCOMPARE(price(c, depthwise, 0), 6e-5 + oc.flops / 1e8);
         // A dense convolution stays in "conv".
         const Graph dense = convGraph(1);
-        QCOMPARE(pricingFamily(c, dense, dense.node(0)), std::string("conv"));
+        QCOMPARE(pricingFamily(c, dense.node(0)), std::string("conv"));
         QCOMPARE(price(c, dense, 0), 5e-5 + nodeCost(dense, dense.node(0)).flops / 1e10);
         // The cost model uses it.
         CostModel m(depthwise, c, {1, 1});
@@ -107,10 +107,10 @@ private slots:
         n.inputs = {x};
         n.outputs = {y};
         g.addNode(n);
-        QCOMPARE(pricingFamily(c, g, g.node(0)), std::string("conv"));
+        QCOMPARE(pricingFamily(c, g.node(0)), std::string("conv"));
         c.opFamilies["pool"] = {0, 2e9, 1e-5};
         const OpCost oc = nodeCost(g, g.node(0));
-        QCOMPARE(pricingFamily(c, g, g.node(0)), std::string("pool"));
+        QCOMPARE(pricingFamily(c, g.node(0)), std::string("pool"));
         QCOMPARE(price(c, g, 0), 1e-5 + (oc.bytesRead + oc.bytesWritten) / 2e9);
     }
 

@@ -38,24 +38,23 @@ std::vector<Tensor> variadic(const KernelCall& c, int kind)
 
 std::vector<Tensor> clip(const KernelCall& c)
 {
-    Tensor x = in(c, 0);
-    // A constant scalar bound (ReLU6's 0 and 6) is one clamp: maximum/minimum against a tensor
-    // would add a broadcast op each, with a backward that also reduces a gradient for the bound.
-    auto constantBound = [&](size_t i) -> std::optional<double> {
-        if (!has(c, i) || c.in[i].numel() != 1 || c.in[i].requires_grad()) return std::nullopt;
-        return c.in[i].item<double>();
+    // A bound known as a number (an attribute before opset 11, or a constant scalar input such as
+    // ReLU6's 0 and 6) is one clamp: maximum/minimum against a tensor would add a broadcast op
+    // each, with a backward that also reduces a gradient for the bound.
+    auto numberBound = [&](size_t i, const char* attr) -> std::optional<double> {
+        if (has(c, i)) {
+            if (c.in[i].numel() != 1 || c.in[i].requires_grad()) return std::nullopt;
+            return c.in[i].item<double>();
+        }
+        if (c.node.attr(attr)) return c.node.attrFloat(attr, 0);
+        return std::nullopt;
     };
-    const std::optional<double> lo = constantBound(1), hi = constantBound(2);
-    if (lo || hi) {
+    const std::optional<double> lo = numberBound(1, "min"), hi = numberBound(2, "max");
+    Tensor x = in(c, 0);
+    if (lo || hi)
         x = x.clamp(lo ? c10::optional<at::Scalar>(*lo) : c10::nullopt, hi ? c10::optional<at::Scalar>(*hi) : c10::nullopt);
-        if (has(c, 1) && !lo) x = torch::maximum(x, c.in[1]);
-        if (has(c, 2) && !hi) x = torch::minimum(x, c.in[2]);
-        return one(x);
-    }
-    if (has(c, 1)) x = torch::maximum(x, c.in[1]);
-    else if (c.node.attr("min")) x = x.clamp_min(c.node.attrFloat("min", 0));
-    if (has(c, 2)) x = torch::minimum(x, c.in[2]);
-    else if (c.node.attr("max")) x = x.clamp_max(c.node.attrFloat("max", 0));
+    if (has(c, 1) && !lo) x = torch::maximum(x, c.in[1]);
+    if (has(c, 2) && !hi) x = torch::minimum(x, c.in[2]);
     return one(x);
 }
 
