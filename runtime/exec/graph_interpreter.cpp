@@ -200,9 +200,9 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
         for (TensorId o : node.outputs) allKnown = allKnown && (o == kNoTensor || set[size_t(o)]);
         if (allKnown) continue; // constants folded by the importer
         const OpStrategy& s = L_.nodes[size_t(n)];
+        // Called only when profiling: off, a step builds none of its arguments.
         auto profile = [&](std::vector<NodeId> covered, std::string fused, const std::vector<torch::Tensor>& in,
                            const std::function<std::vector<torch::Tensor>(const std::vector<torch::Tensor>&)>& fn) {
-            if (!profile_) return;
             profile_->push_back({std::move(covered), std::move(fused), timeForwardBackward(fn, in)});
         };
         if (const int f = fusedIn_[size_t(n)]; f >= 0 && fusedHere[size_t(f)]) {
@@ -218,8 +218,9 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
                                          "): " + e.what_without_backtrace());
             }
             store(node, s, 0, std::move(out), localShape(group.output, s.outputs[0]));
-            profile(group.nodes, fusionName(group.kind), in,
-                    [&group](const std::vector<torch::Tensor>& x) { return std::vector<torch::Tensor>{runFusedGroup(group, x)}; });
+            if (profile_)
+                profile(group.nodes, fusionName(group.kind), in,
+                        [&group](const std::vector<torch::Tensor>& x) { return std::vector<torch::Tensor>{runFusedGroup(group, x)}; });
             continue;
         }
         KernelCall call{g_, node, s, {}, {}, L_.tp, tpIndex_};
@@ -239,10 +240,11 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
         }
         for (size_t o = 0; o < node.outputs.size() && o < out.size(); ++o)
             if (node.outputs[o] != kNoTensor && out[o].defined()) store(node, s, o, out[o], call.outShapes[o]);
-        profile({n}, {}, call.in, [&call](const std::vector<torch::Tensor>& x) {
-            KernelCall alone{call.graph, call.node, call.strategy, x, call.outShapes, call.tp, call.tpIndex};
-            return runKernel(alone);
-        });
+        if (profile_)
+            profile({n}, {}, call.in, [&call](const std::vector<torch::Tensor>& x) {
+                KernelCall alone{call.graph, call.node, call.strategy, x, call.outShapes, call.tp, call.tpIndex};
+                return runKernel(alone);
+            });
     }
     std::vector<LocalValue> outputs;
     for (TensorId t : wanted) {
