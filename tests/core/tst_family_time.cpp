@@ -8,6 +8,7 @@
 #include "core/ops/control_bodies.h"
 #include "core/ops/op_registry.h"
 #include "tests/common/float_tensor.h"
+#include "tests/common/zoo_plan.h"
 
 #include <QtTest>
 
@@ -151,9 +152,7 @@ private slots:
         const QString path = QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/kernels/lstm_bidir.onnx");
         Result<Graph> g = importOnnxFile(path.toStdString());
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
-        NodeId lstm = kNoNode;
-        for (NodeId n = 0; n < NodeId(g->nodes.size()); ++n)
-            if (g->node(n).opType == "LSTM") lstm = n;
+        const NodeId lstm = testing::findNode(*g, "", "LSTM");
         QVERIFY(lstm != kNoNode);
         const Node& n = g->node(lstm);
         QCOMPARE(n.attrString("direction", ""), std::string("bidirectional"));
@@ -175,9 +174,7 @@ private slots:
         const QString path = QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/kernels/branchy_then.onnx");
         Result<Graph> g = importOnnxFile(path.toStdString());
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
-        NodeId ifNode = kNoNode;
-        for (NodeId n = 0; n < NodeId(g->nodes.size()); ++n)
-            if (g->node(n).opType == "If") ifNode = n;
+        const NodeId ifNode = testing::findNode(*g, "", "If");
         QVERIFY(ifNode != kNoNode);
         const ControlBodies bodies = controlBodies(*g, g->node(ifNode));
         QCOMPARE(bodies.alternatives.size(), size_t(2));
