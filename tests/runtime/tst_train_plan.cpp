@@ -311,6 +311,45 @@ private Q_SLOTS:
         QVERIFY(r.of(EventType::Step).empty());
     }
 
+    // --profile-nodes: after the steps each rank times every node it runs (or fused chain) alone
+    // and writes node_profile.<rank>.json; every step also carries the larger rank's CPU time.
+    void profile_nodes_times_what_each_rank_runs()
+    {
+        const std::string plan = savePlan(gpt_, "megatron", {1, 2}, dir("profile.tapas.json"));
+        const std::string rd = dir("run-profile");
+        const WorkerRun r = runWorker(2, gptPath_, plan, rd, {"--steps", "1", "--skip-numerics", "--profile-nodes"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.output + r.rankLog(0) + QString::fromStdString(r.states())));
+        const auto steps = r.of(EventType::Step);
+        QVERIFY(!steps.empty());
+        QVERIFY(steps.back()->values.count("step_cpu_time") && steps.back()->values.at("step_cpu_time") > 0);
+        int matmuls = 0;
+        for (const Node& n : gpt_.nodes) matmuls += n.opType == "MatMul" ? 1 : 0;
+        for (int rank = 0; rank < 2; ++rank) {
+            QFile f(QString::fromStdString(rd) + QStringLiteral("/node_profile.%1.json").arg(rank));
+            QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(f.fileName()));
+            const QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
+            QCOMPARE(doc.value("rank").toInt(-1), rank);
+            const QJsonArray entries = doc.value("nodes").toArray();
+            QVERIFY(!entries.isEmpty());
+            double total = 0;
+            int matmulsTimed = 0;
+            bool sawFused = false;
+            for (const QJsonValue& e : entries) {
+                const QJsonObject o = e.toObject();
+                const double t = o.value("isolated_forward_backward_cpu_s").toDouble(-1);
+                QVERIFY2(t >= 0, qPrintable(QJsonDocument(o).toJson()));
+                total += t;
+                sawFused = sawFused || !o.value("fused").toString().isEmpty();
+                for (const QJsonValue& op : o.value("ops").toArray()) matmulsTimed += op.toString() == "MatMul" ? 1 : 0;
+            }
+            QVERIFY(total > 0);
+            QVERIFY2(sawFused, "no fused chain (the GPT's LayerNorms fuse) was timed");
+            // Every MatMul of the model runs on every rank (as a column or row shard), alone or
+            // inside a fused MatMul + bias chain.
+            QCOMPARE(matmulsTimed, matmuls);
+        }
+    }
+
     // Plans with stages: 2 stages x 2 tp on 4 ranks (4 micro-batches of 1, so the first stage
     // runs one forward ahead), 2 stages x 2 dp, and 2 stages alone on 2 ranks; each rank runs
     // only its stage's blocks and weights (the tied embedding is read by both end stages).
