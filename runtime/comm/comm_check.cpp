@@ -183,6 +183,38 @@ std::vector<Check> makeChecks(int rank, int n, size_t count, bool device)
                           },
                           want});
     }
+    // In place, as the sharded optimizer runs them: this rank's block of one buffer is the
+    // gather's input and the reduce-scatter's output.
+    {
+        std::vector<double> want(all);
+        for (int r = 0; r < n; ++r)
+            for (size_t i = 0; i < count; ++i) want[size_t(r) * count + i] = sumValue(r, i, 7);
+        checks.push_back({"allGather(in place)", [=](Communicator& c, bool dev) {
+                              std::vector<float> in(all, -1000.0f);
+                              for (size_t i = 0; i < count; ++i) in[size_t(rank) * count + i] = sumValue(rank, i, 7);
+                              Buffer<float> b(all, dev);
+                              b.set(in);
+                              c.allGather(b.data() + size_t(rank) * count, count, b.data());
+                              return widen(b.get());
+                          },
+                          want});
+    }
+    {
+        std::vector<double> want(count, 0.0);
+        for (int r = 0; r < n; ++r)
+            for (size_t i = 0; i < count; ++i) want[i] += sumValue(r, size_t(rank) * count + i, 8);
+        checks.push_back({"reduceScatterSum(in place)", [=](Communicator& c, bool dev) {
+                              std::vector<float> in(all);
+                              for (size_t j = 0; j < all; ++j) in[j] = sumValue(rank, j, 8);
+                              Buffer<float> b(all, dev);
+                              b.set(in);
+                              c.reduceScatterSum(b.data(), count, b.data() + size_t(rank) * count);
+                              const std::vector<float> whole = b.get();
+                              return widen(std::vector<float>(whole.begin() + std::ptrdiff_t(size_t(rank) * count),
+                                                              whole.begin() + std::ptrdiff_t(size_t(rank + 1) * count)));
+                          },
+                          want});
+    }
     {
         std::vector<double> want(all);
         for (int s = 0; s < n; ++s)

@@ -27,9 +27,11 @@ public:
 
     virtual void allReduceSum(float* data, size_t count) = 0;
     virtual std::unique_ptr<PendingCollective> allReduceSumAsync(float* data, size_t count) = 0;
-    // out holds size() * count floats, rank r's block at r * count.
+    // out holds size() * count floats, rank r's block at r * count. `in` may be this rank's own
+    // block of out (in place).
     virtual void allGather(const float* in, size_t count, float* out) = 0;
-    // in holds size() * count floats; this rank receives the sum of block rank() into out.
+    // in holds size() * count floats; this rank receives the sum of block rank() into out. `out`
+    // may be this rank's own block of in (in place; the other blocks of in are then overwritten).
     virtual void reduceScatterSum(const float* in, size_t count, float* out) = 0;
     // in and out hold size() * count floats: block j of in goes to rank j, block i of out came
     // from rank i.

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -117,12 +118,23 @@ public:
     void allGather(const float* in, size_t count, float* out) override
     {
         checkCount(count, "Allgather");
-        check(MPI_Allgather(in, int(count), MPI_FLOAT, out, int(count), MPI_FLOAT, comm_), "Allgather");
+        // In place when `in` is this rank's own block of `out` (as NCCL takes it).
+        const void* send = in == out + size_t(rank_) * count ? MPI_IN_PLACE : static_cast<const void*>(in);
+        check(MPI_Allgather(send, int(count), MPI_FLOAT, out, int(count), MPI_FLOAT, comm_), "Allgather");
     }
 
     void reduceScatterSum(const float* in, size_t count, float* out) override
     {
         checkCount(count, "Reduce_scatter_block");
+        if (out == in + size_t(rank_) * count) {
+            // In place (out is this rank's own block of in, as NCCL takes it): MPI puts the
+            // result at the start of the buffer, so it moves to this rank's block after.
+            float* buffer = out - size_t(rank_) * count;
+            check(MPI_Reduce_scatter_block(MPI_IN_PLACE, buffer, int(count), MPI_FLOAT, MPI_SUM, comm_),
+                  "Reduce_scatter_block");
+            if (rank_ != 0) std::memmove(out, buffer, count * sizeof(float));
+            return;
+        }
         check(MPI_Reduce_scatter_block(in, out, int(count), MPI_FLOAT, MPI_SUM, comm_), "Reduce_scatter_block");
     }
 

@@ -2,6 +2,7 @@
 
 #include "runtime/checkpoint_writer.h"
 #include "runtime/exec/adam_update.h"
+#include "runtime/exec/sharded_adam.h"
 #include "runtime/exec/graph_interpreter.h"
 #include "runtime/exec/node_profile.h"
 #include "runtime/exec/op_kernels.h"
@@ -118,6 +119,9 @@ struct PlanTrainer::Impl {
     // one pass over all weights.
     std::unordered_map<TensorId, Tensor> params, grads, adamM, adamV;
     Tensor flatParams, flatGrads, flatM, flatV;
+    // With the optimizer state sharded over dp: the moments of this rank's block only (adamM,
+    // adamV, flatM and flatV stay empty), and the flat buffers padded to equal blocks.
+    std::unique_ptr<ShardedAdam> sharded;
     int64_t adamStep = 0;
     TpGroup tpGroup, noGroup;
 
@@ -219,10 +223,15 @@ struct PlanTrainer::Impl {
     {
         int64_t total = 0;
         for (const auto& [t, shard] : shards) total += shard.numel();
-        flatParams = torch::empty({total}, torch::kFloat32);
-        flatGrads = torch::zeros({total}, torch::kFloat32);
-        flatM = torch::zeros({total}, torch::kFloat32);
-        flatV = torch::zeros({total}, torch::kFloat32);
+        const bool shardState = s.shardOptimizerState && s.dp > 1;
+        const int64_t length = shardState ? ShardedAdam::paddedLength(total, s.dp) : total;
+        flatParams = torch::zeros({length}, torch::kFloat32);
+        flatGrads = torch::zeros({length}, torch::kFloat32);
+        if (shardState) sharded = std::make_unique<ShardedAdam>(*s.dpComm, length);
+        else {
+            flatM = torch::zeros({total}, torch::kFloat32);
+            flatV = torch::zeros({total}, torch::kFloat32);
+        }
         int64_t off = 0;
         for (const auto& [t, shard] : shards) {
             const int64_t n = shard.numel();
@@ -232,8 +241,10 @@ struct PlanTrainer::Impl {
             params[t] = p.set_requires_grad(true);
             grads[t] = view(flatGrads);
             params[t].mutable_grad() = grads[t];
-            adamM[t] = view(flatM);
-            adamV[t] = view(flatV);
+            if (!sharded) {
+                adamM[t] = view(flatM);
+                adamV[t] = view(flatV);
+            }
             off += n;
         }
     }
@@ -268,7 +279,9 @@ struct PlanTrainer::Impl {
 
     // Forward + backward of every micro-batch on this rank's stage and shards (1F1B), gradients
     // summed over dp and, for weights several stages read, over those stages. Returns the loss.
-    double forwardBackward(int64_t step, double& commSeconds, double& waitSeconds)
+    // With the optimizer state sharded and `wholeGradients` false, each dp rank sums only its
+    // own block of the gradients (what its Adam update reads).
+    double forwardBackward(int64_t step, double& commSeconds, double& waitSeconds, bool wholeGradients = true)
     {
         setActiveTpGroup(&tpGroup);
         tpGroup.commSeconds = 0;
@@ -286,14 +299,49 @@ struct PlanTrainer::Impl {
         const PipelineStepResult r = runPipelineStep(in);
         double seconds = 0;
         keepGradViews();
-        if (s.dp > 1 && flatGrads.numel() > 0) allReduceInPlace(*s.dpComm, flatGrads, seconds);
+        // Weights several stages read first sum over those stages, so that the dp reduction
+        // (whole or by block) sees each weight's whole gradient.
         if (s.pp > 1) allReduceGrads(*s.ppComm, sharedIds, seconds);
+        if (sharded && !wholeGradients) sharded->reduceGradients(flatGrads, seconds);
+        else if (s.dp > 1 && flatGrads.numel() > 0) allReduceInPlace(*s.dpComm, flatGrads, seconds);
         Tensor rep = r.report.reshape({1}).contiguous().clone();
         allReduceInPlace(*s.world, rep, seconds);
         commSeconds = tpGroup.commSeconds + seconds + r.waitSeconds;
         waitSeconds = r.waitSeconds;
         setActiveTpGroup(nullptr);
         return rep.item<double>();
+    }
+
+    // loadCheckpoint's half for a rank with its optimizer state sharded over dp.
+    Result<int64_t> loadSharded(const std::string& file, const std::vector<Tensor>& list)
+    {
+        using R = Result<int64_t>;
+        ShardedAdam& z = *sharded;
+        if (list.size() != 3 + paramIds.size() || list[0].numel() != 4)
+            return R::failure("checkpoint '" + file + "' holds " + std::to_string(list.size()) + " tensors; this plan's shards " +
+                              "with the optimizer state sharded over dp need " + std::to_string(3 + paramIds.size()) +
+                              (list.size() == 1 + 3 * paramIds.size() && list[0].numel() == 2
+                                   ? " (it was written with the whole optimizer state on every replica)"
+                                   : ""));
+        const Tensor head = list[0].to(torch::kLong);
+        if (head[2].item<int64_t>() != z.blockBegin() || head[3].item<int64_t>() != z.blockLength())
+            return R::failure("checkpoint '" + file + "' holds the optimizer state of elements " +
+                              std::to_string(head[2].item<int64_t>()) + "+" + std::to_string(head[3].item<int64_t>()) +
+                              "; this rank's block is " + std::to_string(z.blockBegin()) + "+" + std::to_string(z.blockLength()));
+        // Every size checked before anything is copied: a refused file leaves the run as it was.
+        for (size_t i = 0; i < paramIds.size(); ++i)
+            if (list[1 + i].sizes() != params[paramIds[i]].sizes())
+                return R::failure("checkpoint '" + file + "': weight '" + s.local->tensor(paramIds[i]).name +
+                                  "' has another shape than this plan's shard");
+        for (size_t k = 1; k <= 2; ++k)
+            if (list[paramIds.size() + k].numel() != z.blockLength())
+                return R::failure("checkpoint '" + file + "': the optimizer state has another size than this rank's block");
+        torch::NoGradGuard noGrad;
+        for (size_t i = 0; i < paramIds.size(); ++i) params[paramIds[i]].copy_(list[1 + i]);
+        z.firstMoment().copy_(list[1 + paramIds.size()]);
+        z.secondMoment().copy_(list[2 + paramIds.size()]);
+        adamStep = head[1].item<int64_t>();
+        return head[0].item<int64_t>();
     }
 };
 
@@ -414,14 +462,15 @@ Result<StepFigures> PlanTrainer::step(int64_t step)
     const double cpuStart = processCpuSeconds();
     try {
         double comm = 0, wait = 0;
-        f.loss = d->forwardBackward(step, comm, wait);
+        f.loss = d->forwardBackward(step, comm, wait, false);
         f.pipelineWait = wait;
         // Adam over every weight at once. A weight no gradient reached this step has a zero
         // gradient and still takes the step, as torch's Adam does after zero_grad(set_to_none=False).
         torch::NoGradGuard noGrad;
         ++d->adamStep;
-        if (d->flatParams.numel() > 0)
-            adamUpdate(d->flatParams, d->flatGrads, d->flatM, d->flatV, d->adamStep, {d->s.lr, 0.9, 0.999, 1e-8});
+        const AdamSettings adam{d->s.lr, 0.9, 0.999, 1e-8};
+        if (d->sharded) d->sharded->update(d->flatParams, d->flatGrads, d->adamStep, adam, comm);
+        else if (d->flatParams.numel() > 0) adamUpdate(d->flatParams, d->flatGrads, d->flatM, d->flatV, d->adamStep, adam);
         f.commTime = comm;
     } catch (const std::exception& e) {
         setActiveTpGroup(nullptr);
@@ -453,12 +502,21 @@ Status PlanTrainer::saveCheckpoint(const std::string& file, int64_t step) const
 {
     std::vector<Tensor> list;
     try {
-        list.push_back(torch::tensor({step, d->adamStep}, torch::kLong));
-        for (TensorId t : d->paramIds) {
-            // Copies: the views would drag the whole flat buffer into each entry.
-            list.push_back(d->params.at(t).detach().clone());
-            list.push_back(d->adamM.at(t).clone());
-            list.push_back(d->adamV.at(t).clone());
+        if (d->sharded) {
+            // The weights, then this rank's block of the moments; the head names the block.
+            const ShardedAdam& z = *d->sharded;
+            list.push_back(torch::tensor({step, d->adamStep, z.blockBegin(), z.blockLength()}, torch::kLong));
+            for (TensorId t : d->paramIds) list.push_back(d->params.at(t).detach().clone());
+            list.push_back(z.firstMoment().clone());
+            list.push_back(z.secondMoment().clone());
+        } else {
+            list.push_back(torch::tensor({step, d->adamStep}, torch::kLong));
+            for (TensorId t : d->paramIds) {
+                // Copies: the views would drag the whole flat buffer into each entry.
+                list.push_back(d->params.at(t).detach().clone());
+                list.push_back(d->adamM.at(t).clone());
+                list.push_back(d->adamV.at(t).clone());
+            }
         }
     } catch (const std::exception& e) {
         return Status::failure("cannot write checkpoint '" + file + "': " + e.what());
@@ -475,10 +533,14 @@ Result<int64_t> PlanTrainer::loadCheckpoint(const std::string& file)
     } catch (const std::exception& e) {
         return Result<int64_t>::failure("cannot read checkpoint '" + file + "': " + e.what());
     }
+    if (d->sharded) return d->loadSharded(file, list);
     if (list.size() != 1 + 3 * d->paramIds.size() || list[0].numel() != 2)
         return Result<int64_t>::failure("checkpoint '" + file + "' holds " + std::to_string(list.size()) +
                                         " tensors; this plan's shards need " +
-                                        std::to_string(1 + 3 * d->paramIds.size()));
+                                        std::to_string(1 + 3 * d->paramIds.size()) +
+                                        (list.size() == 3 + d->paramIds.size() && list[0].numel() == 4
+                                             ? " (it was written with the optimizer state sharded over dp; this plan keeps it whole)"
+                                             : ""));
     torch::NoGradGuard noGrad;
     for (size_t i = 0; i < d->paramIds.size(); ++i) {
         const TensorId t = d->paramIds[i];

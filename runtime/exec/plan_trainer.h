@@ -4,7 +4,8 @@
 // way slices of the single-rank weights), the
 // synthetic batch of each step (seeded by seed and step, so a resumed run sees the same data),
 // forward + backward on the plan's layouts (its stages under the 1F1B schedule over the plan's
-// micro-batches when it has them), gradient averaging over dp, an Adam step, the numerics check
+// micro-batches when it has them), gradient averaging over dp, an Adam step (its state sharded
+// over dp when the plan says so), the numerics check
 // against the unsharded model, and checkpoints. No torch in this header.
 #include "core/fold/folded_graph.h"
 #include "core/ir/graph.h"
@@ -33,6 +34,7 @@ struct TrainerSetup {
     const StoredWeights* stored = nullptr; // the file's weight values (null or empty: all synthetic)
     uint64_t seed = 1;
     double lr = 1e-3;
+    bool shardOptimizerState = false; // Adam's moments sharded over dp (ZeRO-1); needs dp > 1
     bool corruptCollective = false; // test hook: skip the backward all-reduce of Megatron's f
     bool corruptPipeline = false;   // test hook: stages send zeros back instead of their input gradients
 };

@@ -366,9 +366,6 @@ int Run::exec()
                                                        "); this worker keeps every stage's activations instead (same "
                                                        "numerics, more memory)"));
     }
-    if (schedule.distributedOptimizer && dp > 1)
-        emit(MetricsEvent::logEvent("info", 0, "the plan shards optimizer state over dp; this worker keeps whole Adam state "
-                                               "on every replica (same updates, more memory)"));
 
     world_ = makeWorldCommunicator();
     try {
@@ -395,6 +392,7 @@ int Run::exec()
     setup.stored = &stored_;
     setup.seed = o_.seed;
     setup.lr = o_.lr;
+    setup.shardOptimizerState = schedule.distributedOptimizer && dp > 1;
     const char* corrupt = std::getenv("TAPAS_TEST_CORRUPT_COLLECTIVE");
     setup.corruptCollective = corrupt && std::strcmp(corrupt, "1") == 0;
     const char* corruptPipeline = std::getenv("TAPAS_TEST_CORRUPT_PIPELINE");
@@ -440,7 +438,10 @@ int Run::exec()
     emit(MetricsEvent::statusEvent("running", std::to_string(mpi_.size()) + " ranks, mesh " + doc->plan.mesh.toString() +
                                                   (pp > 1 ? ", " + std::to_string(pp) + " stages (1F1B)" : std::string()) +
                                                   (microBatches > 1 ? ", " + std::to_string(microBatches) + " micro-batches"
-                                                                    : std::string())));
+                                                                    : std::string()) +
+                                                  (schedule.distributedOptimizer && dp > 1
+                                                       ? ", Adam state sharded over dp " + std::to_string(dp) + " (ZeRO-1)"
+                                                       : std::string())));
     const double predicted = doc->cost.time();
     const int64_t batch = trainer_->globalBatch();
     const std::string host = hostName();

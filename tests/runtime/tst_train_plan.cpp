@@ -5,7 +5,8 @@
 // and a deliberately broken collective (TAPAS_TEST_CORRUPT_COLLECTIVE=1) is caught by the
 // numerics check with the tensor named. Plans with pipeline stages (dp x pp x tp, 1F1B over
 // micro-batches) pass the same check; a broken gradient send between stages
-// (TAPAS_TEST_CORRUPT_PIPELINE=1) is caught, and interleaved stages are refused by name.
+// (TAPAS_TEST_CORRUPT_PIPELINE=1) is caught, and interleaved stages are refused by name. A plan
+// with the optimizer state sharded over dp (ZeRO-1) takes the same steps in less memory.
 #include "core/cluster/cluster_spec.h"
 #include "core/fold/folded_graph.h"
 #include "core/onnx/onnx_importer.h"
@@ -29,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <functional>
 
 using namespace tapas;
 using protocol::EventType;
@@ -118,7 +120,8 @@ ClusterSpec cpuCluster(const DeviceMesh& mesh)
     return c;
 }
 
-std::string savePlan(const Graph& g, const std::string& searcher, const DeviceMesh& mesh, const std::string& path)
+std::string savePlan(const Graph& g, const std::string& searcher, const DeviceMesh& mesh, const std::string& path,
+                     const std::function<void(ShardingPlan&)>& edit = {})
 {
     SearchRequest r;
     r.graph = &g;
@@ -128,6 +131,7 @@ std::string savePlan(const Graph& g, const std::string& searcher, const DeviceMe
     if (!s) qFatal("no searcher %s", searcher.c_str());
     Result<SearchResult> res = s->search(r);
     if (!res.ok()) qFatal("search %s %s: %s", searcher.c_str(), mesh.toString().c_str(), res.error().c_str());
+    if (edit) edit(res->best.plan);
     Result<FoldedGraph> folded = foldGraph(g);
     const std::string json = savePlanJson(g, folded.ok() ? &*folded : nullptr, res->best.plan, r.cluster, res->best.report,
                                           {searcher, "test", res->searchSeconds});
@@ -384,6 +388,8 @@ private Q_SLOTS:
         QVERIFY(r.status("finished"));
         const MetricsEvent* running = r.status("running");
         QVERIFY(running && running->text.find("2 stages (1F1B)") != std::string::npos);
+        // The sweep shards the optimizer state whenever dp > 1: across stages that share a weight too.
+        QCOMPARE(running->text.find("Adam state sharded over dp 2 (ZeRO-1)") != std::string::npos, dp == 2);
         const auto steps = r.of(EventType::Step);
         QCOMPARE(int(steps.size()), 3);
         for (const MetricsEvent* s : steps) {
@@ -485,6 +491,77 @@ private Q_SLOTS:
             QVERIFY2(std::abs(a[size_t(i)]->values.at("loss") - b[size_t(i)]->values.at("loss")) < 1e-5,
                      qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(a[size_t(i)]->values.at("loss")).arg(b[size_t(i)]->values.at("loss"))));
         }
+    }
+
+    // The optimizer state sharded over dp (ZeRO-1, Megatron-LM's distributed optimizer): each dp
+    // rank keeps Adam's moments of its own block of the weights, so its live tensor storage drops
+    // by half the moments on 2 ranks, while the weights end every step as whole-state Adam leaves
+    // them: the losses equal the same plan's with whole state, step for step, also across a
+    // checkpoint and --resume. A checkpoint of sharded state does not load into a plan that keeps
+    // it whole, and the refusal says why.
+    void distributed_optimizer_shards_adam_state_with_the_same_steps()
+    {
+        const auto zero1 = [](ShardingPlan& p) { p.pipeline.distributedOptimizer = true; };
+        const std::string whole = savePlan(gpt_, "dp", {2, 1}, dir("zero-off.tapas.json"));
+        const std::string sharded = savePlan(gpt_, "dp", {2, 1}, dir("zero-on.tapas.json"), zero1);
+        const WorkerRun a = runWorker(2, gptPath_, whole, dir("run-zero-off"), {"--steps", "4"});
+        QVERIFY2(a.exitCode == 0, qPrintable(a.output + a.rankLog(0)));
+        const std::string rd = dir("run-zero-on");
+        const WorkerRun b = runWorker(2, gptPath_, sharded, rd, {"--steps", "2", "--checkpoint-every", "2"});
+        QVERIFY2(b.exitCode == 0, qPrintable(b.output + b.rankLog(0) + QString::fromStdString(b.states())));
+        QVERIFY2(b.status("numerics_ok"), b.states().c_str());
+        const MetricsEvent* running = b.status("running");
+        QVERIFY(running && running->text.find("Adam state sharded over dp 2 (ZeRO-1)") != std::string::npos);
+        QVERIFY(a.status("running")->text.find("ZeRO-1") == std::string::npos);
+        const WorkerRun c = runWorker(2, gptPath_, sharded, rd, {"--steps", "4", "--resume"});
+        QVERIFY2(c.exitCode == 0, qPrintable(c.output + c.rankLog(0) + QString::fromStdString(c.states())));
+
+        const auto stepsA = a.of(EventType::Step);
+        const auto stepsC = c.of(EventType::Step); // the run folder holds both sharded runs' steps
+        QCOMPARE(int(stepsA.size()), 4);
+        QCOMPARE(int(stepsC.size()), 4);
+        for (int i = 0; i < 4; ++i) {
+            QCOMPARE(stepsC[size_t(i)]->step, int64_t(i + 1));
+            // Two ranks sum a gradient element as a + b whether they all-reduce or
+            // reduce-scatter, and Adam is element-wise: the same floats, not merely close ones.
+            QVERIFY2(stepsA[size_t(i)]->values.at("loss") == stepsC[size_t(i)]->values.at("loss"),
+                     qPrintable(QString("step %1: whole state %2, sharded %3")
+                                    .arg(i + 1)
+                                    .arg(stepsA[size_t(i)]->values.at("loss"), 0, 'g', 17)
+                                    .arg(stepsC[size_t(i)]->values.at("loss"), 0, 'g', 17)));
+        }
+        QVERIFY(stepsA.back()->values.at("loss") < stepsA.front()->values.at("loss"));
+
+        // Memory: the moments of the other rank's block are gone, about one shard's bytes
+        // (2 moments x half of them) per rank.
+        const auto statsA = a.of(EventType::RankStats);
+        const auto statsB = b.of(EventType::RankStats);
+        QVERIFY(!statsA.empty() && !statsB.empty());
+        for (int r = 0; r < 2; ++r) {
+            const auto& ra = statsA[1]->ranks[size_t(r)].values; // step 2 of each
+            const auto& rb = statsB.back()->ranks[size_t(r)].values;
+            const double shard = ra.at("shard_bytes");
+            QCOMPARE(rb.at("shard_bytes"), shard);
+            const double saved = ra.at("tensor_peak_bytes") - rb.at("tensor_peak_bytes");
+            QVERIFY2(saved >= 0.95 * shard && saved <= 1.05 * shard,
+                     qPrintable(QString("rank %1: tensor peak %2 B with whole state, %3 B sharded: %4 B saved; the "
+                                        "other block's moments are %5 B")
+                                    .arg(r)
+                                    .arg(ra.at("tensor_peak_bytes"), 0, 'f', 0)
+                                    .arg(rb.at("tensor_peak_bytes"), 0, 'f', 0)
+                                    .arg(saved, 0, 'f', 0)
+                                    .arg(shard, 0, 'f', 0)));
+        }
+
+        // The sharded checkpoint under the whole-state plan: refused, naming the reason.
+        const WorkerRun d = runWorker(2, gptPath_, whole, rd, {"--steps", "5", "--resume"});
+        QVERIFY(d.exitCode != 0);
+        QVERIFY2(d.output.contains("optimizer state sharded over dp") ||
+                     QString::fromStdString(d.states()).contains("optimizer state sharded over dp"),
+                 qPrintable(d.output + QString::fromStdString(d.states())));
+        qInfo("ZeRO-1 on 2 ranks: losses %.6f -> %.6f as with whole state; tensor peak per rank %.0f -> %.0f bytes",
+              stepsC.front()->values.at("loss"), stepsC.back()->values.at("loss"), statsA[1]->ranks[0].values.at("tensor_peak_bytes"),
+              statsB.back()->ranks[0].values.at("tensor_peak_bytes"));
     }
 
     void metrics_arrive_on_the_socket_after_the_token()
