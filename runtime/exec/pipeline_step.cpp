@@ -95,32 +95,51 @@ private:
     void forward(int j)
     {
         Flight& f = flights_[size_t(j)];
-        std::unordered_map<TensorId, LocalValue> received;
         if (incoming_)
-            for (TensorId t : *incoming_) {
+            for (size_t i = 0; i < incoming_->size(); ++i) {
                 Tensor x = receive(kActivationTag);
                 if (x.is_floating_point()) x.requires_grad_(true);
                 f.received.push_back(x);
-                received[t] = asProduced(*in_.interp, g_, t, x);
             }
+        if (in_.recompute) {
+            // Values only: nothing of the stage's inside is kept until the backward.
+            torch::NoGradGuard values;
+            const std::vector<Tensor> out = stageForward(f, j, true);
+            for (const Tensor& t : out) send(t, kActivationTag);
+            return;
+        }
+        for (const Tensor& t : stageForward(f, j, true)) {
+            send(t, kActivationTag);
+            f.sent.push_back(t);
+        }
+    }
+
+    // The stage's nodes on micro-batch j from what it received: the tensors it sends on (the
+    // last stage: none, its loss goes into the flight and, when `report`, into the step's loss).
+    std::vector<Tensor> stageForward(Flight& f, int j, bool report)
+    {
+        std::unordered_map<TensorId, LocalValue> received;
+        if (incoming_)
+            for (size_t i = 0; i < incoming_->size(); ++i)
+                received[(*incoming_)[i]] = asProduced(*in_.interp, g_, (*incoming_)[i], f.received[i]);
         const std::vector<TensorId>& wanted = last_ ? g_.outputs : *outgoing_;
         std::vector<LocalValue> values = in_.interp->run(*in_.params, in_.feeds(j), received, runs_, wanted);
+        std::vector<Tensor> out;
         if (last_) {
             for (LocalValue& v : values) v = in_.interp->finalOutput(std::move(v));
             LossParts l = in_.loss(values, j);
             f.loss = l.backward;
-            report_ = report_ + l.report.detach();
-            return;
+            if (report) report_ = report_ + l.report.detach();
+            return out;
         }
-        for (const LocalValue& v : values) {
-            send(v.t, kActivationTag);
-            f.sent.push_back(v.t);
-        }
+        for (LocalValue& v : values) out.push_back(std::move(v.t));
+        return out;
     }
 
     void backward(int j)
     {
         Flight& f = flights_[size_t(j)];
+        if (in_.recompute) f.sent = stageForward(f, j, false); // the forward again, recorded this time
         if (last_) {
             if (f.loss.requires_grad()) f.loss.backward();
         } else {

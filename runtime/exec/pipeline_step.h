@@ -33,6 +33,11 @@ struct PipelineStepInput {
     std::function<std::unordered_map<TensorId, torch::Tensor>(int microBatch)> feeds;
     // On the last stage: the loss of micro-batch j from the graph outputs (finalOutput applied).
     std::function<LossParts(const std::vector<LocalValue>& outputs, int microBatch)> loss;
+    // Full recomputation: a micro-batch's forward keeps only what enters the stage (its received
+    // activations; its feeds are drawn again), and runs again, recording for autograd, right
+    // before that micro-batch's backward (Megatron-LM's full recomputation with the stage's
+    // layers as one checkpointed group).
+    bool recompute = false;
     bool corruptGradients = false; // test hook: stages send zeros instead of their input gradients
 };
 

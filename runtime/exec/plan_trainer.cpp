@@ -204,6 +204,14 @@ struct PlanTrainer::Impl {
 
     void zeroGrads() { flatGrads.zero_(); }
 
+    // This rank's stage runs its forward again before each backward (the plan's full
+    // recomputation; one stage per rank, interleaving is refused before this).
+    bool recomputesFully() const
+    {
+        const std::vector<PipelineStage>& st = s.plan->pipeline.stages;
+        return s.pp > 1 && size_t(s.ppIndex) < st.size() && st[size_t(s.ppIndex)].recompute == Recompute::Full;
+    }
+
     // Makes each weight's gradient its view into flatGrads again: autograd accumulates into a
     // defined gradient in place, but whatever replaced one is copied back.
     void keepGradViews()
@@ -296,6 +304,7 @@ struct PlanTrainer::Impl {
         in.feeds = [this, step](int j) { return feeds(step, true, j); };
         in.loss = [this, step](const std::vector<LocalValue>& outs, int j) { return loss(outs, step, true, j); };
         in.corruptGradients = s.corruptPipeline;
+        in.recompute = recomputesFully();
         const PipelineStepResult r = runPipelineStep(in);
         double seconds = 0;
         keepGradViews();

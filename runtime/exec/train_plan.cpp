@@ -217,6 +217,20 @@ private:
     StoredWeights stored_;
 };
 
+namespace {
+
+// ", full recomputation on stages 0, 1" for the status line; "" when no stage recomputes fully.
+std::string fullRecomputation(const PipelineSchedule& schedule)
+{
+    std::string stages;
+    for (size_t i = 0; i < schedule.stages.size(); ++i)
+        if (schedule.stages[i].recompute == Recompute::Full) stages += (stages.empty() ? "" : ", ") + std::to_string(i);
+    if (stages.empty()) return {};
+    return std::string(", full recomputation on stage") + (stages.find(',') == std::string::npos ? " " : "s ") + stages;
+}
+
+} // namespace
+
 // Every rank writes its shard into checkpoints/.tmp-step-N; once all of them are complete, rank
 // 0 renames the folder to step-N and only then points `latest` at it. A failure anywhere leaves
 // `latest` on the previous checkpoint and removes the partial folder (which also gives back the
@@ -356,15 +370,11 @@ int Run::exec()
         Result<FoldedGraph> f = foldGraph(*global);
         if (!f.ok()) return failAll(f.error());
         folded = std::move(*f);
-        // What this worker does not do differently changes memory, not numerics: say so.
-        std::string kept;
-        for (const PipelineStage& st : schedule.stages)
-            if (st.recompute != Recompute::None && kept.find(recomputeName(st.recompute)) == std::string::npos)
-                kept += std::string(kept.empty() ? "" : ", ") + recomputeName(st.recompute);
-        if (!kept.empty())
-            emit(MetricsEvent::logEvent("info", 0, "the plan recomputes activations (" + kept +
-                                                       "); this worker keeps every stage's activations instead (same "
-                                                       "numerics, more memory)"));
+        // Selective recomputation changes memory, not numerics, and this worker does not do it: say so.
+        if (std::any_of(schedule.stages.begin(), schedule.stages.end(),
+                        [](const PipelineStage& st) { return st.recompute == Recompute::Selective; }))
+            emit(MetricsEvent::logEvent("info", 0, "the plan recomputes the attention core (selective); this worker "
+                                                   "keeps those activations instead (same numerics, more memory)"));
     }
 
     world_ = makeWorldCommunicator();
@@ -439,6 +449,7 @@ int Run::exec()
                                                   (pp > 1 ? ", " + std::to_string(pp) + " stages (1F1B)" : std::string()) +
                                                   (microBatches > 1 ? ", " + std::to_string(microBatches) + " micro-batches"
                                                                     : std::string()) +
+                                                  fullRecomputation(schedule) +
                                                   (schedule.distributedOptimizer && dp > 1
                                                        ? ", Adam state sharded over dp " + std::to_string(dp) + " (ZeRO-1)"
                                                        : std::string())));

@@ -140,9 +140,9 @@ std::string savePlan(const Graph& g, const std::string& searcher, const DeviceMe
 }
 
 // A plan with stages from the pipeline sweep, its choices pinned: tp, pp, the micro-batch size
-// and the interleaving; dp is what the ranks leave.
+// the interleaving and the recomputation; dp is what the ranks leave.
 std::string savePipelinePlan(const Graph& g, const std::string& searcher, const DeviceMesh& mesh, int microBatchSize,
-                             int virtualStages, const std::string& path)
+                             int virtualStages, const std::string& path, Recompute recompute = Recompute::None)
 {
     SearchRequest r;
     r.graph = &g;
@@ -152,7 +152,7 @@ std::string savePipelinePlan(const Graph& g, const std::string& searcher, const 
     o.pp = {mesh.pp};
     o.microBatchSizes = {microBatchSize};
     o.virtualStages = {virtualStages};
-    o.recompute = Recompute::None;
+    o.recompute = recompute;
     o.tpAcrossNodes = true;
     r.pipeline = o;
     Result<SearchResult> res = searchPipelined(*findSearcher(searcher), r);
@@ -419,6 +419,46 @@ private Q_SLOTS:
               qPrintable(tag), microBatches, steps.back()->values.at("step_time"), steps.back()->values.at("comm_time"),
               100 * steps.back()->values.at("pipeline_wait_fraction"), 100 * steps.back()->values.at("predicted_bubble_fraction"),
               steps.front()->values.at("loss"), steps.back()->values.at("loss"), ok->fields.at("max_rel_error").c_str());
+    }
+
+    // Full recomputation: each stage keeps only what it receives for a micro-batch in flight and
+    // runs its forward again right before that micro-batch's backward. The numerics check and the
+    // losses are those of the same stages keeping every activation (the same floats: the rerun
+    // forward is the first one again), and the first stage, which holds two micro-batches in
+    // flight, peaks lower.
+    void full_recomputation_keeps_less_with_the_same_steps()
+    {
+        const std::string kept = savePipelinePlan(gpt_, "tapas", {1, 1, 2}, 1, 1, dir("recompute-none.tapas.json"));
+        const std::string rerun =
+            savePipelinePlan(gpt_, "tapas", {1, 1, 2}, 1, 1, dir("recompute-full.tapas.json"), Recompute::Full);
+        Result<PlanDocument> doc = loadPlanFile(rerun, gpt_);
+        QVERIFY2(doc.ok(), doc.ok() ? "" : doc.error().c_str());
+        QCOMPARE(int(doc->plan.pipeline.stages.size()), 2);
+        for (const PipelineStage& st : doc->plan.pipeline.stages) QCOMPARE(st.recompute, Recompute::Full);
+        const WorkerRun a = runWorker(2, gptPath_, kept, dir("run-recompute-none"), {"--steps", "3"});
+        const WorkerRun b = runWorker(2, gptPath_, rerun, dir("run-recompute-full"), {"--steps", "3"});
+        QVERIFY2(a.exitCode == 0, qPrintable(a.output + a.rankLog(0) + QString::fromStdString(a.states())));
+        QVERIFY2(b.exitCode == 0, qPrintable(b.output + b.rankLog(0) + QString::fromStdString(b.states())));
+        QVERIFY2(b.status("numerics_ok"), b.states().c_str());
+        QVERIFY(b.status("running")->text.find("full recomputation on stages 0, 1") != std::string::npos);
+        QVERIFY(a.status("running")->text.find("recomputation") == std::string::npos);
+        const auto stepsA = a.of(EventType::Step), stepsB = b.of(EventType::Step);
+        QCOMPARE(int(stepsA.size()), 3);
+        QCOMPARE(int(stepsB.size()), 3);
+        for (size_t i = 0; i < 3; ++i)
+            QVERIFY2(stepsA[i]->values.at("loss") == stepsB[i]->values.at("loss"),
+                     qPrintable(QString("step %1: %2 keeping activations, %3 recomputing")
+                                    .arg(i + 1)
+                                    .arg(stepsA[i]->values.at("loss"), 0, 'g', 17)
+                                    .arg(stepsB[i]->values.at("loss"), 0, 'g', 17)));
+        const double peakKept = a.of(EventType::RankStats).back()->ranks[0].values.at("tensor_peak_bytes");
+        const double peakRerun = b.of(EventType::RankStats).back()->ranks[0].values.at("tensor_peak_bytes");
+        QVERIFY2(peakRerun < peakKept, qPrintable(QString("first stage's tensor peak: %1 B keeping activations, %2 B "
+                                                          "recomputing")
+                                                      .arg(peakKept, 0, 'f', 0)
+                                                      .arg(peakRerun, 0, 'f', 0)));
+        qInfo("full recomputation, 2 stages x 4 micro-batches: first stage's tensor peak %.0f -> %.0f B, step %.4f -> %.4f s",
+              peakKept, peakRerun, stepsA.back()->values.at("step_time"), stepsB.back()->values.at("step_time"));
     }
 
     // Stages that send zeros back instead of their input gradients: the first stage's weights
