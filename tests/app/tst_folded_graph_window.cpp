@@ -3,6 +3,7 @@
 // describes, the view exports PNG and SVG, the docks switch language, and the event loop stays
 // responsive while a large model imports, folds and lays out.
 #include "tests/common/image_checks.h"
+#include "tests/common/studio_suite.h"
 #include "tests/views/graph_test_models.h"
 #include "app/studio/docks.h"
 #include "app/studio/language_manager.h"
@@ -70,6 +71,7 @@ QString writeGpt(const QTemporaryDir& dir, const char* name, int layers, int hid
 class TstFoldedGraphWindow : public QObject {
     Q_OBJECT
 private:
+    testing::SuiteSettings settings_{"tst_folded_graph_window"}; // first: outlives the window
     std::unique_ptr<MainWindow> window_;
     QTemporaryDir tmp_;
     QString gpt_;
@@ -88,26 +90,17 @@ private:
         }
         return best;
     }
-    bool open(const QString& path)
-    {
-        QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
-        window_->openModel(path);
-        return loaded.wait(kLoadTimeoutMs) && waitIdle(view());
-    }
+    bool open(const QString& path) { return testing::openAndWait(*window_, path, kLoadTimeoutMs) && waitIdle(view()); }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
         qRegisterMetaType<GraphSelection>();
         QVERIFY(tmp_.isValid());
         gpt_ = writeGpt(tmp_, "gpt4.onnx", kLayers, 256);
         QVERIFY(!gpt_.isEmpty());
         window_ = std::make_unique<MainWindow>();
-        window_->resize(1400, 900);
-        window_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(testing::showExposed(*window_, {1400, 900}));
         QVERIFY(open(gpt_));
     }
 

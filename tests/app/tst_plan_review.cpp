@@ -4,6 +4,7 @@
 // instance through the override editor changes the report's cost and the node's colour in the
 // graph, Undo restores both and Redo re-applies them, and an invalid choice is refused with its
 // reason while nothing changes.
+#include "tests/common/studio_suite.h"
 #include "tests/common/zoo_plan.h"
 #include "app/studio/main_window.h"
 #include "app/studio/plan_docks.h"
@@ -63,6 +64,7 @@ bool nearlyEqual(double a, double b)
 class TstPlanReview : public QObject {
     Q_OBJECT
 private:
+    SuiteSettings settings_{"tst_plan_review"}; // first: outlives the window
     std::unique_ptr<MainWindow> window_;
     QTemporaryDir tmp_;
 
@@ -87,20 +89,14 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
         qRegisterMetaType<GraphSelection>();
         QVERIFY(tmp_.isValid());
         const QString path = tmp_.filePath(QStringLiteral("gpt.onnx"));
         const Status s = writeZooModel("gpt", smallGptOptions(), path.toStdString());
         QVERIFY2(s.ok(), s.error.c_str());
         window_ = std::make_unique<MainWindow>();
-        window_->resize(1500, 950);
-        window_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
-        QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
-        window_->openModel(path);
-        QVERIFY(loaded.wait(120000));
+        QVERIFY(showExposed(*window_, {1500, 950}));
+        QVERIFY(openAndWait(*window_, path, 120000));
         QVERIFY(waitIdle(view()));
         QVERIFY(session()->graph());
         QCOMPARE(session()->graph()->nodes.size(), window_->graphPanel()->view()->graph()->nodes.size());

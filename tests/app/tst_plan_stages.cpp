@@ -14,6 +14,7 @@
 #include "core/fold/folded_graph.h"
 #include "core/plan/plan_file.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/studio_suite.h"
 #include "tests/common/zoo_plan.h"
 #include "views/cluster_editor.h"
 #include "views/costs/costs_view.h"
@@ -56,6 +57,7 @@ bool close(double a, double b)
 class TstPlanStages : public QObject {
     Q_OBJECT
 private:
+    testing::SuiteSettings settings_{"tst_plan_stages"};
     QTemporaryDir tmp_;
     QString modelPath_;
     std::unique_ptr<MainWindow> window_;
@@ -159,10 +161,6 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("TapasTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_plan_stages-%1").arg(QCoreApplication::applicationPid()));
-        QSettings().clear();
         QVERIFY(tmp_.isValid());
         modelPath_ = tmp_.filePath(QStringLiteral("gpt.onnx"));
         const Status s = writeZooModel("gpt", testing::smallGptOptions(), modelPath_.toStdString());
@@ -172,12 +170,8 @@ private Q_SLOTS:
     void init()
     {
         window_ = std::make_unique<MainWindow>();
-        window_->resize(1366, 768);
-        window_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
-        QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
-        window_->openModel(modelPath_);
-        QVERIFY(loaded.wait(kLoadTimeoutMs));
+        QVERIFY(testing::showExposed(*window_, {1366, 768}));
+        QVERIFY(testing::openAndWait(*window_, modelPath_, kLoadTimeoutMs));
         QVERIFY(session()->graph());
     }
 
@@ -185,13 +179,6 @@ private Q_SLOTS:
     {
         if (window_) window_->planActions()->project()->detach();
         window_.reset();
-    }
-
-    void cleanupTestCase()
-    {
-        const QString settingsFile = QSettings().fileName();
-        QSettings().clear();
-        QFile::remove(settingsFile);
     }
 
     // The dialog asked for 2 stages: TAPAS plans them (dp plans none), and the docks show the

@@ -26,6 +26,7 @@
 #include "views/runs/runs_panel.h"
 #include "core/plan/plan_exporter.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/studio_suite.h"
 #include "views/cluster_editor.h"
 #include "views/costs/costs_view.h"
 
@@ -114,6 +115,7 @@ Bars currentBars(const CostsView* v)
 class TstPlanWorkflow : public QObject {
     Q_OBJECT
 private:
+    testing::SuiteSettings settings_{"tst_plan_workflow"};
     QTemporaryDir tmp_;
     QString modelPath_;
     std::unique_ptr<MainWindow> window_;
@@ -121,12 +123,7 @@ private:
     PlanSession* session() const { return window_->planSession(); }
     PlanActions* actions() const { return window_->planActions(); }
 
-    static bool load(MainWindow* w, const QString& path)
-    {
-        QSignalSpy loaded(w, &MainWindow::modelLoaded);
-        w->openModel(path);
-        return loaded.wait(kLoadTimeoutMs);
-    }
+    static bool load(MainWindow* w, const QString& path) { return testing::openAndWait(*w, path, kLoadTimeoutMs); }
 
     // Ticks tapas, megatron and dp in the Search dialog, and nothing else.
     static void checkThreeSearchers(SearchDialog* d)
@@ -192,10 +189,6 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("TapasTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_plan_workflow-%1").arg(QCoreApplication::applicationPid()));
-        QSettings().clear();
         QVERIFY(tmp_.isValid());
         modelPath_ = tmp_.filePath(QStringLiteral("gpt.onnx"));
         ZooOptions o;
@@ -214,9 +207,7 @@ private Q_SLOTS:
     void init()
     {
         window_ = std::make_unique<MainWindow>();
-        window_->resize(1366, 768); // a first launch on a laptop screen: the docks' default sizes
-        window_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(testing::showExposed(*window_, {1366, 768})); // a first launch on a laptop screen: the docks' default sizes
         QVERIFY(load(window_.get(), modelPath_));
         QVERIFY(session()->graph());
         QVERIFY(!session()->hasPlan());
@@ -226,13 +217,6 @@ private Q_SLOTS:
     {
         if (window_) window_->planActions()->project()->detach(); // no unsaved-changes prompt
         window_.reset();
-    }
-
-    void cleanupTestCase()
-    {
-        const QString settingsFile = QSettings().fileName();
-        QSettings().clear();
-        QFile::remove(settingsFile);
     }
 
     void search_dialog_runs_three_searchers_in_the_background_and_lists_their_plans()

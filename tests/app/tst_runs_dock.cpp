@@ -21,6 +21,7 @@
 #include "views/runs/run_list_model.h"
 #include "views/runs/run_record.h"
 #include "views/runs/runs_panel.h"
+#include "tests/common/studio_suite.h"
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -158,16 +159,13 @@ QByteArray bigChainModel(int relus)
 class TstRunsDock : public QObject {
     Q_OBJECT
 
+    testing::SuiteSettings settings_{"tst_runs_dock"};
     QTemporaryDir tmp_;
     QString root_;
 
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("TapasTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_runs_dock"));
-        QSettings().clear();
         QVERIFY(tmp_.isValid());
         root_ = tmp_.filePath(QStringLiteral("runs"));
         QVERIFY(QDir().mkpath(root_));

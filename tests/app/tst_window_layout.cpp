@@ -20,6 +20,7 @@
 #include "views/model_summary_view.h"
 #include "views/plan/plan_panel.h"
 #include "views/welcome_view.h"
+#include "tests/common/studio_suite.h"
 
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -74,6 +75,7 @@ QString clipped(const QLabel* label)
 class TstWindowLayout : public QObject {
     Q_OBJECT
 private:
+    testing::SuiteSettings settings_{"tst_window_layout"};
     QTemporaryDir tmp_;
     QString gpt_;
 
@@ -85,24 +87,17 @@ private:
     {
         freshSettings();
         auto w = std::make_unique<MainWindow>();
-        w->resize(size);
-        w->show();
-        if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
+        if (!testing::showExposed(*w, size)) return nullptr;
         return w;
     }
     static bool open(MainWindow* w, const QString& path)
     {
-        QSignalSpy loaded(w, &MainWindow::modelLoaded);
-        w->openModel(path);
-        return loaded.wait(kLoadTimeoutMs) && waitIdle(w->graphPanel()->view());
+        return testing::openAndWait(*w, path, kLoadTimeoutMs) && waitIdle(w->graphPanel()->view());
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("TapasTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_window_layout-%1").arg(QCoreApplication::applicationPid()));
         qRegisterMetaType<GraphSelection>();
         QVERIFY(tmp_.isValid());
         ZooOptions o;
@@ -112,13 +107,6 @@ private Q_SLOTS:
         gpt_ = tmp_.filePath(QStringLiteral("gpt12.onnx"));
         const Status s = writeZooModel("gpt", o, gpt_.toStdString());
         QVERIFY2(s.ok(), s.error.c_str());
-    }
-
-    void cleanupTestCase()
-    {
-        const QString file = QSettings().fileName();
-        QSettings().clear();
-        QFile::remove(file);
     }
 
     void graph_gets_most_of_the_window_on_first_launch_data()
@@ -166,9 +154,7 @@ private Q_SLOTS:
             recent.add(gpt_);
         }
         auto w = std::make_unique<MainWindow>();
-        w->resize(1366, 768);
-        w->show();
-        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QVERIFY(testing::showExposed(*w, {1366, 768}));
         WelcomeView* welcome = w->welcomeView();
         QVERIFY(welcome->isVisible());
         QVERIFY(!w->graphPanel()->view()->isVisible());
