@@ -70,10 +70,14 @@ Status checkRunnable(const Graph& g, const DeviceMesh& mesh, const std::string& 
 
 Status checkScheduleRunnable(const PipelineSchedule& schedule)
 {
-    if (schedule.staged() && schedule.virtualStages > 1)
-        return Status::failure("the plan interleaves " + std::to_string(schedule.virtualStages) +
-                               " virtual stages per pipeline rank (pipeline.virtual_stages): tapas-worker runs one stage per "
-                               "rank with the plain 1F1B schedule; plan with --virtual-stages 1 to train here");
+    const int v = std::max(1, schedule.virtualStages);
+    if (!schedule.staged() || v == 1) return Status::success();
+    const int pp = int(schedule.stages.size()) / v;
+    if (pp > 0 && schedule.microBatches % pp != 0)
+        return Status::failure("the plan interleaves " + std::to_string(v) + " virtual stages per pipeline rank with " +
+                               std::to_string(schedule.microBatches) + " micro-batches (pipeline.micro_batches): the "
+                               "interleaved schedule takes them in groups of pp (" + std::to_string(pp) +
+                               "), so their count must be a multiple of it");
     return Status::success();
 }
 

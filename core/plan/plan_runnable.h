@@ -20,9 +20,9 @@ Status checkSamplewise(const Graph& g, const DeviceMesh& mesh);
 // which the worker divides by dp to build a replica's graph. `model` names the file in messages.
 Status checkRunnable(const Graph& g, const DeviceMesh& mesh, const std::string& model);
 
-// The worker runs one stage per pipeline rank under the plain 1F1B schedule: a plan that
-// interleaves several (pipeline.virtual_stages > 1; Megatron-LM runs those) is refused naming the
-// field and what to plan instead. Success for a plan without stages.
+// The worker runs plain and interleaved 1F1B; the interleaved schedule takes the micro-batches in
+// groups of pp (as Megatron-LM's), so an interleaved plan whose micro-batch count is not a
+// multiple of pp is refused naming the field. Success for a plan without stages.
 Status checkScheduleRunnable(const PipelineSchedule& schedule);
 
 } // namespace tapas

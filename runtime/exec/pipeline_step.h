@@ -3,7 +3,9 @@
 //
 // One rank's part of a training step under the 1F1B schedule (Narayanan et al., SC'21): its
 // stage runs `stages - stage - 1` micro-batch forwards to fill the pipeline, then alternates one
-// forward and one backward, then drains the remaining backwards. Activations go forward and
+// forward and one backward, then drains the remaining backwards. With interleaving each rank
+// holds v stages (rank r: stages r, r + pp, ...) and runs Megatron-LM's interleaved schedule
+// over them (micro-batches in groups of pp). Activations go forward and
 // their gradients backward between neighbouring stages as point-to-point messages on the
 // pipeline communicator (the ranks of this rank's dp and tp index, one per stage); the tensor-
 // parallel collectives inside a stage run on its tp group as in a plan without stages. Sends
@@ -26,7 +28,7 @@ struct LossParts {
 struct PipelineStepInput {
     const GraphInterpreter* interp = nullptr;
     const StagePartition* partition = nullptr;
-    int stage = 0;
+    int stage = 0;              // this rank's pipeline rank (its stages: stage, stage + pp, ...)
     Communicator* pp = nullptr; // null without stages
     int microBatches = 1;
     const std::unordered_map<TensorId, torch::Tensor>* params = nullptr;
@@ -37,7 +39,7 @@ struct PipelineStepInput {
     // activations; its feeds are drawn again), and runs again, recording for autograd, right
     // before that micro-batch's backward (Megatron-LM's full recomputation with the stage's
     // layers as one checkpointed group).
-    bool recompute = false;
+    std::vector<char> recompute; // per stage of the plan (pp x virtual), may be empty
     bool corruptGradients = false; // test hook: stages send zeros instead of their input gradients
 };
 

@@ -204,12 +204,13 @@ struct PlanTrainer::Impl {
 
     void zeroGrads() { flatGrads.zero_(); }
 
-    // This rank's stage runs its forward again before each backward (the plan's full
-    // recomputation; one stage per rank, interleaving is refused before this).
-    bool recomputesFully() const
+    // Per stage of the plan: whether it runs its forward again before each backward (full
+    // recomputation).
+    std::vector<char> fullRecomputation() const
     {
-        const std::vector<PipelineStage>& st = s.plan->pipeline.stages;
-        return s.pp > 1 && size_t(s.ppIndex) < st.size() && st[size_t(s.ppIndex)].recompute == Recompute::Full;
+        std::vector<char> full;
+        for (const PipelineStage& st : s.plan->pipeline.stages) full.push_back(st.recompute == Recompute::Full);
+        return full;
     }
 
     // Makes each weight's gradient its view into flatGrads again: autograd accumulates into a
@@ -304,7 +305,7 @@ struct PlanTrainer::Impl {
         in.feeds = [this, step](int j) { return feeds(step, true, j); };
         in.loss = [this, step](const std::vector<LocalValue>& outs, int j) { return loss(outs, step, true, j); };
         in.corruptGradients = s.corruptPipeline;
-        in.recompute = recomputesFully();
+        in.recompute = fullRecomputation();
         const PipelineStepResult r = runPipelineStep(in);
         double seconds = 0;
         keepGradViews();
@@ -385,9 +386,8 @@ Result<std::unique_ptr<PlanTrainer>> PlanTrainer::create(const TrainerSetup& set
         std::vector<std::pair<TensorId, Tensor>> shards;
         for (TensorId t = 0; t < TensorId(local.tensors.size()); ++t) {
             if (!isTrainable(local, t)) continue;
-            const std::vector<int>& readers = d.partition.weightStages[size_t(t)];
-            if (setup.pp > 1 && readers.size() > 1) d.sharedIds.push_back(t);
-            if (setup.pp > 1 && !std::binary_search(readers.begin(), readers.end(), setup.ppIndex)) continue;
+            if (setup.pp > 1 && d.partition.readOnSeveralRanks(t)) d.sharedIds.push_back(t);
+            if (setup.pp > 1 && !d.partition.rankReads(t, setup.ppIndex)) continue;
             d.paramIds.push_back(t);
             Tensor full = fullWeight(*setup.global, t, setup.seed, setup.stored);
             shards.emplace_back(t, shardOf(full, L.storage[size_t(t)], L.producedK[size_t(t)], L.tp, setup.tpIndex));
@@ -589,8 +589,7 @@ std::string PlanTrainer::fusedChains() const
 
 int PlanTrainer::stageBlocks() const
 {
-    const std::vector<int>& b = d->partition.stageBlocks;
-    return d->s.ppIndex < int(b.size()) ? b[size_t(d->s.ppIndex)] : 0;
+    return d->partition.blocksOnRank(d->s.ppIndex);
 }
 
 int64_t PlanTrainer::globalBatch() const

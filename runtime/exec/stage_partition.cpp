@@ -11,9 +11,11 @@ Result<StagePartition> partitionStages(const Graph& g, const FoldedGraph& folded
 {
     using R = Result<StagePartition>;
     StagePartition p;
-    p.stages = pp;
+    p.ranks = std::max(pp, 1);
+    p.stages = pp > 1 ? pp * std::max(1, schedule.virtualStages) : 1;
+    const int stages = p.stages;
     p.nodeStage.assign(g.nodes.size(), 0);
-    p.crossing.assign(size_t(std::max(pp - 1, 0)), {});
+    p.crossing.assign(size_t(std::max(stages - 1, 0)), {});
     p.weightStages.assign(g.tensors.size(), {});
     if (pp <= 1) {
         p.stageBlocks = {int(folded.chain.size())};
@@ -22,20 +24,21 @@ Result<StagePartition> partitionStages(const Graph& g, const FoldedGraph& folded
         return p;
     }
     if (Status s = checkScheduleRunnable(schedule); !s) return R::failure(s.error);
-    if (int(schedule.stages.size()) != pp)
+    if (int(schedule.stages.size()) != stages)
         return R::failure("field 'pipeline.stages' lists " + std::to_string(schedule.stages.size()) + " stages for pp " +
-                          std::to_string(pp));
+                          std::to_string(pp) + " x " + std::to_string(std::max(1, schedule.virtualStages)) +
+                          " virtual stages");
     const int chain = int(folded.chain.size());
     if (schedule.stages.front().firstBlock != 0 || schedule.stages.back().endBlock != chain)
         return R::failure("field 'pipeline.stages' covers blocks " + std::to_string(schedule.stages.front().firstBlock) +
                           " to " + std::to_string(schedule.stages.back().endBlock - 1) + " but the model's chain has " +
                           std::to_string(chain) + " blocks (0 to " + std::to_string(chain - 1) + ")");
     std::vector<int> blockStage(size_t(chain), -1);
-    for (int s = 0; s < pp; ++s) {
+    for (int s = 0; s < stages; ++s) {
         const PipelineStage& st = schedule.stages[size_t(s)];
-        if (st.device != s)
+        if (st.device != p.rankOf(s))
             return R::failure("field 'pipeline.stages[" + std::to_string(s) + "].device' is " + std::to_string(st.device) +
-                              ": without interleaving stage s runs on pipeline rank s");
+                              ": stage s runs on pipeline rank s mod pp (" + std::to_string(p.rankOf(s)) + ")");
         for (int b = st.firstBlock; b < st.endBlock; ++b) blockStage[size_t(b)] = s;
         p.stageBlocks.push_back(st.endBlock - st.firstBlock);
     }
@@ -55,7 +58,7 @@ Result<StagePartition> partitionStages(const Graph& g, const FoldedGraph& folded
     for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n)
         for (TensorId t : g.node(n).inputs)
             if (t != kNoTensor) lastUse[size_t(t)] = std::max(lastUse[size_t(t)], p.nodeStage[size_t(n)]);
-    for (TensorId t : g.outputs) lastUse[size_t(t)] = pp - 1;
+    for (TensorId t : g.outputs) lastUse[size_t(t)] = stages - 1;
     for (TensorId t = 0; t < TensorId(g.tensors.size()); ++t) {
         const Tensor& x = g.tensor(t);
         if (x.producer == kNoNode || everywhere(t)) {
@@ -74,6 +77,26 @@ Result<StagePartition> partitionStages(const Graph& g, const FoldedGraph& folded
         for (int k = made; k < lastUse[size_t(t)]; ++k) p.crossing[size_t(k)].push_back(t);
     }
     return p;
+}
+
+bool StagePartition::rankReads(TensorId t, int rank) const
+{
+    const std::vector<int>& readers = weightStages[size_t(t)];
+    return std::any_of(readers.begin(), readers.end(), [&](int s) { return rankOf(s) == rank; });
+}
+
+bool StagePartition::readOnSeveralRanks(TensorId t) const
+{
+    const std::vector<int>& readers = weightStages[size_t(t)];
+    return std::any_of(readers.begin(), readers.end(), [&](int s) { return rankOf(s) != rankOf(readers.front()); });
+}
+
+int StagePartition::blocksOnRank(int rank) const
+{
+    int blocks = 0;
+    for (int s = 0; s < int(stageBlocks.size()); ++s)
+        if (stages <= 1 || rankOf(s) == rank) blocks += stageBlocks[size_t(s)];
+    return blocks;
 }
 
 } // namespace tapas::runtime

@@ -219,6 +219,15 @@ private:
 
 namespace {
 
+// ", 2 stages (1F1B)" or ", 4 stages on 2 pipeline ranks (interleaved 1F1B)"; "" without stages.
+std::string stagesText(const PipelineSchedule& schedule, int pp)
+{
+    if (pp <= 1) return {};
+    if (schedule.virtualStages <= 1) return ", " + std::to_string(pp) + " stages (1F1B)";
+    return ", " + std::to_string(schedule.stages.size()) + " stages on " + std::to_string(pp) +
+           " pipeline ranks (interleaved 1F1B)";
+}
+
 // ", full recomputation on stages 0, 1" for the status line; "" when no stage recomputes fully.
 std::string fullRecomputation(const PipelineSchedule& schedule)
 {
@@ -446,7 +455,7 @@ int Run::exec()
         }
     }
     emit(MetricsEvent::statusEvent("running", std::to_string(mpi_.size()) + " ranks, mesh " + doc->plan.mesh.toString() +
-                                                  (pp > 1 ? ", " + std::to_string(pp) + " stages (1F1B)" : std::string()) +
+                                                  stagesText(schedule, pp) +
                                                   (microBatches > 1 ? ", " + std::to_string(microBatches) + " micro-batches"
                                                                     : std::string()) +
                                                   fullRecomputation(schedule) +

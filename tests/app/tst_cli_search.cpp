@@ -225,11 +225,11 @@ private slots:
         QVERIFY2(mode.err.contains("--recompute 'some'"), mode.err.constData());
     }
 
-    // `tapas plan check` answers whether tapas-worker can train a plan: an interleaved plan (two
-    // stages per pipeline rank) is a valid plan, saved and exported, but the worker runs one stage
-    // per rank, so the check refuses it with the worker's own reason naming the field; the same
-    // plan without interleaving passes.
-    void plan_check_refuses_interleaved_stages_the_worker_cannot_run()
+    // `tapas plan check` answers whether tapas-worker can train a plan: plans with interleaved
+    // stages (two per pipeline rank) and without pass; the interleaved schedule takes the
+    // micro-batches in groups of pp, so the interleaved plan edited to one micro-batch is refused
+    // with the worker's own reason naming the field and the file.
+    void plan_check_accepts_interleaved_stages_in_groups_of_pp()
     {
         QTemporaryDir dir;
         const QStringList check = {QStringLiteral("--dim"), QStringLiteral("batch=8"), QStringLiteral("--dim"), QStringLiteral("seq=1024")};
@@ -243,15 +243,28 @@ private slots:
             QVERIFY2(r.out.contains(QStringLiteral("%1 virtual stage(s) per rank").arg(QLatin1String(v)).toUtf8()), r.out.constData());
             QVERIFY2(r.out.contains("distributed optimizer no"), r.out.constData());
             const Run c = runTapas(QStringList{QStringLiteral("plan"), QStringLiteral("check"), plan, sampleGpt()} + check);
-            if (QLatin1String(v) == QLatin1String("2")) {
-                QCOMPARE(c.exitCode, 2);
-                QVERIFY2(c.err.contains("pipeline.virtual_stages") && c.err.contains("tapas-worker runs one stage per rank") &&
-                             c.err.contains("v2.tapas.json"),
-                         c.err.constData());
-            } else {
-                QVERIFY2(c.exitCode == 0, c.err.constData());
-                QVERIFY2(c.out.contains("plan ok: mesh 4x2x2"), c.out.constData());
-            }
+            QVERIFY2(c.exitCode == 0, c.err.constData());
+            QVERIFY2(c.out.contains("plan ok: mesh 4x2x2"), c.out.constData());
+            if (QLatin1String(v) != QLatin1String("2")) continue;
+            QFile f(plan);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
+            f.close();
+            QJsonObject pipeline = doc.value(QStringLiteral("pipeline")).toObject();
+            QCOMPARE(pipeline.value(QStringLiteral("micro_batches")).toInt(), 2);
+            pipeline[QStringLiteral("micro_batches")] = 1;
+            pipeline[QStringLiteral("micro_batch_size")] = 2;
+            doc[QStringLiteral("pipeline")] = pipeline;
+            const QString uneven = dir.filePath(QStringLiteral("uneven.tapas.json"));
+            QFile out(uneven);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(QJsonDocument(doc).toJson());
+            out.close();
+            const Run u = runTapas(QStringList{QStringLiteral("plan"), QStringLiteral("check"), uneven, sampleGpt()} + check);
+            QCOMPARE(u.exitCode, 2);
+            QVERIFY2(u.err.contains("pipeline.micro_batches") && u.err.contains("groups of pp (2)") &&
+                         u.err.contains("uneven.tapas.json"),
+                     u.err.constData());
         }
     }
 

@@ -5,7 +5,8 @@
 // and a deliberately broken collective (TAPAS_TEST_CORRUPT_COLLECTIVE=1) is caught by the
 // numerics check with the tensor named. Plans with pipeline stages (dp x pp x tp, 1F1B over
 // micro-batches) pass the same check; a broken gradient send between stages
-// (TAPAS_TEST_CORRUPT_PIPELINE=1) is caught, and interleaved stages are refused by name. A plan
+// (TAPAS_TEST_CORRUPT_PIPELINE=1) is caught, and interleaved stages (two per rank) train as the
+// plain schedule does. A plan
 // with the optimizer state sharded over dp (ZeRO-1) takes the same steps in less memory.
 #include "core/cluster/cluster_spec.h"
 #include "core/fold/folded_graph.h"
@@ -477,18 +478,81 @@ private Q_SLOTS:
         QVERIFY(r.of(EventType::Step).empty());
     }
 
-    // Interleaved (virtual) stages are not executed: refused by name before anything runs.
-    void plan_with_interleaved_stages_is_refused()
+    // Interleaved stages (2 per pipeline rank: rank 0 runs stages 0 and 2, rank 1 stages 1 and 3)
+    // under Megatron-LM's interleaved 1F1B over 4 micro-batches: the numerics check passes, the
+    // losses are those of the plain 2-stage schedule, each rank holds the blocks of both its
+    // stages, and the plan's bubble is smaller than the plain schedule's. Hand-edited to one
+    // micro-batch (not a multiple of pp), the plan is refused naming the field.
+    void interleaved_stages_match_reference_and_train_data()
     {
-        const std::string plan = savePipelinePlan(gpt_, "tapas", {1, 1, 2}, 2, 2, dir("interleaved.tapas.json"));
-        const WorkerRun r = runWorker(2, gptPath_, plan, dir("run-interleaved"), {"--steps", "1"});
-        QVERIFY(r.exitCode != 0);
-        const MetricsEvent* failed = r.status("failed");
-        QVERIFY2(failed, r.states().c_str());
-        QVERIFY2(failed->text.find("interleaves 2 virtual stages") != std::string::npos &&
-                     failed->text.find("--virtual-stages 1") != std::string::npos,
+        QTest::addColumn<QString>("searcher");
+        QTest::addColumn<int>("tp");
+        QTest::newRow("tapas 1x2x1") << QString("tapas") << 1;
+        QTest::newRow("megatron 1x2x2") << QString("megatron") << 2;
+    }
+    void interleaved_stages_match_reference_and_train()
+    {
+        QFETCH(QString, searcher);
+        QFETCH(int, tp);
+        const DeviceMesh mesh{1, tp, 2};
+        const std::string tag = searcher.toStdString() + "-" + mesh.toString();
+        const std::string plain = savePipelinePlan(gpt_, searcher.toStdString(), mesh, 1, 1, dir(QString::fromStdString(tag + "-plain.json")));
+        const std::string interleaved =
+            savePipelinePlan(gpt_, searcher.toStdString(), mesh, 1, 2, dir(QString::fromStdString(tag + "-interleaved.json")));
+        const Result<FoldedGraph> folded = foldGraph(gpt_);
+        QVERIFY(folded.ok());
+        Result<PlanDocument> doc = loadPlanFile(interleaved, gpt_);
+        QVERIFY2(doc.ok(), doc.ok() ? "" : doc.error().c_str());
+        QCOMPARE(int(doc->plan.pipeline.stages.size()), 4);
+        QCOMPARE(doc->plan.pipeline.microBatches, 4);
+        const WorkerRun a = runWorker(mesh.size(), gptPath_, plain, dir(QString::fromStdString("run-plain-" + tag)), {"--steps", "3"});
+        const WorkerRun b =
+            runWorker(mesh.size(), gptPath_, interleaved, dir(QString::fromStdString("run-interleaved-" + tag)), {"--steps", "3"});
+        QVERIFY2(a.exitCode == 0, qPrintable(a.output + a.rankLog(0) + QString::fromStdString(a.states())));
+        QVERIFY2(b.exitCode == 0, qPrintable(b.output + b.rankLog(0) + b.rankLog(1) + QString::fromStdString(b.states())));
+        const MetricsEvent* ok = b.status("numerics_ok");
+        QVERIFY2(ok, b.states().c_str());
+        QVERIFY(std::stod(ok->fields.at("max_rel_error")) <= 1e-3);
+        const MetricsEvent* running = b.status("running");
+        QVERIFY2(running && running->text.find("4 stages on 2 pipeline ranks (interleaved 1F1B)") != std::string::npos,
+                 running ? running->text.c_str() : "no running status");
+        const auto stepsA = a.of(EventType::Step), stepsB = b.of(EventType::Step);
+        QCOMPARE(int(stepsB.size()), 3);
+        for (size_t i = 0; i < 3; ++i)
+            QVERIFY2(std::abs(stepsA[i]->values.at("loss") - stepsB[i]->values.at("loss")) <= 1e-5 * stepsA[i]->values.at("loss"),
+                     qPrintable(QString("step %1: %2 plain, %3 interleaved")
+                                    .arg(i + 1)
+                                    .arg(stepsA[i]->values.at("loss"))
+                                    .arg(stepsB[i]->values.at("loss"))));
+        QVERIFY(stepsB.back()->values.at("predicted_bubble_fraction") < stepsA.back()->values.at("predicted_bubble_fraction"));
+        double blocks = 0;
+        for (const auto& rs : b.of(EventType::RankStats).back()->ranks) {
+            QVERIFY(rs.values.at("stage_blocks") >= 2); // two stages each
+            if (rs.rank % tp == 0) blocks += rs.values.at("stage_blocks");
+        }
+        QCOMPARE(blocks, double(folded->chain.size()));
+
+        // One micro-batch (of the whole batch of 4) cannot cycle in groups of 2.
+        QFile f(QString::fromStdString(interleaved));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        nlohmann::json j = nlohmann::json::parse(f.readAll().toStdString());
+        f.close();
+        j["pipeline"]["micro_batches"] = 1;
+        j["pipeline"]["micro_batch_size"] = 4;
+        const std::string uneven = dir(QString::fromStdString(tag + "-uneven.json"));
+        std::ofstream(uneven) << j.dump();
+        const WorkerRun c = runWorker(mesh.size(), gptPath_, uneven, dir(QString::fromStdString("run-uneven-" + tag)), {"--steps", "1"});
+        QVERIFY(c.exitCode != 0);
+        const MetricsEvent* failed = c.status("failed");
+        QVERIFY2(failed, c.states().c_str());
+        QVERIFY2(failed->text.find("pipeline.micro_batches") != std::string::npos &&
+                     failed->text.find("groups of pp (2)") != std::string::npos,
                  failed->text.c_str());
-        QVERIFY(r.of(EventType::Step).empty());
+        QVERIFY(c.of(EventType::Step).empty());
+        qInfo("%s interleaved, 2 stages per rank: loss %.4f -> %.4f (plain %.4f -> %.4f), planned bubble %.0f%% (plain %.0f%%), step %.4f s",
+              tag.c_str(), stepsB.front()->values.at("loss"), stepsB.back()->values.at("loss"), stepsA.front()->values.at("loss"),
+              stepsA.back()->values.at("loss"), 100 * stepsB.back()->values.at("predicted_bubble_fraction"),
+              100 * stepsA.back()->values.at("predicted_bubble_fraction"), stepsB.back()->values.at("step_time"));
     }
 
     void broken_collective_is_caught_by_numerics()
