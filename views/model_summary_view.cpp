@@ -230,7 +230,7 @@ void ModelSummaryView::setSummary(const ModelSummary& summary, const QString& lo
     noWarnings_->setVisible(summary.warnings.empty());
     fillFigures(summary_);
     updateGroupTitles();
-    stack_->setCurrentIndex(1);
+    showCurrentPage();
 }
 
 void ModelSummaryView::clear()
@@ -242,7 +242,22 @@ void ModelSummaryView::clear()
     outputs_->clear();
     warnings_->clear();
     location_.clear();
-    stack_->setCurrentIndex(0);
+    showCurrentPage();
+}
+
+// Showing a page lays it out, even under a hidden parent (QWidget::setVisible activates the
+// page's layout first): while this view is hidden in its window, as behind another dock's tab,
+// the page waits for the view's own show.
+void ModelSummaryView::showCurrentPage()
+{
+    if (isHidden() && !isWindow()) return;
+    stack_->setCurrentIndex(hasSummary_ ? 1 : 0);
+}
+
+void ModelSummaryView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    showCurrentPage();
 }
 
 // Inputs and outputs are usually one or two rows: the tables hug them (up to a few rows, then

@@ -53,6 +53,7 @@ public:
 protected:
     void changeEvent(QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     struct FigureWidgets {
@@ -67,6 +68,7 @@ private:
     void fillFigures(const ModelSummary& s);
     void reflowFigures();
     void fitTensorTables();
+    void showCurrentPage();
     void retranslateUi();
     void updateGroupTitles();
     FigureWidgets& figure(Figure f) { return figures_[size_t(f)]; }

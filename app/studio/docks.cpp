@@ -54,6 +54,11 @@ StudioDocks::StudioDocks(QMainWindow* window, ModelSummaryView* summary, QMenu* 
     summaryDock_ = addDock(window, summaryScroll, "summaryDock", Qt::RightDockWidgetArea, viewMenu);
     window->tabifyDockWidget(blocksDock_, summaryDock_);
     blocksDock_->raise();
+    // A dock behind another's tab stays visible to Qt, only covered, so the summary would lay
+    // out its cards and tables for every model opened behind the Blocks tab (about half of
+    // the GUI thread's work in opening one). Hidden until its tab comes to the front, it is
+    // filled but laid out once, when shown.
+    connect(summaryDock_, &QDockWidget::visibilityChanged, summary, &QWidget::setVisible);
     retranslate();
 }
 

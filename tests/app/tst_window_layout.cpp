@@ -18,6 +18,8 @@
 #include "views/graph/sharding_style.h"
 #include "views/inspector_view.h"
 #include "views/model_summary_view.h"
+#include "views/number_text.h"
+#include "views/op_histogram_model.h"
 #include "views/plan/plan_panel.h"
 #include "views/welcome_view.h"
 #include "tests/common/studio_suite.h"
@@ -34,6 +36,7 @@
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
@@ -208,6 +211,47 @@ private Q_SLOTS:
                 QVERIFY2(value->text() == s->figureText(figure), qPrintable(value->text() + " vs " + s->figureText(figure)));
         }
         QVERIFY(w->languageManager()->setLanguage(QStringLiteral("en")));
+    }
+
+    // To Qt a dock behind another's tab is only covered, not hidden: the Summary behind the
+    // Blocks tab used to lay out its cards and tables for every model opened, about half of the
+    // GUI thread's longest step in opening one. It is filled at once, hidden, and laid out when
+    // its tab comes to the front, with the model opened last.
+    void summary_behind_the_blocks_tab_is_hidden_until_shown()
+    {
+        std::unique_ptr<MainWindow> w = firstLaunch(QSize(1366, 768));
+        QVERIFY(w);
+        QVERIFY(open(w.get(), gpt_));
+        ModelSummaryView* s = w->summaryView();
+        QLabel* nodes = s->figureValueLabel(ModelSummaryView::Figure::Nodes);
+        QVERIFY(!w->docks()->blocksDock()->visibleRegion().isEmpty());
+        QVERIFY(!s->isVisible());
+        QVERIFY(!nodes->isVisible());
+        QCOMPARE(s->figureText(ModelSummaryView::Figure::Nodes), groupedCount(w->document()->summary().nodes));
+
+        w->docks()->summaryDock()->raise();
+        QTRY_VERIFY(nodes->isVisible());
+        const QString bigNodes = groupedCount(w->document()->summary().nodes);
+        QCOMPARE(nodes->text(), bigNodes);
+        QVERIFY2(clipped(nodes).isEmpty(), qPrintable(clipped(nodes)));
+
+        // Another model opened behind the Blocks tab is the one shown when the Summary comes back.
+        w->docks()->blocksDock()->raise();
+        QTRY_VERIFY(!s->isVisible());
+        ZooOptions o;
+        o.layers = 2;
+        const QString small = tmp_.filePath(QStringLiteral("gpt2.onnx"));
+        const Status written = writeZooModel("gpt", o, small.toStdString());
+        QVERIFY2(written.ok(), written.error.c_str());
+        QVERIFY(open(w.get(), small));
+        const QString smallNodes = groupedCount(w->document()->summary().nodes);
+        QVERIFY(smallNodes != bigNodes);
+        QVERIFY(!s->isVisible());
+        w->docks()->summaryDock()->raise();
+        QTRY_VERIFY(nodes->isVisible());
+        QCOMPARE(nodes->text(), smallNodes);
+        QCOMPARE(s->opTable()->isVisible(), true);
+        QVERIFY(s->opHistogram()->rowCount() > 0);
     }
 
     void inspector_values_are_elided_with_tooltips_not_cut()
