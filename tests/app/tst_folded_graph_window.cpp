@@ -3,7 +3,7 @@
 // describes, the view exports PNG and SVG, the docks switch language, and the event loop stays
 // responsive while a large model imports, folds and lays out.
 #include "tests/common/image_checks.h"
-#include "tests/common/studio_suite.h"
+#include "tests/app/studio_suite.h"
 #include "tests/views/graph_test_models.h"
 #include "app/studio/docks.h"
 #include "app/studio/language_manager.h"

@@ -4,7 +4,7 @@
 // instance through the override editor changes the report's cost and the node's colour in the
 // graph, Undo restores both and Redo re-applies them, and an invalid choice is refused with its
 // reason while nothing changes.
-#include "tests/common/studio_suite.h"
+#include "tests/app/studio_suite.h"
 #include "tests/common/zoo_plan.h"
 #include "app/studio/main_window.h"
 #include "app/studio/plan_docks.h"

@@ -14,7 +14,7 @@
 #include "core/fold/folded_graph.h"
 #include "core/plan/plan_file.h"
 #include "core/zoo/zoo.h"
-#include "tests/common/studio_suite.h"
+#include "tests/app/studio_suite.h"
 #include "tests/common/zoo_plan.h"
 #include "views/cluster_editor.h"
 #include "views/costs/costs_view.h"

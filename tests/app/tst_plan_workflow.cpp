@@ -26,7 +26,7 @@
 #include "views/runs/runs_panel.h"
 #include "core/plan/plan_exporter.h"
 #include "core/zoo/zoo.h"
-#include "tests/common/studio_suite.h"
+#include "tests/app/studio_suite.h"
 #include "views/cluster_editor.h"
 #include "views/costs/costs_view.h"
 

@@ -21,7 +21,7 @@
 #include "views/runs/run_list_model.h"
 #include "views/runs/run_record.h"
 #include "views/runs/runs_panel.h"
-#include "tests/common/studio_suite.h"
+#include "tests/app/studio_suite.h"
 
 #include <QComboBox>
 #include <QDockWidget>

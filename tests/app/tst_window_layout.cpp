@@ -22,7 +22,7 @@
 #include "views/op_histogram_model.h"
 #include "views/plan/plan_panel.h"
 #include "views/welcome_view.h"
-#include "tests/common/studio_suite.h"
+#include "tests/app/studio_suite.h"
 
 #include <QDockWidget>
 #include <QElapsedTimer>
