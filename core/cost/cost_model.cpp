@@ -44,6 +44,7 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     flopRate_ = cluster_.peakFlops(options_.dtype) * cluster_.efficiency;
     if (flopRate_ <= 0) flopRate_ = 1;
     elemBytes_ = options_.dtype == "fp32" ? 4 : 2;
+    if (!cluster_.opFamilies.empty()) chains_ = pricedChains(g_);
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> uses;
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
         const Node& node = g_.node(n);
@@ -193,7 +194,7 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     CostTerms c;
     const OpCost oc = tapas::nodeCost(g_, n);
     const double share = s.computeFraction / batchShards();
-    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share);
+    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_);
     c.compute = measured ? *measured : oc.flops * share / flopRate_ * (1 + options_.backwardFactor);
     if (options_.syncView == CostOptions::SyncView::OutlastsBackward) c.compute /= 1 + options_.backwardFactor;
     const bool split = s.computeFraction < 1;

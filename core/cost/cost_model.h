@@ -5,6 +5,7 @@
 // + gradients + optimizer state (bytesPerParam, Adam in mixed precision: 16) + activations kept
 // for backward. Every term is kept per node so views can show why a plan won.
 #include "core/cluster/cluster_spec.h"
+#include "core/cost/family_time.h"
 #include "core/fold/folded_graph.h"
 #include "core/shard/sharding_plan.h"
 
@@ -104,6 +105,7 @@ private:
     int elemBytes_ = 2;
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> sharedWeights_;
     double wholeGradientBytes_ = 0;
+    PricedChains chains_; // on a calibrated cluster: the chains the worker runs fused
 };
 
 // DDP's default bucket_cap_mb.

@@ -79,14 +79,59 @@ std::optional<double> controlSeconds(const ClusterSpec& c, const Graph& g, const
     return bodies.runs * dearest;
 }
 
+// Bytes of t, when its shape is known (pricedChains keeps only chains whose are).
+std::optional<double> knownBytes(const Graph& g, TensorId t)
+{
+    if (t == kNoTensor || !g.tensor(t).shape.isFullyKnown()) return std::nullopt;
+    return tensorBytes(g, t);
+}
+
+// The fused function of `chain`, doing `share` of its work: one dispatch of its family, its
+// input read and its output written once (the calibration's layernorm and gelu cases count
+// bytes so), and an addmm's FLOPs as the MatMul's.
+std::optional<double> chainSeconds(const ClusterSpec& c, const Graph& g, const NodeChain& chain, double share)
+{
+    const std::optional<double> in = knownBytes(g, chain.inputs.front().tensor), out = knownBytes(g, chain.output);
+    if (!in || !out) return std::nullopt;
+    switch (chain.kind) {
+    case NodeChain::Kind::LayerNorm: return familyComputeSeconds(c, "normalization", 0, (*in + *out) * share);
+    case NodeChain::Kind::Gelu:
+        return familyComputeSeconds(c, c.opFamilies.count("gelu") ? "gelu" : "elementwise", 0, (*in + *out) * share);
+    case NodeChain::Kind::MatMulBias: {
+        const Node& mm = g.node(chain.nodes.front());
+        const OpCost mc = nodeCost(g, mm);
+        const double bias = knownBytes(g, chain.inputs.back().tensor).value_or(0);
+        return familyComputeSeconds(c, "matmul", mc.flops * share, (mc.bytesRead + mc.bytesWritten + bias) * share);
+    }
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
-std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share)
+PricedChains pricedChains(const Graph& g)
+{
+    PricedChains p;
+    for (NodeChain& chain : findNodeChains(g, {}))
+        if (knownBytes(g, chain.inputs.front().tensor) && knownBytes(g, chain.output)) p.chains.push_back(std::move(chain));
+    p.chainOf.assign(g.nodes.size(), -1);
+    for (size_t i = 0; i < p.chains.size(); ++i)
+        for (NodeId n : p.chains[i].nodes) p.chainOf[size_t(n)] = int(i);
+    return p;
+}
+
+std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
+                                        const PricedChains* chains)
 {
     if (c.opFamilies.empty()) return std::nullopt;
     const std::string family = pricingFamily(c, n);
     if (family.empty()) return std::nullopt;
     if (foldedAway(g, n)) return 0.0;
+    const NodeId id = NodeId(&n - g.nodes.data());
+    if (chains && id >= 0 && size_t(id) < chains->chainOf.size() && chains->chainOf[size_t(id)] >= 0) {
+        const NodeChain& chain = chains->chains[size_t(chains->chainOf[size_t(id)])];
+        return chain.nodes.back() == id ? chainSeconds(c, g, chain, share) : 0.0;
+    }
     if (family == "control") return controlSeconds(c, g, n, share);
     if (family == "recurrent") return recurrentSeconds(c, g, n, cost, share);
     return familyComputeSeconds(c, family, cost.flops * share, (cost.bytesRead + cost.bytesWritten) * share);

@@ -5,10 +5,12 @@
 // rate per family, measured by `tapas cluster calibrate` through libtorch, prices each.
 #include "core/cluster/cluster_spec.h"
 #include "core/ir/graph.h"
+#include "core/ops/node_chains.h"
 #include "core/ops/op_registry.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tapas {
 
@@ -22,12 +24,24 @@ std::optional<double> familyComputeSeconds(const ClusterSpec& c, const std::stri
 // dense FLOP rate) and "pool" (pooling is bound by bytes, not by the convolutions' FLOPs).
 std::string pricingFamily(const ClusterSpec& c, const Node& n);
 
+// The node chains the worker runs as one torch function (core/ops/node_chains): a decomposed
+// LayerNorm's nine nodes cost one layer_norm's dispatch and pass over memory, not nine. Found
+// once per graph, on its structure alone (the plan is assumed to keep each chain whole).
+struct PricedChains {
+    std::vector<NodeChain> chains;
+    std::vector<int> chainOf; // per node: its chain's index, -1 for none
+};
+PricedChains pricedChains(const Graph& g);
+
 // Node n's forward and backward on a calibrated cluster, doing `share` of the work its cost rule
 // counts (`cost`): familyComputeSeconds of its pricingFamily; 0 for a node the worker never runs
 // (every output an integer value the importer folded); LSTM/GRU/RNN as the worker composes them,
 // per time step and direction; If/Loop/Scan by the nodes of their body. Nothing when the cluster
-// has no rate for it (the caller falls back to peak x efficiency).
-std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share);
+// has no rate for it (the caller falls back to peak x efficiency). With `chains`, a node of a
+// chain costs nothing but the chain's last, which carries the fused function: layer_norm at the
+// normalization rate, gelu at the "gelu" rate (elementwise without one), addmm at the matmul rate.
+std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
+                                        const PricedChains* chains = nullptr);
 
 // Seconds of the optimizer's update of one weight tensor of `paramBytes` (fp32 bytes held by this
 // device); 0 when the cluster has no "optimizer" rate (GPU presets fold it into efficiency).

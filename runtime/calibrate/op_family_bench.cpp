@@ -135,6 +135,10 @@ std::vector<Case> familyCases()
     add("elementwise", "add 512x1024", big, 3, [](const std::vector<Tensor>& v) { return v[0] + v[1]; }, 2);
     add("elementwise", "mul 512x1024", big, 3, [](const std::vector<Tensor>& v) { return v[0] * v[1]; }, 2);
     add("elementwise", "erf 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::erf(v[0]); });
+    // GELU as the worker runs an exported erf chain (one torch::gelu, core/ops/node_chains):
+    // its own rate, since erf's polynomial costs several times an add's pass over the bytes.
+    add("gelu", "gelu 4", {4}, 2, [](const std::vector<Tensor>& v) { return torch::gelu(v[0]); });
+    add("gelu", "gelu 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::gelu(v[0]); });
     add("normalization", "softmax 4", {4}, 2, [](const std::vector<Tensor>& v) { return torch::softmax(v[0], -1); });
     add("normalization", "layernorm 512x1024", big, 2,
         [](const std::vector<Tensor>& v) { return torch::layer_norm(v[0], {1024}); });

@@ -28,6 +28,7 @@ RunFigures runPlan(const QString& runsRoot, const PlanRun& run)
         if (e.type != protocol::EventType::Step) return;
         if (auto it = e.values.find("step_time"); it != e.values.end()) fig.stepTimes.push_back(it->second);
         if (auto it = e.values.find("step_cpu_time"); it != e.values.end()) fig.cpuTimes.push_back(it->second);
+        if (auto it = e.values.find("comm_time"); it != e.values.end()) fig.commTimes.push_back(it->second);
         if (auto it = e.values.find("predicted_step_time"); it != e.values.end()) fig.predicted = it->second;
         if (auto it = e.values.find("peak_memory_bytes"); it != e.values.end()) fig.peakMemory = std::max(fig.peakMemory, it->second);
         if (auto it = e.values.find("tensor_peak_bytes"); it != e.values.end()) fig.tensorPeak = std::max(fig.tensorPeak, it->second);
@@ -55,6 +56,25 @@ double medianAfterWarmup(const std::vector<double>& stepTimes, int warmup)
     std::sort(v.begin(), v.end());
     const size_t n = v.size();
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+RepeatedRun runPlanRepeated(const QString& runsRoot, const PlanRun& run, int repeats, int warmup)
+{
+    RepeatedRun r;
+    double slowest = 0;
+    for (int i = 0; i < std::max(repeats, 1); ++i) {
+        r.last = runPlan(runsRoot, run);
+        if (!r.last.ok) return r;
+        const double wall = medianAfterWarmup(r.last.stepTimes, warmup);
+        slowest = std::max(slowest, wall);
+        if (i == 0 || wall < r.wall) {
+            r.wall = wall;
+            r.cpu = medianAfterWarmup(r.last.cpuTimes, warmup);
+            r.comm = medianAfterWarmup(r.last.commTimes, warmup);
+        }
+    }
+    r.spread = r.wall > 0 ? slowest / r.wall : 0;
+    return r;
 }
 
 } // namespace tapas::bench

@@ -2,7 +2,7 @@
 // reduced-width zoo GPT on 2 MPI ranks (cluster preset cpu-mpi), each run through the real
 // launcher (mpirun + tapas-worker train-plan), beside the cost model's prediction for it; then
 // every runnable real model of the corpus under its TAPAS plan (bench_run_real.h).
-// Measured = median step time after the warm-up steps.
+// Measured = the fastest of --repeats launches' median step time after the warm-up steps.
 #include "tests/bench/bench.h"
 #include "tests/bench/bench_ddp_reference.h"
 #include "tests/bench/bench_plan_run.h"
@@ -33,7 +33,7 @@ namespace tapas::bench {
 namespace {
 
 struct ZooRun {
-    int layers = 2, hidden = 256, heads = 4, seq = 64, batch = 8, vocab = 512, steps = 12, warmup = 2, ranks = 2;
+    int layers = 2, hidden = 256, heads = 4, seq = 64, batch = 8, vocab = 512, steps = 12, warmup = 2, ranks = 2, repeats = 3;
     std::string worker;
 };
 
@@ -41,7 +41,7 @@ struct ZooRun {
 int runZooGpt(const ZooRun& z, const QString& dir)
 {
     const int layers = z.layers, hidden = z.hidden, heads = z.heads, seq = z.seq, batch = z.batch, vocab = z.vocab;
-    const int steps = z.steps, warmup = z.warmup, ranks = z.ranks;
+    const int steps = z.steps, warmup = z.warmup, ranks = z.ranks, repeats = z.repeats;
     const std::string& worker = z.worker;
     ZooOptions o;
     o.layers = layers;
@@ -70,12 +70,13 @@ int runZooGpt(const ZooRun& z, const QString& dir)
         if (m.size() == ranks) meshes.push_back(m);
 
     std::printf("zoo GPT: %d layers, hidden %d, %d heads, seq %d, batch %d, vocab %d; %d ranks on cluster cpu-mpi; "
-                "%d steps, median after %d warm-up steps\n\n",
-                layers, hidden, heads, seq, batch, vocab, ranks, steps, warmup);
-    std::printf("%-9s %-5s %14s %11s %15s %15s %9s %9s %12s %12s %12s\n", "plan", "mesh", "measured step", "CPU time",
-                "predicted step", "cost model", "ratio", "ratio", "peak memory", "peak tensors", "predicted");
-    std::printf("%-9s %-5s %14s %11s %15s %15s %9s %9s %12s %12s %12s\n", "", "", "(median)", "(median)", "(worker)", "(plan file)",
-                "meas/pred", "CPU/pred", "(rank RSS)", "(torch CPU)", "(per device)");
+                "%d steps, median after %d warm-up steps;\nmeasured: the fastest of %d launches' medians (wall clock), CPU time: "
+                "that launch's (the larger rank's process CPU time); spread: slowest launch median / fastest\n\n",
+                layers, hidden, heads, seq, batch, vocab, ranks, steps, warmup, repeats);
+    std::printf("%-9s %-5s %14s %11s %15s %15s %9s %9s %7s %12s %12s %12s\n", "plan", "mesh", "measured step", "CPU time",
+                "predicted step", "cost model", "ratio", "ratio", "spread", "peak memory", "peak tensors", "predicted");
+    std::printf("%-9s %-5s %14s %11s %15s %15s %9s %9s %7s %12s %12s %12s\n", "", "", "(fastest)", "(same run)", "(worker)",
+                "(plan file)", "meas/pred", "CPU/pred", "", "(rank RSS)", "(torch CPU)", "(per device)");
     int failures = 0;
     // TAPAS on the mesh it finds cheapest, then each plan on its own mesh: tensor parallel for
     // TAPAS and Megatron, data parallel for DP, so the measurements also test the cost model's ranking.
@@ -117,18 +118,18 @@ int runZooGpt(const ZooRun& z, const QString& dir)
             continue;
         }
         const double costModel = res->best.report.total.time();
-        RunFigures fig = runPlan(dir + QStringLiteral("/runs"), PlanRun{model, plan, worker, ranks, steps, {}});
+        const RepeatedRun rep = runPlanRepeated(dir + QStringLiteral("/runs"), PlanRun{model, plan, worker, ranks, steps, {}}, repeats, warmup);
+        const RunFigures& fig = rep.last;
         if (!fig.ok) {
             std::printf("%-9s %-5s failed: %s\n", name, res->best.plan.mesh.toString().c_str(), fig.error.c_str());
             ++failures;
             continue;
         }
-        const double med = medianAfterWarmup(fig.stepTimes, warmup);
-        const double cpu = medianAfterWarmup(fig.cpuTimes, warmup);
+        const double med = rep.wall, cpu = rep.cpu;
         const double predicted = fig.predicted > 0 ? fig.predicted : costModel;
-        std::printf("%-9s %-5s %12.2fms %9.2fms %13.2fms %13.2fms %9.2f %9.2f %12s %12s %12s\n", name,
+        std::printf("%-9s %-5s %12.2fms %9.2fms %13.2fms %13.2fms %9.2f %9.2f %7.2f %12s %12s %12s\n", name,
                     res->best.plan.mesh.toString().c_str(), med * 1e3, cpu * 1e3, fig.predicted * 1e3, costModel * 1e3,
-                    predicted > 0 ? med / predicted : 0.0, predicted > 0 ? cpu / predicted : 0.0,
+                    predicted > 0 ? med / predicted : 0.0, predicted > 0 ? cpu / predicted : 0.0, rep.spread,
                     humanBytes(fig.peakMemory).c_str(), humanBytes(fig.tensorPeak).c_str(), humanBytes(fig.predictedMemory).c_str());
         std::fflush(stdout);
         if (std::string(name) == "dp") ourDataParallel = med;
@@ -138,8 +139,9 @@ int runZooGpt(const ZooRun& z, const QString& dir)
         std::printf("%-9s %-5s failed: %s\n", "ddp", (std::to_string(ranks) + "x1").c_str(), ddp.error.c_str());
         ++failures;
     } else {
-        std::printf("%-9s %-5s %12.2fms %11s %15s %15s %9s %9s   PyTorch %s DDP (gloo), same model shape and ranks\n", "ddp",
-                    (std::to_string(ranks) + "x1").c_str(), ddp.medianStepSeconds * 1e3, "", "", "", "", "",
+        std::printf("%-9s %-5s %12.2fms %11s %15s %15s %9s %9s %7s   PyTorch %s DDP (gloo), same model shape and ranks, one "
+                    "launch's median\n", "ddp",
+                    (std::to_string(ranks) + "x1").c_str(), ddp.medianStepSeconds * 1e3, "", "", "", "", "", "",
                     ddp.torchVersion.c_str());
         if (ourDataParallel > 0)
             std::printf("\nour data-parallel step / PyTorch DDP step: %.2fx (target at most 1.10x)\n",
@@ -150,7 +152,7 @@ int runZooGpt(const ZooRun& z, const QString& dir)
 
 int run(const std::vector<std::string>& args)
 {
-    int layers = 2, hidden = 256, heads = 4, seq = 64, batch = 8, vocab = 512, steps = 12, warmup = 2, ranks = 2;
+    int layers = 2, hidden = 256, heads = 4, seq = 64, batch = 8, vocab = 512, steps = 12, warmup = 2, ranks = 2, repeats = 3;
     std::string worker, keep;
     bool zoo = true, real = true;
     RealRunOptions realOptions;
@@ -164,6 +166,7 @@ int run(const std::vector<std::string>& args)
         else if (args[i] == "--vocab" && i + 1 < args.size()) next(vocab);
         else if (args[i] == "--steps" && i + 1 < args.size()) next(steps);
         else if (args[i] == "--warmup" && i + 1 < args.size()) next(warmup);
+        else if (args[i] == "--repeats" && i + 1 < args.size()) next(repeats);
         else if (args[i] == "--worker" && i + 1 < args.size()) worker = args[++i];
         else if (args[i] == "--keep" && i + 1 < args.size()) keep = args[++i];
         else if (args[i] == "--zoo-only") real = false;
@@ -190,7 +193,7 @@ int run(const std::vector<std::string>& args)
         else if (args[i] == "--profile") realOptions.profile = true;
         else {
             std::fprintf(stderr, "tapas bench run: unknown option '%s' (options: --layers N --hidden H --heads A --seq S "
-                                 "--batch B --vocab V --steps N --warmup N --worker PATH --keep DIR --zoo-only --real-only "
+                                 "--batch B --vocab V --steps N --warmup N --repeats N --worker PATH --keep DIR --zoo-only --real-only "
                                  "--only gpt,MODEL,... --real-steps N --real-warmup N --models DIR --profile)\n", args[i].c_str());
             return 2;
         }
@@ -198,6 +201,10 @@ int run(const std::vector<std::string>& args)
     if (!QCoreApplication::instance()) {
         std::fprintf(stderr, "tapas bench run: needs the Qt event loop of `tapas`\n");
         return 1;
+    }
+    if (repeats < 1) {
+        std::fprintf(stderr, "tapas bench run: --repeats must be at least 1\n");
+        return 2;
     }
     if (steps <= warmup || realOptions.steps <= realOptions.warmup) {
         std::fprintf(stderr, "tapas bench run: --steps must exceed --warmup (and --real-steps --real-warmup)\n");
@@ -207,10 +214,11 @@ int run(const std::vector<std::string>& args)
     const QString dir = keep.empty() ? tmp.path() : QString::fromStdString(keep);
     QDir().mkpath(dir);
     int failures = 0;
-    if (zoo) failures += runZooGpt({layers, hidden, heads, seq, batch, vocab, steps, warmup, ranks, worker}, dir);
+    if (zoo) failures += runZooGpt({layers, hidden, heads, seq, batch, vocab, steps, warmup, ranks, repeats, worker}, dir);
     if (real) {
         realOptions.worker = worker;
         realOptions.ranks = ranks;
+        realOptions.repeats = repeats;
         realOptions.dir = dir.toStdString();
         failures += runRealModels(realOptions);
     }

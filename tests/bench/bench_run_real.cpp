@@ -83,6 +83,7 @@ void printFamilyProfile(const std::string& profilePath, const Graph& g, const Sh
         std::printf("    (no node profile at %s)\n", profilePath.c_str());
         return;
     }
+    const PricedChains chains = pricedChains(g);
     std::map<std::string, NodeId> byName;
     for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) byName[g.node(n).name] = n;
     struct Sum {
@@ -100,7 +101,7 @@ void printFamilyProfile(const std::string& profilePath, const Graph& g, const Sh
             const Node& n = g.node(it->second);
             const std::string fam = pricingFamily(cluster, n);
             if (family.empty()) family = fam;
-            predicted += nodeFamilySeconds(cluster, g, n, nodeCost(g, n), plan.nodes[size_t(it->second)].computeFraction)
+            predicted += nodeFamilySeconds(cluster, g, n, nodeCost(g, n), plan.nodes[size_t(it->second)].computeFraction, &chains)
                              .value_or(0);
         }
         if (const std::string fused = e.value("fused", ""); !fused.empty()) family = "fused " + fused;
@@ -141,12 +142,14 @@ int runRealModels(const RealRunOptions& o)
     const std::string corpus = findCorpusDir();
     const Result<std::string> shared = findModelsDir(o.modelsDir, currentExecutable());
     std::printf("\nreal models (tests/common/real_model_workloads.h), TAPAS plan on mesh 1x%d, cluster cpu-mpi; %d steps, "
-                "median after %d warm-up steps\n\n",
-                o.ranks, o.steps, o.warmup);
-    std::printf("%-22s %-30s %11s %11s %11s %9s %9s %12s %12s\n", "model", "workload", "measured", "CPU time", "predicted", "ratio",
-                "ratio", "peak tensors", "predicted");
-    std::printf("%-22s %-30s %11s %11s %11s %9s %9s %12s %12s\n", "", "", "(median)", "(median)", "(plan)", "meas/pred", "CPU/pred",
-                "(torch CPU)", "(per device)");
+                "median after %d warm-up steps;\nmeasured: the fastest of %d launches' medians (wall clock), CPU time: that launch's; "
+                "spread: slowest launch median / fastest; in collectives: that launch's median time inside MPI calls (waiting for the\n"
+                "other rank included) against the cost model's tp/dp communication\n\n",
+                o.ranks, o.steps, o.warmup, o.repeats);
+    std::printf("%-22s %-30s %11s %11s %11s %9s %9s %7s %11s %11s %12s %12s\n", "model", "workload", "measured", "CPU time",
+                "predicted", "ratio", "ratio", "spread", "in collect.", "predicted", "peak tensors", "predicted");
+    std::printf("%-22s %-30s %11s %11s %11s %9s %9s %7s %11s %11s %12s %12s\n", "", "", "(fastest)", "(same run)", "(plan)",
+                "meas/pred", "CPU/pred", "", "(same run)", "comm", "(torch CPU)", "(per device)");
     int failures = 0;
     for (const testing::RealModelCase& c : testing::kRealModelCases) {
         const std::string name = stem(c.file);
@@ -204,19 +207,21 @@ int runRealModels(const RealRunOptions& o)
         }
         PlanRun run{path, plan, o.worker, o.ranks, o.steps, w->options};
         if (o.profile) run.options["profile-nodes"] = "";
-        const RunFigures fig = runPlan(QString::fromStdString(o.dir + "/runs"), run);
+        const RepeatedRun rep = runPlanRepeated(QString::fromStdString(o.dir + "/runs"), run, o.repeats, o.warmup);
+        const RunFigures& fig = rep.last;
         if (!fig.ok) {
             fail(fig.error);
             continue;
         }
-        const double med = medianAfterWarmup(fig.stepTimes, o.warmup);
-        const double cpu = medianAfterWarmup(fig.cpuTimes, o.warmup);
+        const double med = rep.wall, cpu = rep.cpu;
         const double predicted = fig.predicted > 0 ? fig.predicted : res->best.report.total.time();
         std::string workload = c.workload[0] ? c.workload : "(as exported)";
         for (const char* drop : {"--dim ", "p2o.DynamicDimension."})
             for (size_t at; (at = workload.find(drop)) != std::string::npos;) workload.erase(at, std::strlen(drop));
-        std::printf("%-22s %-30s %9.2fms %9.2fms %9.2fms %9.2f %9.2f %12s %12s\n", name.c_str(), workload.c_str(), med * 1e3,
-                    cpu * 1e3, predicted * 1e3, predicted > 0 ? med / predicted : 0.0, predicted > 0 ? cpu / predicted : 0.0,
+        const CostTerms& t = res->best.report.total;
+        std::printf("%-22s %-30s %9.2fms %9.2fms %9.2fms %9.2f %9.2f %7.2f %9.2fms %9.2fms %12s %12s\n", name.c_str(), workload.c_str(),
+                    med * 1e3, cpu * 1e3, predicted * 1e3, predicted > 0 ? med / predicted : 0.0, predicted > 0 ? cpu / predicted : 0.0,
+                    rep.spread, rep.comm * 1e3, (t.tpComm + t.dpComm + t.ppComm) * 1e3,
                     humanBytes(fig.tensorPeak).c_str(), humanBytes(fig.predictedMemory).c_str());
         if (o.profile) printFamilyProfile(fig.runDir + "/node_profile.0.json", *g, res->best.plan, *cluster);
         std::fflush(stdout);

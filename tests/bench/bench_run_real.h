@@ -14,7 +14,7 @@ struct RealRunOptions {
     std::string modelsDir;         // --models DIR for the shared models ("" : the usual lookup)
     std::string worker;
     std::string dir;               // where plans and runs go
-    int ranks = 2, steps = 5, warmup = 2;
+    int ranks = 2, steps = 8, warmup = 2, repeats = 3; // each model launched `repeats` times (RepeatedRun)
     bool profile = false;
 };
 

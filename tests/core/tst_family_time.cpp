@@ -1,14 +1,18 @@
 // How a calibrated cluster prices nodes by op family (core/cost/family_time): the finer families
 // the calibration measures apart (grouped and depthwise convolutions, pooling), nodes the worker
 // never runs (shape arithmetic the importer folded), recurrences by their time steps, and
-// control flow by the nodes of its body. GPU presets (no op_families) keep peak x efficiency.
+// control flow by the nodes of its body, and the node chains the worker runs as one torch
+// function (decomposed LayerNorm, erf GELU, MatMul + bias) as that function. GPU presets (no
+// op_families) keep peak x efficiency.
 #include "core/cost/cost_model.h"
 #include "core/cost/family_time.h"
 #include "core/onnx/onnx_importer.h"
 #include "core/ops/control_bodies.h"
+#include "core/ops/node_chains.h"
 #include "core/ops/op_registry.h"
 #include "tests/common/float_tensor.h"
 #include "tests/common/zoo_plan.h"
+#include "core/zoo/zoo.h"
 
 #include <QtTest>
 
@@ -61,10 +65,37 @@ Graph convGraph(int64_t group)
     return g;
 }
 
-double price(const ClusterSpec& c, const Graph& g, NodeId n)
+double price(const ClusterSpec& c, const Graph& g, NodeId n, const PricedChains* chains = nullptr)
 {
-    return nodeFamilySeconds(c, g, g.node(n), nodeCost(g, g.node(n)), 1.0).value_or(-1);
+    return nodeFamilySeconds(c, g, g.node(n), nodeCost(g, g.node(n)), 1.0, chains).value_or(-1);
 }
+
+// The zoo GPT as torch 1.13 exports it (LayerNorm decomposed, GELU as Erf), 2 layers.
+Graph exportedGpt()
+{
+    ZooOptions o;
+    o.layers = 2;
+    o.hidden = 64;
+    o.heads = 2;
+    o.vocab = 50;
+    o.seq = 16;
+    o.batch = 4;
+    Result<Graph> g = zooGraph("gpt", o);
+    if (!g) qFatal("zoo gpt: %s", g.error().c_str());
+    return std::move(*g);
+}
+
+const NodeChain* firstChain(const PricedChains& p, NodeChain::Kind k)
+{
+    for (const NodeChain& c : p.chains)
+        if (c.kind == k) return &c;
+    return nullptr;
+}
+
+// A plan that splits every node's first input along its last axis (LayerNorm's normalised one).
+struct SplitsLastAxis : ChainLayouts {
+    bool splitAlong(NodeId, size_t, int) const override { return true; }
+};
 
 } // namespace
 
@@ -191,6 +222,110 @@ private slots:
         }
         QVERIFY(most >= 2);
         QCOMPARE(price(c, *g, ifNode), 1e-3 * double(most));
+    }
+
+    // The worker runs an exported LayerNorm's nine nodes as one torch::layer_norm: one dispatch
+    // and one pass over x and the output, not nine of each. Unfused they cost nine overheads.
+    void a_decomposed_layer_norm_is_priced_as_one_layer_norm()
+    {
+        ClusterSpec c = calibrated();
+        c.opFamilies["normalization"] = {0, 2e9, 2.5e-5};
+        c.opFamilies["reduce"] = {0, 2e9, 5e-5};
+        const Graph g = exportedGpt();
+        const PricedChains chains = pricedChains(g);
+        int layerNorms = 0, gelus = 0, addmms = 0;
+        for (const NodeChain& ch : chains.chains) {
+            layerNorms += ch.kind == NodeChain::Kind::LayerNorm;
+            gelus += ch.kind == NodeChain::Kind::Gelu;
+            addmms += ch.kind == NodeChain::Kind::MatMulBias;
+        }
+        QCOMPARE(layerNorms, 5); // two a layer and the final one, as the worker fuses them (tst_exec_fusion)
+        QCOMPARE(gelus, 2);
+        QCOMPARE(addmms, 8);
+        const NodeChain* ln = firstChain(chains, NodeChain::Kind::LayerNorm);
+        QVERIFY(ln);
+        QCOMPARE(ln->nodes.size(), size_t(9));
+        double unfused = 0, fused = 0;
+        for (NodeId n : ln->nodes) {
+            unfused += price(c, g, n);
+            const double p = price(c, g, n, &chains);
+            if (n != ln->nodes.back()) QCOMPARE(p, 0.0);
+            fused += p;
+        }
+        const double bytes = tensorBytes(g, ln->inputs.front().tensor) + tensorBytes(g, ln->output);
+        QCOMPARE(fused, 2.5e-5 + bytes / 2e9);
+        QVERIFY(unfused > 5 * fused); // nine nodes' overheads (2-5e-5 s each) against one
+    }
+
+    // torch::gelu has a rate of its own when the cluster carries one (erf's polynomial runs well
+    // below an add's pass over memory); without it the element-wise rate prices the fused GELU.
+    void a_gelu_chain_is_priced_at_the_gelu_rate_when_calibrated()
+    {
+        ClusterSpec c = calibrated();
+        const Graph g = exportedGpt();
+        const PricedChains chains = pricedChains(g);
+        const NodeChain* gelu = firstChain(chains, NodeChain::Kind::Gelu);
+        QVERIFY(gelu);
+        const NodeId last = gelu->nodes.back();
+        const double bytes = tensorBytes(g, gelu->inputs.front().tensor) + tensorBytes(g, gelu->output);
+        QCOMPARE(price(c, g, last, &chains), 3e-5 + bytes / 3e9);
+        c.opFamilies["gelu"] = {0, 1e9, 1e-5};
+        QCOMPARE(price(c, g, last, &chains), 1e-5 + bytes / 1e9);
+    }
+
+    // MatMul + bias runs as one addmm: the MatMul's FLOPs at the matmul rate, the Add free.
+    void a_matmul_with_its_bias_is_priced_as_one_addmm()
+    {
+        const ClusterSpec c = calibrated();
+        const Graph g = exportedGpt();
+        const PricedChains chains = pricedChains(g);
+        const NodeChain* addmm = firstChain(chains, NodeChain::Kind::MatMulBias);
+        QVERIFY(addmm);
+        QCOMPARE(addmm->nodes.size(), size_t(2));
+        const NodeId mm = addmm->nodes.front(), add = addmm->nodes.back();
+        QCOMPARE(price(c, g, mm, &chains), 0.0);
+        const OpCost oc = nodeCost(g, g.node(mm));
+        QCOMPARE(price(c, g, add, &chains), 4e-5 + oc.flops / 2e10);
+        QVERIFY(price(c, g, add, &chains) < price(c, g, mm) + price(c, g, add));
+    }
+
+    // A plan that splits LayerNorm's normalised axis keeps the worker from fusing it: the
+    // structure alone is not enough (the runtime's layouts answer through ChainLayouts).
+    void a_layer_norm_whose_axis_is_split_is_no_chain()
+    {
+        const Graph g = exportedGpt();
+        int plain = 0, split = 0;
+        for (const NodeChain& ch : findNodeChains(g, {})) plain += ch.kind == NodeChain::Kind::LayerNorm;
+        for (const NodeChain& ch : findNodeChains(g, {}, SplitsLastAxis())) split += ch.kind == NodeChain::Kind::LayerNorm;
+        QCOMPARE(plain, 5);
+        QCOMPARE(split, 0);
+    }
+
+    // The cost model prices with the chains: a whole step of the exported GPT on a calibrated
+    // cluster costs less than its nodes priced one by one.
+    void the_cost_model_prices_the_chains_fused()
+    {
+        ClusterSpec c = calibrated();
+        c.opFamilies["normalization"] = {0, 2e9, 2.5e-5};
+        c.opFamilies["reduce"] = {0, 2e9, 5e-5};
+        c.opFamilies["indexing"] = {0, 4e9, 3e-5};
+        const Graph g = exportedGpt();
+        const CostModel model(g, c, DeviceMesh{1, 1});
+        const PricedChains chains = pricedChains(g);
+        double withModel = 0, unfused = 0, fused = 0;
+        int priced = 0;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+            if (price(c, g, n) < 0) continue; // a family this cluster lacks: peak x efficiency, alike both ways
+            ++priced;
+            OpStrategy s;
+            s.computeFraction = 1;
+            withModel += model.nodeCost(n, s).compute;
+            unfused += price(c, g, n);
+            fused += price(c, g, n, &chains);
+        }
+        QVERIFY(priced > int(g.nodes.size()) * 3 / 4);
+        QVERIFY(fused < 0.8 * unfused);
+        QVERIFY(std::abs(withModel - fused) <= 1e-9 + 1e-6 * fused);
     }
 };
 

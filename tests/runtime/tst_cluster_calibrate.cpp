@@ -87,10 +87,11 @@ private Q_SLOTS:
         // overhead per node, and the rate that bounds the family (FLOPs for matmul and conv, bytes
         // for the memory-bound ones); shape views and generators cost their overhead alone.
         // Grouped/depthwise convolutions and pooling are measured apart from the dense
-        // convolutions (their own rates: a FLOP rate, and bytes for pooling). (Control flow and
+        // convolutions (their own rates: a FLOP rate, and bytes for pooling), and so is the fused
+        // GELU the worker runs for an exported erf chain (bytes). (Control flow and
         // recurrences are not timed: the cost model prices them by the nodes they run.)
         for (const char* family : {"matmul", "conv", "conv_grouped", "pool", "elementwise", "normalization", "reduce", "shape",
-                                   "indexing", "resize", "generator", "optimizer"}) {
+                                   "indexing", "resize", "generator", "optimizer", "gelu"}) {
             const auto it = spec->opFamilies.find(family);
             QVERIFY2(it != spec->opFamilies.end(), family);
             QVERIFY2(it->second.overhead > 0 && it->second.overhead < 0.1, family);
@@ -99,7 +100,7 @@ private Q_SLOTS:
         QVERIFY(spec->opFamilies.at("matmul").flopRate > 1e6 && spec->opFamilies.at("matmul").byteRate > 1e5);
         QVERIFY(spec->opFamilies.at("conv").flopRate > 1e6);
         QVERIFY(spec->opFamilies.at("conv_grouped").flopRate > 1e5 && spec->opFamilies.at("conv_grouped").byteRate == 0);
-        for (const char* family : {"elementwise", "normalization", "reduce", "indexing", "resize", "pool", "optimizer"})
+        for (const char* family : {"elementwise", "normalization", "reduce", "indexing", "resize", "pool", "optimizer", "gelu"})
             QVERIFY2(spec->opFamilies.at(family).byteRate > 1e6 && spec->opFamilies.at(family).flopRate == 0, family);
         QCOMPARE(spec->opFamilies.at("shape").byteRate, 0.0);
         const QJsonArray cases = cal.value(QStringLiteral("op_family_cases")).toArray();
