@@ -13,11 +13,21 @@ class MlpG : public GeneratorNet {
 public:
     explicit MlpG(const ModelSpec& s)
     {
-        net_ = register_module("net", torch::nn::Sequential(
-            torch::nn::Linear(s.zDim, s.width), torch::nn::ReLU(),
-            torch::nn::Linear(s.width, s.width), torch::nn::ReLU(),
-            torch::nn::Linear(s.width, s.width), torch::nn::ReLU(),
-            torch::nn::Linear(s.width, s.outChannels)));
+        // gLayers hidden layers of gWidth units (preset 3 x 128). The layers are made from the
+        // last to the first, the order in which GCC evaluated the arguments of the fixed-depth
+        // Sequential this replaced: each layer draws its initial weights from the global
+        // generator, so this keeps the preset's initial G, and every figure measured with it,
+        // to the digit. The parameter names are unchanged too, so older checkpoints load.
+        std::vector<torch::nn::Linear> layers;
+        layers.push_back(torch::nn::Linear(s.gLayers > 0 ? s.gWidth : s.zDim, s.outChannels));
+        for (int i = s.gLayers - 1; i >= 0; --i) layers.push_back(torch::nn::Linear(i == 0 ? s.zDim : s.gWidth, s.gWidth));
+        torch::nn::Sequential seq;
+        for (size_t i = layers.size() - 1; i > 0; --i) {
+            seq->push_back(layers[i]);
+            seq->push_back(torch::nn::ReLU());
+        }
+        seq->push_back(layers[0]);
+        net_ = register_module("net", seq);
     }
     torch::Tensor forward(const torch::Tensor& z, const torch::Tensor&) override { return net_->forward(z); }
 private:
@@ -152,6 +162,33 @@ public:
 private:
     std::shared_ptr<SNWeight> w_;
     torch::Tensor b_;
+};
+
+// ---- MLP discriminator with spectral norm (Miyato et al. 2018) on every layer ---------------
+// Each layer's weight is divided by its largest singular value, so D is 1-Lipschitz in its input
+// (LeakyReLU is too): `--d-norm spectral`.
+class MlpSnD : public DiscriminatorNet {
+public:
+    explicit MlpSnD(const ModelSpec& s)
+    {
+        int in = s.dInChannels;
+        for (int i = 0; i < 4; ++i) {
+            const int out = i == 3 ? 1 : s.width;
+            layers_.push_back(register_module("sn" + std::to_string(i), std::make_shared<SNLinear>(in, out)));
+            in = out;
+        }
+    }
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor&) override
+    {
+        torch::Tensor h = x;
+        for (size_t i = 0; i < layers_.size(); ++i) {
+            h = layers_[i]->forward(h);
+            if (i + 1 < layers_.size()) h = F::leaky_relu(h, F::LeakyReLUFuncOptions().negative_slope(0.2));
+        }
+        return h.view({-1});
+    }
+private:
+    std::vector<std::shared_ptr<SNLinear>> layers_;
 };
 
 // Class-conditional batch norm: normalise without affine, then a per-class gain and bias.
@@ -340,6 +377,7 @@ std::shared_ptr<DiscriminatorNet> makeDiscriminator(const ModelSpec& s)
 {
     if (s.kind == "dcgan") return std::make_shared<DcganD>(s);
     if (s.kind == "biggan") return std::make_shared<BigganD>(s);
+    if (s.dSpectralNorm) return std::make_shared<MlpSnD>(s);
     return std::make_shared<MlpD>(s);
 }
 

@@ -19,6 +19,9 @@ struct ModelSpec {
     int dInChannels = 2;      // what D reads: 3, or 4 with channel padding
     int numClasses = 1;
     bool selfAttention = false;
+    int gLayers = 3;          // mlp: G's hidden layers
+    int gWidth = 128;         // mlp: G's hidden units
+    bool dSpectralNorm = false; // mlp: spectral norm on every layer of D
 };
 
 class GeneratorNet : public torch::nn::Module {

@@ -77,6 +77,9 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
         .integer("--resolution", &o.resolution, 1, 4096)
         .integer("--width", &o.width, 4, 1024)
         .integer("--z-dim", &o.zDim, 1, 4096)
+        .integer("--g-layers", &o.gLayers, 1, 8)
+        .integer("--g-width", &o.gWidth, 4, 1024)
+        .choice("--d-norm", &o.dNorm, {"none", "spectral"})
         .toggle("--self-attention", &o.selfAttention)
         .number("--ema", &o.ema, 0, 1, Open::Max)
         .number("--ema-start", &o.emaStart, 0, 1, Open::Max)
@@ -184,6 +187,11 @@ Status applyPresetAndCheck(GanOptions& o)
     fill(o.g, pg);
     fill(o.d, pd);
     if (o.zDim == 0) o.zDim = zDim;
+    if (o.model == "mlp") {
+        if (o.gLayers == 0) o.gLayers = 3;
+        if (o.gWidth == 0) o.gWidth = o.width;
+        if (o.dNorm.empty()) o.dNorm = "none";
+    }
     if (o.referenceBatch == 0) o.referenceBatch = batch;
     if (o.globalBatch == 0 && o.localBatch == 0) o.globalBatch = batch;
     if (o.dSteps == 0) o.dSteps = dSteps;
@@ -213,6 +221,13 @@ Status applyPresetAndCheck(GanOptions& o)
         return Status::failure("option --resolution: " + std::to_string(o.resolution) + " is not 32 or 64");
     if (o.width < 4 || o.width > 1024) return Status::failure("option --width: must lie in [4, 1024]");
     if (o.zDim < 1 || o.zDim > 4096) return Status::failure("option --z-dim: must lie in [1, 4096]");
+    if (o.model != "mlp" && (o.gLayers != 0 || o.gWidth != 0 || !o.dNorm.empty()))
+        return Status::failure("options --g-layers/--g-width/--d-norm: they shape the MLP of the 2-D mixtures, not model '" +
+                               o.model + "'");
+    if (o.model == "mlp" && (o.gLayers < 1 || o.gLayers > 8)) return Status::failure("option --g-layers: must lie in [1, 8]");
+    if (o.model == "mlp" && (o.gWidth < 4 || o.gWidth > 1024)) return Status::failure("option --g-width: must lie in [4, 1024]");
+    if (o.model == "mlp" && !oneOf(o.dNorm, {"none", "spectral"}))
+        return Status::failure("option --d-norm: '" + o.dNorm + "' is not none or spectral");
     if (o.steps < 1) return Status::failure("option --steps: must be >= 1");
     if (o.localBatch < 0 || o.globalBatch < 0) return Status::failure("option --batch/--global-batch: must be > 0");
     if (o.pack < 1 || o.pack > 16) return Status::failure("option --pack: must lie in [1, 16]");
@@ -239,6 +254,7 @@ std::string ganUsage()
     return "usage: mpirun -np N tapas-worker gan [options]   (docs/paragan.md)\n"
            "  --data ring8|grid25|shapes|fashion-mnist|folder  --data-dir DIR  --mixture-std S  --classifier-cache FILE\n"
            "  --model mlp|dcgan|biggan  --resolution 32|64  --width C  --z-dim Z  --self-attention\n"
+           "  --g-layers N  --g-width U  --d-norm none|spectral (the mixtures' MLP: G's hidden layers and units, D's norm)\n"
            "  --ema DECAY  --loss bce|hinge  --pack M  --r1-gamma G  --steps N  --batch LOCAL | --global-batch G  --d-steps N\n"
            "  --lr-g/--lr-d LR  --beta1-g/--beta2-g/--beta1-d/--beta2-d B  --warmup-g/--warmup-d N\n"
            "  --decay-g/--decay-d none|linear|cosine  --decay-floor-g/--decay-floor-d F  --lr-scaling-g/--lr-scaling-d none|linear|sqrt\n"

@@ -31,6 +31,9 @@ struct GanOptions {
     int resolution = 32;          // 32 | 64 (image models)
     int width = 0;                // base channel count (image models) or hidden units (mlp); 0: preset
     int zDim = 0;                 // latent size (0: preset)
+    int gLayers = 0;              // mlp: G's hidden layers (0: preset)
+    int gWidth = 0;               // mlp: G's hidden units (0: --width)
+    std::string dNorm;            // mlp: none | spectral, spectral norm on D's layers (empty: preset)
     bool selfAttention = false;   // biggan: SAGAN block at half the output resolution
     double ema = -1;              // EMA decay of G's weights (0 off; -1: preset)
     double emaStart = -1;         // fraction of the steps before the EMA starts averaging (-1: preset)

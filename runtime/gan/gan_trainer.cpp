@@ -9,6 +9,7 @@
 #include "runtime/gan/fashion_quality.h"
 #include "runtime/gan/gan_checkpoint.h"
 #include "runtime/gan/gan_image_io.h"
+#include "runtime/gan/gan_losses.h"
 #include "runtime/gan/gan_pipeline.h"
 #include "runtime/gan/gan_policy.h"
 #include "runtime/gan/gan_trainer.h"
@@ -103,7 +104,6 @@ private:
     torch::Tensor noise(int64_t n, uint64_t a, uint64_t b);
     torch::Tensor labels(int64_t n, uint64_t a, uint64_t b);
     torch::Tensor prepareForD(torch::Tensor x) const;
-    torch::Tensor dLossOf(const torch::Tensor& real, const torch::Tensor& fake) const;
     Status trainStep(int step, StepFigures& f);
     void applyPendingG(StepFigures& f);
     void updateEma();
@@ -165,12 +165,6 @@ torch::Tensor GanTrainer::prepareForD(torch::Tensor x) const
     return x;
 }
 
-torch::Tensor GanTrainer::dLossOf(const torch::Tensor& real, const torch::Tensor& fake) const
-{
-    if (o_.loss == "hinge") return torch::relu(1.0 - real).mean() + torch::relu(1.0 + fake).mean();
-    return F::softplus(-real).mean() + F::softplus(fake).mean(); // -log sigmoid(r) - log(1 - sigmoid(f))
-}
-
 void GanTrainer::logInfo(const std::string& text)
 {
     if (rank_ != 0) return;
@@ -207,6 +201,9 @@ Status GanTrainer::setUp()
     spec_.outChannels = data_.channels();
     spec_.numClasses = o_.model == "biggan" ? data_.numClasses() : 1;
     spec_.selfAttention = o_.selfAttention;
+    spec_.gLayers = o_.gLayers;
+    spec_.gWidth = o_.gWidth;
+    spec_.dSpectralNorm = o_.dNorm == "spectral";
 
     // Hardware-aware layout: measured on rank 0 (every rank runs the same build on the same
     // kind of machine), broadcast so all replicas compute identically; a resumed run keeps the
@@ -276,7 +273,8 @@ Status GanTrainer::setUp()
                     {"ranks", std::to_string(ranks_)}, {"local_batch", std::to_string(scale_.localBatch)},
                     {"global_batch", std::to_string(scale_.globalBatch)}, {"d_steps", std::to_string(o_.dSteps)},
                     {"loss", o_.loss}, {"ema", std::to_string(o_.ema)}, {"ema_start", std::to_string(o_.emaStart)},
-                    {"pack", std::to_string(o_.pack)},
+                    {"pack", std::to_string(o_.pack)}, {"g_layers", std::to_string(o_.gLayers)},
+                    {"g_width", std::to_string(o_.gWidth)}, {"d_norm", o_.dNorm},
                     {"r1_gamma", std::to_string(o_.r1Gamma)}, {"steps", std::to_string(o_.steps)},
                     {"layout", layout_.channelsLast ? "channels_last" : "contiguous"},
                     {"channel_pad", layout_.padChannels ? "on" : "off"},
@@ -359,11 +357,8 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         f.staleness = std::max<int>(f.staleness, int(gIssued_ - fake.version));
         optD_->zero_grad();
         const auto dr = d_->forward(real, realY), df = d_->forward(prepareForD(fake.x), fake.y);
-        auto loss = dLossOf(dr, df);
-        if (o_.r1Gamma > 0) {
-            const auto grad = torch::autograd::grad({dr.sum()}, {real}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
-            loss = loss + 0.5 * o_.r1Gamma * grad.pow(2).flatten(1).sum(1).mean();
-        }
+        auto loss = discriminatorLoss(o_.loss, dr, df);
+        if (o_.r1Gamma > 0) loss = loss + r1Penalty(dr, real, o_.r1Gamma);
         // Only D's weights need gradients: without `inputs` autograd would also fill real.grad
         // (R1 made the real batch a leaf that requires grad), work nothing reads.
         loss.backward({}, /*retain_graph=*/false, /*create_graph=*/false, d_->parameters());
@@ -399,7 +394,7 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
     }
     optG_->zero_grad();
     const auto score = d_->forward(prepareForD(gFake), gY);
-    const auto gLoss = o_.loss == "hinge" ? -score.mean() : F::softplus(-score).mean(); // non-saturating
+    const auto gLoss = generatorLoss(o_.loss, score);
     // G's update needs G's gradients only: D's weight gradients (three GEMMs as large as D's
     // forward) would be computed and then thrown away by D's next zero_grad.
     gLoss.backward({}, /*retain_graph=*/false, /*create_graph=*/false, g_->parameters());

@@ -97,8 +97,10 @@ int runGanBench(const std::vector<std::string>& args)
 {
     int steps = 40, qualitySteps = 0, seeds = 3;
     bool speed = false, mixtures = false, fashion = false;
+    std::string mixture; // --mixture ring8|grid25: that benchmark alone
     const char* usage = "options: --speed, --mixtures, --fashion (sections; none: all three), --steps N (speed runs), --quick,\n"
-                        "  --quality-steps N (quality runs; default: the presets' steps), --seeds N (quality runs, default 3)";
+                        "  --quality-steps N (quality runs; default: the presets' steps), --seeds N (quality runs, default 3),\n"
+                        "  --mixture ring8|grid25 (that mixture benchmark alone)";
     for (size_t i = 0; i < args.size(); ++i) {
         const bool hasValue = i + 1 < args.size();
         if (args[i] == "--steps" && hasValue) steps = std::max(10, std::atoi(args[++i].c_str()));
@@ -107,6 +109,10 @@ int runGanBench(const std::vector<std::string>& args)
         else if (args[i] == "--seeds" && hasValue) seeds = std::max(1, std::atoi(args[++i].c_str()));
         else if (args[i] == "--speed") speed = true;
         else if (args[i] == "--mixtures") mixtures = true;
+        else if (args[i] == "--mixture" && hasValue && (args[i + 1] == "ring8" || args[i + 1] == "grid25")) {
+            mixture = args[++i];
+            mixtures = true;
+        }
         else if (args[i] == "--fashion") fashion = true;
         else {
             std::fprintf(stderr, "tapas bench gan: unknown option '%s' (%s)\n", args[i].c_str(), usage);
@@ -116,7 +122,7 @@ int runGanBench(const std::vector<std::string>& args)
     if (!speed && !mixtures && !fashion) speed = mixtures = fashion = true;
     int rc = 0;
     if (speed) rc |= runSpeedBench(steps);
-    if (mixtures) rc |= runMixtureQualityBench(seeds, qualitySteps);
+    if (mixtures) rc |= runMixtureQualityBench(seeds, qualitySteps, mixture);
     if (fashion) rc |= runFashionQualityBench(seeds, qualitySteps);
     return rc;
 }

@@ -21,6 +21,7 @@ struct Mean {
 
 struct ModeRuns {
     std::map<std::string, Mean> metrics; // each final metric, over the seeds
+    std::vector<std::string> perSeed;    // one line per finished seed: its own final figures
     Mean ips;
     int failed = 0;
     std::string error;
@@ -41,6 +42,13 @@ ModeRuns runSeeds(const std::vector<std::string>& base, bool async, int seeds)
             continue;
         }
         for (const auto& [k, v] : f.finalMetrics) r.metrics[k].add(v);
+        std::string line = "seed " + std::to_string(seed) + (async ? " async k=1:" : " sync:");
+        char value[64];
+        for (const auto& [k, v] : f.finalMetrics) {
+            std::snprintf(value, sizeof value, " %s %.4g", k.c_str(), v);
+            line += value;
+        }
+        r.perSeed.push_back(line);
         r.ips.add(f.imagesPerS);
     }
     return r;
@@ -48,7 +56,7 @@ ModeRuns runSeeds(const std::vector<std::string>& base, bool async, int seeds)
 
 } // namespace
 
-int runMixtureQualityBench(int seeds, int steps)
+int runMixtureQualityBench(int seeds, int steps, const std::string& only)
 {
     std::printf("\nPacGAN's mixture benchmarks (2,500 samples; high quality = within 3 sigma of the nearest mode; a mode is\n"
                 "covered when it is the nearest mode of a high-quality sample; reverse KL of the high-quality samples'\n"
@@ -61,11 +69,14 @@ int runMixtureQualityBench(int seeds, int steps)
                                    {"ring8", "GAN (published)", 6.3, 98.2, 0.45},
                                    {"grid25", "PacGAN4 (published, Table 1)", 24.8, 93.6, 0.04},
                                    {"grid25", "GAN (published)", 17.3, 94.8, 0.70}};
+    std::vector<std::string> perSeed;
     for (const char* data : {"ring8", "grid25"}) {
+        if (!only.empty() && only != data) continue;
         std::vector<std::string> base{"--data", data, "--sample-every", "0", "--metric-every", "0"};
         if (steps > 0) base.insert(base.end(), {"--steps", std::to_string(steps)});
         for (bool async : {false, true}) {
             const ModeRuns r = runSeeds(base, async, seeds);
+            for (const std::string& line : r.perSeed) perSeed.push_back(std::string(data) + " " + line);
             if (r.failed) {
                 std::printf("| %s | %s | %d of %d runs failed: %s |\n", data, async ? "async k=1" : "sync", r.failed, seeds,
                             r.error.c_str());
@@ -78,6 +89,8 @@ int runMixtureQualityBench(int seeds, int steps)
         for (const Published& p : published)
             if (std::string(p.data) == data) std::printf("| %s | %s | %.1f | %.1f%% | %.2f | |\n", data, p.what, p.modes, p.hq, p.kl);
     }
+    if (!perSeed.empty()) std::printf("\nEach seed's final figures:\n");
+    for (const std::string& line : perSeed) std::printf("  %s\n", line.c_str());
     return ok ? 0 : 1;
 }
 

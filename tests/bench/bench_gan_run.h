@@ -26,7 +26,7 @@ namespace tapas::bench {
 // bench_gan_quality.cpp: PacGAN's mixture benchmarks and Fashion-MNIST, each cell the mean over
 // `seeds` runs on 2 ranks, synchronous and asynchronous (k = 1) side by side. `steps` 0: the
 // presets' default step budgets (what `tapas gan --data ...` runs). Return 0 when every run worked.
-int runMixtureQualityBench(int seeds, int steps);
+int runMixtureQualityBench(int seeds, int steps, const std::string& only); // only: ring8 | grid25 | empty for both
 int runFashionQualityBench(int seeds, int steps);
 
 } // namespace tapas::bench

@@ -349,6 +349,11 @@ private Q_SLOTS:
                                               << QStringLiteral("option --batch: '4294967312' is not an integer in [1, 1048576]");
         QTest::newRow("zero width") << QStringList{QStringLiteral("--width"), QStringLiteral("0")}
                                     << QStringLiteral("option --width: '0' is not an integer in [4, 1024]");
+        QTest::newRow("unknown D norm") << QStringList{QStringLiteral("--d-norm"), QStringLiteral("batch")}
+                                        << QStringLiteral("option --d-norm: 'batch' is not none or spectral");
+        QTest::newRow("G depth for an image model")
+            << QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--g-layers"), QStringLiteral("4")}
+            << QStringLiteral("options --g-layers/--g-width/--d-norm: they shape the MLP of the 2-D mixtures, not model 'dcgan'");
         QTest::newRow("EMA start at the end") << QStringList{QStringLiteral("--ema-start"), QStringLiteral("1")}
                                               << QStringLiteral("option --ema-start: '1' is not a number in [0, 1)");
     }

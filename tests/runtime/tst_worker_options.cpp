@@ -197,6 +197,10 @@ private Q_SLOTS:
         QTest::newRow("width 0") << QStringList{"--width", "0"} << "option --width: '0' is not an integer in [4, 1024]";
         QTest::newRow("z-dim 0") << QStringList{"--z-dim", "0"} << "option --z-dim: '0' is not an integer in [1, 4096]";
         QTest::newRow("d-steps 0") << QStringList{"--d-steps", "0"} << "option --d-steps: '0' is not an integer in [1, 16]";
+        QTest::newRow("g-layers 0") << QStringList{"--g-layers", "0"} << "option --g-layers: '0' is not an integer in [1, 8]";
+        QTest::newRow("g-layers 9") << QStringList{"--g-layers", "9"} << "option --g-layers: '9' is not an integer in [1, 8]";
+        QTest::newRow("g-width 2") << QStringList{"--g-width", "2"} << "option --g-width: '2' is not an integer in [4, 1024]";
+        QTest::newRow("d-norm") << QStringList{"--d-norm", "batch"} << "option --d-norm: 'batch' is not none or spectral";
         QTest::newRow("steps") << QStringList{"--steps", "2.5"} << "option --steps: '2.5' is not an integer in [1, 1000000000]";
         QTest::newRow("beta 1") << QStringList{"--beta2-d", "1"} << "option --beta2-d: '1' is not a number in [0, 1)";
         QTest::newRow("ema") << QStringList{"--ema", "1e400"} << "option --ema: '1e400' is not a number in [0, 1)";
@@ -268,6 +272,37 @@ private Q_SLOTS:
         QVERIFY(givenOk);
         QCOMPARE(given.pack, 4);
         QCOMPARE(given.r1Gamma, 5.0);
+    }
+
+    // The mixtures' network shape: G's depth and width and D's norm come from the preset unless
+    // given; G's width follows --width when only that is given. They shape the MLP only, so an
+    // image model refuses them by name instead of ignoring them.
+    void mixture_network_shape_options_fill_from_the_preset_and_fit_the_mlp_only()
+    {
+        auto checked = [](std::vector<std::string> args) {
+            Result<gan::GanOptions> o = gan::parseGanOptions(args);
+            gan::GanOptions p = o.ok() ? *o : gan::GanOptions{};
+            const Status s = o.ok() ? gan::applyPresetAndCheck(p) : Status::failure(o.error());
+            return std::make_pair(s, p);
+        };
+        const auto [ringOk, ring] = checked({"--data", "ring8"});
+        QVERIFY2(ringOk.ok(), ringOk.error.c_str());
+        QCOMPARE(ring.gWidth, ring.width);
+        QVERIFY(ring.gLayers >= 1);
+        QVERIFY(ring.dNorm == "none" || ring.dNorm == "spectral");
+        const auto [widthOk, width] = checked({"--data", "grid25", "--width", "64"});
+        QVERIFY(widthOk.ok());
+        QCOMPARE(width.gWidth, 64);
+        const auto [givenOk, given] = checked({"--data", "ring8", "--g-layers", "5", "--g-width", "256", "--d-norm", "spectral"});
+        QVERIFY(givenOk.ok());
+        QCOMPARE(given.gLayers, 5);
+        QCOMPARE(given.gWidth, 256);
+        QCOMPARE(given.dNorm, std::string("spectral"));
+        const auto [imageStatus, image] = checked({"--data", "shapes", "--d-norm", "spectral"});
+        QVERIFY(!imageStatus.ok());
+        QCOMPARE(QString::fromStdString(imageStatus.error),
+                 QStringLiteral("options --g-layers/--g-width/--d-norm: they shape the MLP of the 2-D mixtures, not model 'dcgan'"));
+        QVERIFY(!checked({"--data", "fashion-mnist", "--g-layers", "4"}).first.ok());
     }
 };
 
