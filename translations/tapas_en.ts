@@ -2114,7 +2114,7 @@ Double-click the caption, click ⊖ or select it and press Enter to collapse</so
 <context>
     <name>tapas::ModelSummaryView</name>
     <message>
-        <location filename="../views/model_summary_view.cpp" line="+310"/>
+        <location filename="../views/model_summary_view.cpp" line="+325"/>
         <source>Untitled model</source>
         <translation type="unfinished"></translation>
     </message>
@@ -4095,7 +4095,7 @@ Start a new run with the form on the left.</source>
 <context>
     <name>tapas::StudioDocks</name>
     <message>
-        <location filename="../app/studio/docks.cpp" line="+92"/>
+        <location filename="../app/studio/docks.cpp" line="+97"/>
         <source>Summary</source>
         <translation type="unfinished"></translation>
     </message>
