@@ -188,27 +188,21 @@ private:
         if (!sameEntry(xIn, xSub)) return std::nullopt;
         f.inputs.push_back(xIn);
         f.output = node(div).outputs[0];
-        // The affine part: Mul by a per-feature scale, then Add of a per-feature shift.
-        const NodeId mul = soleReader(f.output);
-        if (shaped(mul, "Mul", 2) && slotOf(mul, f.output) >= 0) {
-            const int i = slotOf(mul, f.output);
-            const TensorId w = node(mul).inputs[size_t(1 - i)];
-            if (featureVector(w, d, mul, size_t(1 - i)) && handsOn(f.output, div, mul, size_t(i))) {
-                f.nodes.push_back(mul);
-                f.inputs.push_back({w, mul, size_t(1 - i)});
-                f.output = node(mul).outputs[0];
-                const NodeId add = soleReader(f.output);
-                if (shaped(add, "Add", 2) && slotOf(add, f.output) >= 0) {
-                    const int j = slotOf(add, f.output);
-                    const TensorId b = node(add).inputs[size_t(1 - j)];
-                    if (featureVector(b, d, add, size_t(1 - j)) && handsOn(f.output, mul, add, size_t(j))) {
-                        f.nodes.push_back(add);
-                        f.inputs.push_back({b, add, size_t(1 - j)});
-                        f.output = node(add).outputs[0];
-                    }
-                }
-            }
-        }
+        // The affine part: Mul by a per-feature scale, then Add of a per-feature shift. Each
+        // joins the chain when it alone reads the chain's output and its other input is a
+        // per-feature vector.
+        auto extend = [&](const char* op) {
+            const NodeId n = soleReader(f.output);
+            if (!shaped(n, op, 2) || slotOf(n, f.output) < 0) return false;
+            const int i = slotOf(n, f.output);
+            const TensorId v = node(n).inputs[size_t(1 - i)];
+            if (!featureVector(v, d, n, size_t(1 - i)) || !handsOn(f.output, f.nodes.back(), n, size_t(i))) return false;
+            f.nodes.push_back(n);
+            f.inputs.push_back({v, n, size_t(1 - i)});
+            f.output = node(n).outputs[0];
+            return true;
+        };
+        if (extend("Mul")) extend("Add");
         // Every member keeps x's layout, and the normalised axis is whole on the rank.
         if (L_.splitAlong(mean, 0, rank - 1)) return std::nullopt;
         if (!elementwiseLayouts(f, xIn)) return std::nullopt;

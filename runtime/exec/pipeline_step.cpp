@@ -34,12 +34,12 @@ public:
     {
         const StagePartition& p = *in.partition;
         ranks_ = p.ranks;
-        chunks_ = p.stages / p.ranks;
-        if (chunks_ > 1 && in.microBatches % ranks_ != 0)
+        v_ = p.stages / p.ranks;
+        if (v_ > 1 && in.microBatches % ranks_ != 0)
             throw std::runtime_error("the interleaved schedule takes micro-batches in groups of pp (" + std::to_string(ranks_) +
                                      "); the plan has " + std::to_string(in.microBatches) +
                                      " (pipeline.micro_batches must be a multiple of pp)");
-        for (int c = 0; c < chunks_; ++c) {
+        for (int c = 0; c < v_; ++c) {
             Chunk k;
             k.stage = c * ranks_ + in.stage;
             k.last = k.stage == p.stages - 1;
@@ -49,7 +49,7 @@ public:
             if (!k.last) k.outgoing = &p.crossing[size_t(k.stage)];
             k.recompute = size_t(k.stage) < in.recompute.size() && in.recompute[size_t(k.stage)];
             k.flights.resize(size_t(in.microBatches));
-            chunks.push_back(std::move(k));
+            chunks_.push_back(std::move(k));
         }
         report_ = torch::zeros({}, torch::kFloat32);
     }
@@ -61,8 +61,8 @@ public:
     // backwards in reverse chunk order, with 2 (pp - rank - 1) + (v - 1) pp forwards ahead.
     PipelineStepResult run()
     {
-        const int m = in_.microBatches, total = m * chunks_;
-        const int ahead = chunks_ == 1 ? ranks_ - in_.stage - 1 : 2 * (ranks_ - in_.stage - 1) + (chunks_ - 1) * ranks_;
+        const int m = in_.microBatches, total = m * v_;
+        const int ahead = v_ == 1 ? ranks_ - in_.stage - 1 : 2 * (ranks_ - in_.stage - 1) + (v_ - 1) * ranks_;
         const int warm = std::min(ahead, total);
         for (int k = 0; k < warm; ++k) forward(k);
         for (int k = 0; k < total - warm; ++k) {
@@ -93,9 +93,9 @@ private:
     // The k-th forward (or backward) of this rank: which chunk and which micro-batch.
     std::pair<int, int> unit(int k, bool forwardPass) const
     {
-        const int group = ranks_ * chunks_, inGroup = k % group;
+        const int group = ranks_ * v_, inGroup = k % group;
         int chunk = inGroup / ranks_;
-        if (!forwardPass) chunk = chunks_ - 1 - chunk;
+        if (!forwardPass) chunk = v_ - 1 - chunk;
         return {chunk, (k / group) * ranks_ + inGroup % ranks_};
     }
 
@@ -133,7 +133,7 @@ private:
     void forward(int k)
     {
         const auto [c, j] = unit(k, true);
-        Chunk& ch = chunks[size_t(c)];
+        Chunk& ch = chunks_[size_t(c)];
         Flight& f = ch.flights[size_t(j)];
         if (ch.incoming)
             for (size_t i = 0; i < ch.incoming->size(); ++i) {
@@ -178,7 +178,7 @@ private:
     void backward(int k)
     {
         const auto [c, j] = unit(k, false);
-        Chunk& ch = chunks[size_t(c)];
+        Chunk& ch = chunks_[size_t(c)];
         Flight& f = ch.flights[size_t(j)];
         if (ch.recompute) f.sent = stageForward(ch, f, j, false); // the forward again, recorded this time
         if (ch.last) {
@@ -207,8 +207,8 @@ private:
 
     const PipelineStepInput& in_;
     const Graph& g_;
-    int ranks_ = 1, chunks_ = 1;
-    std::vector<Chunk> chunks;
+    int ranks_ = 1, v_ = 1; // pipeline ranks, stages per rank
+    std::vector<Chunk> chunks_; // this rank's stages, in chain order
     std::vector<std::unique_ptr<PendingCollective>> pending_;
     std::vector<Tensor> kept_; // send buffers, alive until their sends complete
     Tensor report_;

@@ -426,15 +426,8 @@ private Q_SLOTS:
         searchThree();
         if (QTest::currentTestFailed()) return;
         // A plan of a 2-layer GPT does not fit this 4-layer one.
-        ZooOptions o;
-        o.layers = 2;
-        o.hidden = 256;
-        o.heads = 8;
-        o.ffn = 1024;
-        o.vocab = 1024;
-        o.seq = 128;
-        o.batch = 8;
-        Result<Graph> other = zooGraph("gpt", o);
+        Result<Graph> other =
+            zooGraph("gpt", {.layers = 2, .hidden = 256, .heads = 8, .ffn = 1024, .vocab = 1024, .seq = 128, .batch = 8});
         QVERIFY(other.ok());
         SearchRequest req;
         req.graph = &*other;

@@ -13,6 +13,7 @@
 #include "tests/common/float_tensor.h"
 #include "tests/common/zoo_plan.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/zoo_graph.h"
 
 #include <QtTest>
 
@@ -73,16 +74,7 @@ double price(const ClusterSpec& c, const Graph& g, NodeId n, const PricedChains*
 // The zoo GPT as torch 1.13 exports it (LayerNorm decomposed, GELU as Erf), 2 layers.
 Graph exportedGpt()
 {
-    ZooOptions o;
-    o.layers = 2;
-    o.hidden = 64;
-    o.heads = 2;
-    o.vocab = 50;
-    o.seq = 16;
-    o.batch = 4;
-    Result<Graph> g = zooGraph("gpt", o);
-    if (!g) qFatal("zoo gpt: %s", g.error().c_str());
-    return std::move(*g);
+    return testing::zooGraphOf("gpt", {.layers = 2, .hidden = 64, .heads = 2, .vocab = 50, .seq = 16, .batch = 4});
 }
 
 const NodeChain* firstChain(const PricedChains& p, NodeChain::Kind k)

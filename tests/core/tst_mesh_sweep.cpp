@@ -29,14 +29,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        ZooOptions o;
-        o.layers = 2;
-        o.hidden = 256;
-        o.heads = 4;
-        o.seq = 64;
-        o.batch = 8;
-        o.vocab = 1024;
-        Result<Graph> g = zooGraph("gpt", o);
+        Result<Graph> g = zooGraph("gpt", {.layers = 2, .hidden = 256, .heads = 4, .vocab = 1024, .seq = 64, .batch = 8});
         QVERIFY2(g.ok(), g.error().c_str());
         graph_ = std::move(g).value();
         Result<ClusterSpec> c = loadClusterSpec("a100x8");

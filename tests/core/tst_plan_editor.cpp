@@ -5,6 +5,7 @@
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
 #include "tests/common/zoo_plan.h"
+#include "tests/common/zoo_graph.h"
 
 #include <QtTest>
 
@@ -16,16 +17,7 @@ namespace {
 
 Graph gpt(int64_t layers)
 {
-    ZooOptions o;
-    o.layers = layers;
-    o.hidden = 1024;
-    o.heads = 16;
-    o.seq = 256;
-    o.batch = 4;
-    o.vocab = 1024;
-    Result<Graph> g = zooGraph("gpt", o);
-    if (!g) qFatal("%s", g.error().c_str());
-    return std::move(g).value();
+    return testing::zooGraphOf("gpt", {.layers = layers, .hidden = 1024, .heads = 16, .vocab = 1024, .seq = 256, .batch = 4});
 }
 
 bool sameTerms(const CostTerms& a, const CostTerms& b)

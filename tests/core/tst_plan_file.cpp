@@ -4,6 +4,7 @@
 #include "core/plan/plan_file.h"
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/zoo_graph.h"
 
 #include <QtTest>
 
@@ -15,16 +16,7 @@ namespace {
 
 Graph gpt(int64_t layers)
 {
-    ZooOptions o;
-    o.layers = layers;
-    o.hidden = 2048;
-    o.heads = 16;
-    o.seq = 256;
-    o.batch = 2;
-    o.vocab = 1024;
-    Result<Graph> g = zooGraph("gpt", o);
-    if (!g) qFatal("%s", g.error().c_str());
-    return std::move(g).value();
+    return testing::zooGraphOf("gpt", {.layers = layers, .hidden = 2048, .heads = 16, .vocab = 1024, .seq = 256, .batch = 2});
 }
 
 struct Saved {

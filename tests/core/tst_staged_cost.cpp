@@ -7,6 +7,7 @@
 #include "core/cost/staged_cost.h"
 #include "core/search/pipeline_sweep.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/zoo_graph.h"
 
 #include <QtTest>
 
@@ -18,16 +19,7 @@ namespace {
 
 Graph smallGpt()
 {
-    ZooOptions o;
-    o.layers = 4;
-    o.hidden = 256;
-    o.heads = 8;
-    o.seq = 128;
-    o.batch = 16;
-    o.vocab = 1024;
-    Result<Graph> g = zooGraph("gpt", o);
-    if (!g) qFatal("%s", g.error().c_str());
-    return std::move(g).value();
+    return testing::zooGraphOf("gpt", {.layers = 4, .hidden = 256, .heads = 8, .vocab = 1024, .seq = 128, .batch = 16});
 }
 
 bool same(double a, double b)

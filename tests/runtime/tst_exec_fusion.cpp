@@ -10,6 +10,7 @@
 #include "core/cluster/cluster_spec.h"
 #include "core/search/searcher.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/zoo_graph.h"
 
 #include <QtTest>
 
@@ -22,16 +23,7 @@ namespace {
 
 Graph smallGpt()
 {
-    ZooOptions o;
-    o.layers = 2;
-    o.hidden = 16;
-    o.heads = 2;
-    o.vocab = 11;
-    o.seq = 6;
-    o.batch = 3;
-    Result<Graph> g = zooGraph("gpt", o);
-    if (!g) qFatal("zoo gpt: %s", g.error().c_str());
-    return std::move(*g);
+    return testing::zooGraphOf("gpt", {.layers = 2, .hidden = 16, .heads = 2, .vocab = 11, .seq = 6, .batch = 3});
 }
 
 std::map<std::string, int> countByKind(const std::vector<FusedGroup>& groups)
