@@ -422,6 +422,9 @@ private Q_SLOTS:
     void window_state_saves_the_log_dock()
     {
         QVERIFY(!window_->logDock()->objectName().isEmpty());
+        // Shown here, not left to the cases before (they open shared models, which may be absent).
+        window_->logDock()->show();
+        QTRY_VERIFY(window_->logDock()->isVisible());
         const QByteArray state = window_->saveState();
         window_->logDock()->hide();
         QVERIFY(window_->restoreState(state));
