@@ -44,11 +44,12 @@ inline bool showExposed(QWidget& w, QSize size)
     return QTest::qWaitForWindowExposed(&w);
 }
 
-// Opens `model` in `w`; true once modelLoaded() came, within `timeoutMs`.
-inline bool openAndWait(MainWindow& w, const QString& model, int timeoutMs)
+// Opens `model` in `w` with its symbolic dimensions bound by `dims`; true once modelLoaded() came,
+// within `timeoutMs`.
+inline bool openAndWait(MainWindow& w, const QString& model, int timeoutMs, const DimBindings& dims = {})
 {
     QSignalSpy loaded(&w, &MainWindow::modelLoaded);
-    w.openModel(model);
+    w.openModel(model, dims);
     return loaded.wait(timeoutMs);
 }
 

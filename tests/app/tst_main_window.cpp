@@ -9,6 +9,7 @@
 #include "views/log_view.h"
 #include "views/model_summary_view.h"
 #include "views/op_histogram_model.h"
+#include "tests/app/studio_suite.h"
 #include "tests/common/shared_models.h"
 
 #include <QDockWidget>
@@ -21,7 +22,6 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
-#include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -80,14 +80,13 @@ private:
 class TstMainWindow : public QObject {
     Q_OBJECT
 private:
+    testing::SuiteSettings settings_{"tst_main_window"}; // first: outlives the window
     std::unique_ptr<MainWindow> window_;
     QTemporaryDir tmp_;
 
     bool load(const QString& path, const DimBindings& dims = {})
     {
-        QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
-        window_->openModel(path, dims);
-        return loaded.wait(kLoadTimeoutMs);
+        return testing::openAndWait(*window_, path, kLoadTimeoutMs, dims);
     }
     int opCount(const QString& op) const
     {
@@ -99,25 +98,13 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        // Settings of our own: other build trees may run this suite at the same time.
-        QCoreApplication::setOrganizationName(QStringLiteral("TapasTest"));
-        QCoreApplication::setApplicationName(
-            QStringLiteral("tst_main_window-%1").arg(QCoreApplication::applicationPid()));
-        QSettings().clear();
         QVERIFY(tmp_.isValid());
         window_ = std::make_unique<MainWindow>();
         window_->show();
         QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
     }
 
-    void cleanupTestCase()
-    {
-        window_.reset();
-        const QString settingsFile = QSettings().fileName();
-        QSettings().clear();
-        QFile::remove(settingsFile);
-    }
+    void cleanupTestCase() { window_.reset(); }
 
     void first_start_opens_the_bundled_sample_model()
     {
@@ -140,9 +127,7 @@ private Q_SLOTS:
     void window_fits_a_small_screen_with_every_dock_open()
     {
         TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
-        QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
-        window_->openModel(model("resnet18.onnx"));
-        QVERIFY(loaded.wait(kLoadTimeoutMs));
+        QVERIFY(load(model("resnet18.onnx")));
         for (QDockWidget* d : window_->findChildren<QDockWidget*>()) d->show();
         QVERIFY(window_->findChild<QDockWidget*>(QStringLiteral("runsDock")));
         const QSize min = window_->minimumSizeHint();
