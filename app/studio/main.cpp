@@ -106,7 +106,10 @@ void scheduleScreenshot(tapas::MainWindow* window, const QString& file, const QS
     window->resize(size);
     auto shoot = [window, file, widget](int exitCode) {
         // A dock shares its area with the others: float it at a readable size before grabbing.
+        // Raised first: a dock behind another's tab keeps its contents hidden until its tab comes
+        // to the front (the Summary dock, docks.cpp), and floating it does not bring it there.
         if (auto* dock = widget.isEmpty() ? nullptr : window->findChild<QDockWidget*>(widget)) {
+            dock->raise();
             dock->setFloating(true);
             dock->resize(1280, 720);
         }

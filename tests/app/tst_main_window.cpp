@@ -88,6 +88,21 @@ private:
     {
         return testing::openAndWait(*window_, path, kLoadTimeoutMs, dims);
     }
+    // Runs tapas-studio offscreen with `args` (a --screenshot among them) and its own settings;
+    // fails the case unless it exits 0.
+    void runStudioScreenshot(const QStringList& args)
+    {
+        QVERIFY2(QFile::exists(kStudio), "build the tapas-studio target before this suite");
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), tmp_.filePath(QStringLiteral("config")));
+        p.setProcessEnvironment(env);
+        p.start(kStudio, args);
+        QVERIFY(p.waitForFinished(kLoadTimeoutMs));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    }
     int opCount(const QString& op) const
     {
         const OpHistogramModel* ops = window_->summaryView()->opHistogram();
@@ -333,7 +348,7 @@ private Q_SLOTS:
     // code without updating the translations (the update_translations target, then translating).
     void translation_sources_are_complete()
     {
-        for (const QString lang : {QStringLiteral("zh_CN"), QStringLiteral("en")}) {
+        for (const QString& lang : {QStringLiteral("zh_CN"), QStringLiteral("en")}) {
             QFile f(QStringLiteral(TAPAS_SOURCE_DIR "/translations/tapas_%1.ts").arg(lang));
             QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(f.fileName()));
             QXmlStreamReader xml(&f);
@@ -420,21 +435,30 @@ private Q_SLOTS:
     {
         TAPAS_NEEDS_SHARED_MODEL("resnet18.onnx");
         const QString shot = tmp_.filePath(QStringLiteral("shot.png"));
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-        env.insert(QStringLiteral("XDG_CONFIG_HOME"), tmp_.filePath(QStringLiteral("config")));
-        p.setProcessEnvironment(env);
-        QVERIFY2(QFile::exists(kStudio), "build the tapas-studio target before this suite");
-        p.start(kStudio,
-                {model("resnet18.onnx"), QStringLiteral("--dim"), QStringLiteral("batch=4"),
-                 QStringLiteral("--screenshot"), shot});
-        QVERIFY(p.waitForFinished(kLoadTimeoutMs));
-        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
-        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        runStudioScreenshot({model("resnet18.onnx"), QStringLiteral("--dim"), QStringLiteral("batch=4"),
+                             QStringLiteral("--screenshot"), shot});
         const QImage image(shot);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() >= 800 && image.height() >= 500);
+    }
+
+    // The Summary dock sits behind the Blocks tab and keeps its page hidden until its tab comes to
+    // the front; a screenshot of it alone once showed an empty dock. Its cards and tables carry
+    // text all over: dark pixels make a visible share of the picture, not just the title bar's.
+    void screenshot_of_a_dock_behind_a_tab_shows_its_contents()
+    {
+        const QString shot = tmp_.filePath(QStringLiteral("summary.png"));
+        runStudioScreenshot({QStringLiteral(TAPAS_SOURCE_DIR "/resources/models/sample_gpt.onnx"), QStringLiteral("--screenshot"), shot,
+                             QStringLiteral("--screenshot-widget"), QStringLiteral("summaryDock")});
+        const QImage image = QImage(shot).convertToFormat(QImage::Format_RGB32);
+        QVERIFY(!image.isNull());
+        qint64 dark = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                if (qGray(image.pixel(x, y)) < 100) ++dark;
+        const double share = double(dark) / (double(image.width()) * image.height());
+        QVERIFY2(share > 0.01, qPrintable(QStringLiteral("dark pixels %1% of %2x%3: the dock looks empty")
+                                              .arg(100 * share, 0, 'f', 3).arg(image.width()).arg(image.height())));
     }
 
     void studio_binary_rejects_a_malformed_dim()
