@@ -11,8 +11,8 @@
 //   A large GEMM reaches the cluster's `efficiency` of peak and no more.
 // - Every other op (element-wise, normalization, softmax, reductions, copies) takes the longer
 //   of its bytes over the HBM bandwidth and its FLOPs at the GEMM rate.
-// The A100 presets' constants (a100x8, selene-a100x1024), each from a published measurement or
-// datasheet and the same for every model and row:
+// An A100 80GB SXM cluster states (the presets do not yet; README, "Pipeline stages, and
+// Megatron-LM's published runs"), each constant from a published measurement or datasheet:
 // - efficiency 0.859: the most a bf16 matmul reached on an A100 SXM over a search of shapes,
 //   267.9 of 312 TFLOP/s (S. Bekman, "Machine Learning Engineering", compute/accelerator/README.md,
 //   "Maximum Achievable Matmul FLOPS comparison table", mamf-finder.py, CUDA 12.1);
