@@ -85,6 +85,31 @@ Result<std::map<std::string, OpFamilyRate>> readOpFamilies(const json& obj, cons
     return out;
 }
 
+// "roofline": {"memory_bandwidth": B/s, "l2_bandwidth": B/s, "multiprocessors": N}; the bandwidth
+// is required, the other two optional (absent: no tile-feed limit, no wave quantization).
+Result<DeviceRoofline> readRoofline(const json& obj, const std::string& origin)
+{
+    using R = Result<DeviceRoofline>;
+    DeviceRoofline r;
+    if (!obj.contains("roofline")) return r;
+    const json& f = obj.at("roofline");
+    if (!f.is_object()) return R::failure(fieldError(origin, "roofline", "must be an object with 'memory_bandwidth' (and optionally 'l2_bandwidth', 'multiprocessors')"));
+    Result<double> memory = readPositive(f, "memory_bandwidth", "roofline.memory_bandwidth", origin);
+    if (!memory) return R::failure(memory.error());
+    r.memoryBandwidth = *memory;
+    if (f.contains("l2_bandwidth")) {
+        Result<double> l2 = readPositive(f, "l2_bandwidth", "roofline.l2_bandwidth", origin);
+        if (!l2) return R::failure(l2.error());
+        r.l2Bandwidth = *l2;
+    }
+    if (f.contains("multiprocessors")) {
+        Result<int64_t> sms = jsonInteger(f.at("multiprocessors"), 1, 1 << 20);
+        if (!sms) return R::failure(fieldError(origin, "roofline.multiprocessors", "must be a positive integer: it " + sms.error()));
+        r.multiprocessors = int(*sms);
+    }
+    return r;
+}
+
 } // namespace
 
 double ClusterSpec::peakFlops(const std::string& dtype) const
@@ -141,6 +166,9 @@ Result<ClusterSpec> parseClusterSpec(const std::string& jsonText, const std::str
     Result<std::map<std::string, OpFamilyRate>> families = readOpFamilies(j, origin);
     if (!families) return Result<ClusterSpec>::failure(families.error());
     c.opFamilies = std::move(*families);
+    Result<DeviceRoofline> roofline = readRoofline(j, origin);
+    if (!roofline) return Result<ClusterSpec>::failure(roofline.error());
+    c.roofline = *roofline;
     if (c.name.empty()) c.name = origin;
     return c;
 }
@@ -184,6 +212,11 @@ std::string clusterSpecToJson(const ClusterSpec& c)
     j["intra_node"] = {{"bandwidth", c.intraNode.bandwidth}, {"latency", c.intraNode.latency}};
     j["inter_node"] = {{"bandwidth", c.interNode.bandwidth}, {"latency", c.interNode.latency}};
     j["efficiency"] = c.efficiency;
+    if (c.roofline.enabled()) {
+        j["roofline"]["memory_bandwidth"] = c.roofline.memoryBandwidth;
+        if (c.roofline.l2Bandwidth > 0) j["roofline"]["l2_bandwidth"] = c.roofline.l2Bandwidth;
+        if (c.roofline.multiprocessors > 0) j["roofline"]["multiprocessors"] = c.roofline.multiprocessors;
+    }
     for (const auto& [family, r] : c.opFamilies)
         j["op_families"][family] = {{"flop_rate", r.flopRate}, {"byte_rate", r.byteRate}, {"overhead_s", r.overhead}};
     return j.dump(2);

@@ -26,6 +26,16 @@ struct OpFamilyRate {
     double overhead = 0; // seconds per node (dispatch, autograd, the interpreter)
 };
 
+// What a GPU's kernels are bound by beside its peak FLOP/s (core/cost/gpu_roofline.h): a cluster
+// that states its devices' memory bandwidth has its compute priced by a roofline (GEMMs by their
+// tiles and waves, element-wise ops by the bytes they move) instead of peak x efficiency.
+struct DeviceRoofline {
+    double memoryBandwidth = 0; // HBM bytes/s per device; 0: no roofline
+    double l2Bandwidth = 0;     // bytes/s the L2 cache feeds the SMs' GEMM tiles; 0: not a limit
+    int multiprocessors = 0;    // SMs that run a GEMM's tiles in waves; 0: no wave quantization
+    bool enabled() const { return memoryBandwidth > 0; }
+};
+
 struct ClusterSpec {
     std::string name;
     std::string device;     // "A100-80G", informative
@@ -38,7 +48,9 @@ struct ClusterSpec {
     double memoryBytes = 0; // per device
     LinkSpec intraNode;
     LinkSpec interNode;
-    double efficiency = 1;  // fraction of peak reached by real kernels, in (0,1]
+    double efficiency = 1;  // fraction of peak reached by real kernels, in (0,1] (with a roofline:
+                            // by a large GEMM, the most any kernel reaches)
+    DeviceRoofline roofline; // "roofline": {"memory_bandwidth", "l2_bandwidth", "multiprocessors"}
     // Measured per op family (the registry's family names, plus "optimizer"); empty for the
     // GPU presets, whose compute is peak x efficiency for every FLOP.
     std::map<std::string, OpFamilyRate> opFamilies;

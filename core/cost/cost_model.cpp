@@ -45,6 +45,8 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     if (flopRate_ <= 0) flopRate_ = 1;
     elemBytes_ = options_.dtype == "fp32" ? 4 : 2;
     if (!cluster_.opFamilies.empty()) chains_ = pricedChains(g_);
+    roofline_ = gpuRoofline(cluster_, options_.dtype);
+    if (roofline_) rooflineOps_ = rooflineOps(g_, pricedChains(g_), elemBytes_);
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> uses;
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
         const Node& node = g_.node(n);
@@ -195,7 +197,10 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     const OpCost oc = tapas::nodeCost(g_, n);
     const double share = s.computeFraction / batchShards();
     const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_);
-    c.compute = measured ? *measured : oc.flops * share / flopRate_ * (1 + options_.backwardFactor);
+    const double forward = measured ? 0
+                           : roofline_ ? rooflineForwardSeconds(*roofline_, rooflineOps_[size_t(id)], oc, s, batchShards())
+                                       : oc.flops * share / flopRate_;
+    c.compute = measured ? *measured : forward * (1 + options_.backwardFactor);
     if (options_.syncView == CostOptions::SyncView::OutlastsBackward) c.compute /= 1 + options_.backwardFactor;
     const bool split = s.computeFraction < 1;
     for (size_t i = 0; i < n.inputs.size() && i < s.inputs.size(); ++i) {

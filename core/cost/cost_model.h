@@ -1,15 +1,19 @@
 #pragma once
 // Per training step and per device (DESIGN.md, "Cost model"): compute = FLOPs / (peak x
-// efficiency) forward and backwardFactor x that backward; communication = alpha + beta x bytes
+// efficiency) forward and backwardFactor x that backward (on a cluster with a roofline, each
+// op's time by its GEMM shape or its bytes: core/cost/gpu_roofline.h; on a calibrated one, by
+// its family's measured rate: core/cost/family_time.h); communication = alpha + beta x bytes
 // with ring factors, on the link of the mesh axis the collective spans; memory = sharded weights
 // + gradients + optimizer state (bytesPerParam, Adam in mixed precision: 16) + activations kept
 // for backward. Every term is kept per node so views can show why a plan won.
 #include "core/cluster/cluster_spec.h"
 #include "core/cost/family_time.h"
+#include "core/cost/gpu_roofline.h"
 #include "core/fold/folded_graph.h"
 #include "core/shard/sharding_plan.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -106,6 +110,8 @@ private:
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> sharedWeights_;
     double wholeGradientBytes_ = 0;
     PricedChains chains_; // on a calibrated cluster: the chains the worker runs fused
+    std::optional<GpuRoofline> roofline_; // on a cluster with a roofline: how each node is priced
+    std::vector<RooflineOp> rooflineOps_;
 };
 
 // DDP's default bucket_cap_mb.

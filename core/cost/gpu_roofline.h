@@ -1,0 +1,82 @@
+#pragma once
+// GPU kernel time from a roofline, for clusters that state their devices' memory bandwidth
+// (ClusterSpec::roofline). One FLOP rate for every op (peak x efficiency) makes a softmax over
+// the attention scores free and prices a skinny GEMM like a large one; on a GPU neither holds:
+// - A GEMM (batch x [m x k] x [k x n]) runs as output tiles, one per SM at a time, in waves:
+//   a partial tile or a partial last wave costs a whole one (tile and wave quantization, NVIDIA's
+//   "Matrix Multiplication Background User's Guide", ch. 3). Among cuBLAS's tile shapes the fastest
+//   is taken; a smaller tile reuses each operand byte less, so its rate is capped by what the L2
+//   feeds (a tile of tm x tn does 2 tm tn FLOPs per (tm + tn) elements loaded). A GEMM whose
+//   operands and output take longer to move through HBM than to multiply is memory-bound.
+//   A large GEMM reaches the cluster's `efficiency` of peak and no more.
+// - Every other op (element-wise, normalization, softmax, reductions, copies) takes the longer
+//   of its bytes over the HBM bandwidth and its FLOPs at the GEMM rate.
+// An A100 80GB SXM cluster states (the presets do not yet; README, "Pipeline stages, and
+// Megatron-LM's published runs"), each constant from a published measurement or datasheet:
+// - efficiency 0.859: the most a bf16 matmul reached on an A100 SXM over a search of shapes,
+//   267.9 of 312 TFLOP/s (S. Bekman, "Machine Learning Engineering", compute/accelerator/README.md,
+//   "Maximum Achievable Matmul FLOPS comparison table", mamf-finder.py, CUDA 12.1);
+// - memory_bandwidth 2.039e12: A100 80GB SXM HBM2e, 2,039 GB/s (NVIDIA A100 datasheet);
+// - l2_bandwidth 7.05e12: A100 L2 read bandwidth, 5,120 B/clk (NVIDIA A100 whitepaper), 7,050 GB/s
+//   as the GTC'21 talk S33322 gives it;
+// - multiprocessors 108 (A100 whitepaper); the tile shapes below from NVIDIA's matmul guide.
+// The chains the exporters unfold (LayerNorm, GELU: core/ops/node_chains.h) run as one fused
+// kernel, as Megatron-LM and apex run them: one pass over their input and output; a bias added
+// to a GEMM's output is the GEMM's epilogue.
+#include "core/cluster/cluster_spec.h"
+#include "core/cost/family_time.h"
+#include "core/ir/graph.h"
+#include "core/ops/op_registry.h"
+#include "core/shard/op_sharding.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tapas {
+
+struct GpuRoofline {
+    double peakFlops = 0;       // FLOP/s of the compute dtype
+    double efficiency = 1;      // of peak, what a large well-shaped GEMM sustains
+    double memoryBandwidth = 0; // HBM bytes/s
+    double l2Bandwidth = 0;     // bytes/s feeding the SMs' tiles; 0: no limit
+    int multiprocessors = 0;    // 0: no wave quantization
+    double elemBytes = 2;       // bytes per element of the compute dtype
+};
+
+// The roofline of cluster c's devices in `dtype`, when c states a memory bandwidth and carries no
+// measured per-family rates (a calibrated CPU cluster keeps its families: core/cost/family_time).
+std::optional<GpuRoofline> gpuRoofline(const ClusterSpec& c, const std::string& dtype);
+
+struct GemmDims {
+    double batch = 1, m = 1, n = 1, k = 1;
+};
+
+// Seconds of one forward GEMM of `d` on one device.
+double gemmSeconds(const GpuRoofline& r, const GemmDims& d);
+// The fraction of peak that GEMM reaches: 2 batch m n k / seconds / peak.
+double gemmPeakFraction(const GpuRoofline& r, const GemmDims& d);
+// Seconds of an op moving `bytes` through HBM and doing `flops` (the longer of the two).
+double streamSeconds(const GpuRoofline& r, double flops, double bytes);
+
+// How the roofline prices each node of a graph, found once per graph and cost model (the search
+// then asks only for arithmetic per strategy).
+struct RooflineOp {
+    enum class Kind : uint8_t { Stream, Gemm, Fused, Free };
+    Kind kind = Kind::Stream;
+    GemmDims dims;         // Gemm: the whole graph's GEMM (every replica's batch)
+    bool batchInM = false; // Gemm: the batch axis is folded into m (the other operand is a matrix)
+    int outRank = 0;       // Gemm: rank of the output (which dim a split output layout divides)
+    double bytes = 0;      // Fused: the chain's input and output, compute dtype; Stream: scale of
+                           // the cost rule's bytes to the compute dtype
+};
+// Per node of g (indexed by NodeId); `chains` are the fused chains (pricedChains(g)).
+std::vector<RooflineOp> rooflineOps(const Graph& g, const PricedChains& chains, double elemBytes);
+
+// Forward seconds on one device of node `op` (its cost rule's `cost`) under strategy s, each
+// replica's batch cut into `batchShards` pieces: the GEMM's dims divided as the strategy's
+// layouts divide them (a split output divides m, n or the batch; a partial one k).
+double rooflineForwardSeconds(const GpuRoofline& r, const RooflineOp& op, const OpCost& cost, const OpStrategy& s,
+                              double batchShards);
+
+} // namespace tapas

@@ -1,0 +1,182 @@
+// The GPU roofline (core/cost/gpu_roofline.h) on the a100x8 preset with the A100's published
+// roofline constants (the header's sources; the presets do not state them yet: README): a large GEMM near the
+// sustained fraction of peak, small and skinny ones far below it (waves, memory), element-wise
+// ops bound by their bytes, the fused chains priced as one pass, and the cost model using it
+// on GPU presets while a calibrated CPU cluster keeps its measured families.
+#include "core/cluster/cluster_spec.h"
+#include "core/cost/cost_model.h"
+#include "core/cost/gpu_roofline.h"
+#include "core/ops/op_registry.h"
+#include "core/shard/op_sharding.h"
+#include "tests/common/zoo_graph.h"
+
+#include <QtTest>
+
+using namespace tapas;
+
+namespace {
+
+ClusterSpec a100()
+{
+    Result<ClusterSpec> c = loadClusterSpec("a100x8");
+    if (!c) qFatal("a100x8: %s", c.error().c_str());
+    c->efficiency = 0.859;                          // MAMF: 267.9 of 312 TFLOP/s
+    c->roofline = {2.039e12, 7.05e12, 108};         // HBM2e, L2, SMs
+    return *c;
+}
+
+GpuRoofline a100Roofline()
+{
+    std::optional<GpuRoofline> r = gpuRoofline(a100(), "fp16");
+    if (!r) qFatal("a100x8 has no roofline");
+    return *r;
+}
+
+NodeId firstOfType(const Graph& g, const std::string& type)
+{
+    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n)
+        if (g.node(n).opType == type) return n;
+    qFatal("no %s node", type.c_str());
+}
+
+} // namespace
+
+class TestGpuRoofline : public QObject {
+    Q_OBJECT
+private slots:
+    void roofline_of_a_cluster_that_states_it()
+    {
+        const GpuRoofline r = a100Roofline();
+        QCOMPARE(r.peakFlops, 312e12);
+        QCOMPARE(r.memoryBandwidth, 2.039e12);
+        QCOMPARE(r.multiprocessors, 108);
+        QVERIFY(r.efficiency > 0.8 && r.efficiency < 0.9);
+    }
+
+    void large_gemm_is_near_the_sustained_fraction()
+    {
+        const GpuRoofline r = a100Roofline();
+        const double f = gemmPeakFraction(r, {1, 8192, 8192, 8192});
+        QVERIFY2(f <= r.efficiency && f > 0.98 * r.efficiency, qPrintable(QString::number(f)));
+        // A GPT-3 layer's MLP GEMM on one tp-8 shard (2048 tokens, 12288 -> 6144) too.
+        QVERIFY(gemmPeakFraction(r, {1, 2048, 6144, 12288}) > 0.9 * r.efficiency);
+    }
+
+    void small_and_skinny_gemms_are_far_below()
+    {
+        const GpuRoofline r = a100Roofline();
+        // 16 rows: each weight byte is used 16 times; reading the 4096 x 4096 matrix bounds it.
+        const GemmDims skinny{1, 16, 4096, 4096};
+        QVERIFY(gemmPeakFraction(r, skinny) < 0.15);
+        QCOMPARE(gemmSeconds(r, skinny), (16.0 * 4096 + 4096.0 * 4096 + 16.0 * 4096) * 2 / r.memoryBandwidth);
+        // 256^3 has 16 tiles of 64 x 64 for 108 SMs: one wave, mostly idle.
+        QVERIFY(gemmPeakFraction(r, {1, 256, 256, 256}) < 0.2);
+        // The fraction grows with the size.
+        double last = 0;
+        for (double s : {256.0, 512.0, 1024.0, 2048.0, 4096.0}) {
+            const double f = gemmPeakFraction(r, {1, s, s, s});
+            QVERIFY2(f >= last, qPrintable(QString("%1: %2 after %3").arg(s).arg(f).arg(last)));
+            last = f;
+        }
+    }
+
+    void a_partial_wave_costs_a_whole_one()
+    {
+        const GpuRoofline r = a100Roofline();
+        // 12 x 9 tiles of 256 x 128: one full wave on 108 SMs. 11 x 10 = 110 tiles: two waves of
+        // those, or more waves of smaller tiles; either way about a fifth slower per FLOP.
+        const double full = gemmPeakFraction(r, {1, 256 * 12, 128 * 9, 8192});
+        const double over = gemmPeakFraction(r, {1, 256 * 11, 128 * 10, 8192});
+        QVERIFY(full > 0.98 * r.efficiency);
+        QVERIFY2(over < 0.9 * full, qPrintable(QString("%1 vs %2").arg(over).arg(full)));
+    }
+
+    void elementwise_ops_are_bound_by_bytes()
+    {
+        const GpuRoofline r = a100Roofline();
+        QCOMPARE(streamSeconds(r, 1e6, 1e9), 1e9 / r.memoryBandwidth);
+        // As many FLOPs per byte as a large GEMM: the FLOPs bound it.
+        QCOMPARE(streamSeconds(r, 1e14, 1e9), 1e14 / (r.peakFlops * r.efficiency));
+    }
+
+    void cost_model_prices_gpt_nodes_by_the_roofline()
+    {
+        const Graph g = testing::zooGraphOf("gpt", {.layers = 2, .hidden = 256, .heads = 4, .seq = 128, .batch = 8});
+        const ClusterSpec c = a100();
+        const GpuRoofline r = a100Roofline();
+        CostModel model(g, c, DeviceMesh{1, 1, 1});
+        // Softmax over the scores: its bytes (fp16) at the HBM bandwidth, forward and backward.
+        const NodeId softmax = firstOfType(g, "Softmax");
+        const OpStrategy whole = nodeStrategies(g, softmax, 1).front();
+        const OpCost sc = nodeCost(g, g.node(softmax));
+        const double bytes = (sc.bytesRead + sc.bytesWritten) / 2; // the export is fp32
+        QCOMPARE(model.nodeCost(softmax, whole).compute, 3 * bytes / r.memoryBandwidth);
+        // A Linear's MatMul: its GEMM, the batch folded into m; column-split over tp 2, n halves.
+        NodeId mm = kNoNode;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()) && mm == kNoNode; ++n)
+            if (g.node(n).opType == "MatMul" && g.tensor(g.node(n).input(1)).isParameter()) mm = n;
+        QVERIFY(mm != kNoNode);
+        const Shape& w = g.tensor(g.node(mm).input(1)).shape;
+        const double k = double(w.dims[0].value), n = double(w.dims[1].value);
+        QCOMPARE(model.nodeCost(mm, nodeStrategies(g, mm, 1).front()).compute, 3 * gemmSeconds(r, {1, 8 * 128, n, k}));
+        CostModel tp2(g, c, DeviceMesh{1, 2, 1});
+        bool column = false;
+        for (const OpStrategy& s : nodeStrategies(g, mm, 2))
+            if (s.computeFraction < 1 && s.outputs.front().kind == TensorLayout::S && s.outputs.front().dim == 2) {
+                QCOMPARE(tp2.nodeCost(mm, s).compute, 3 * gemmSeconds(r, {1, 8 * 128, n / 2, k}));
+                column = true;
+            }
+        QVERIFY(column);
+    }
+
+    void layer_norm_chain_is_one_pass()
+    {
+        const Graph g = testing::zooGraphOf("gpt", {.layers = 1, .hidden = 256, .heads = 4, .seq = 128, .batch = 8});
+        const GpuRoofline r = a100Roofline();
+        CostModel model(g, a100(), DeviceMesh{1, 1, 1});
+        const PricedChains chains = pricedChains(g);
+        bool found = false;
+        for (const NodeChain& chain : chains.chains) {
+            if (chain.kind != NodeChain::Kind::LayerNorm) continue;
+            double total = 0;
+            for (NodeId n : chain.nodes) total += model.nodeCost(n, nodeStrategies(g, n, 1).front()).compute;
+            // Input and output, [8 x 128 x 256] in fp16, read and written once, forward and backward.
+            QCOMPARE(total, 3 * 2 * (8.0 * 128 * 256 * 2) / r.memoryBandwidth);
+            found = true;
+        }
+        QVERIFY(found);
+    }
+
+    void calibrated_cpu_cluster_keeps_its_families()
+    {
+        Result<ClusterSpec> cpu = loadClusterSpec("cpu-mpi");
+        QVERIFY(cpu);
+        ClusterSpec c = *cpu;
+        c.roofline.memoryBandwidth = 1e11; // even with a bandwidth stated
+        QVERIFY(!gpuRoofline(c, "fp32"));
+        QVERIFY(!gpuRoofline(ClusterSpec{}, "fp16")); // and no bandwidth, no roofline
+        Result<ClusterSpec> preset = loadClusterSpec("a100x8");
+        QVERIFY(preset && !gpuRoofline(*preset, "fp16")); // the presets keep peak x efficiency
+    }
+
+    void roofline_field_is_read_checked_and_written()
+    {
+        ClusterSpec c = a100();
+        Result<ClusterSpec> back = parseClusterSpec(clusterSpecToJson(c), "round trip");
+        QVERIFY(back);
+        QCOMPARE(back->roofline.memoryBandwidth, c.roofline.memoryBandwidth);
+        QCOMPARE(back->roofline.l2Bandwidth, c.roofline.l2Bandwidth);
+        QCOMPARE(back->roofline.multiprocessors, c.roofline.multiprocessors);
+        std::string text = clusterSpecToJson(c);
+        const std::string bad = "\"memory_bandwidth\": -1";
+        const size_t at = text.find("\"memory_bandwidth\"");
+        QVERIFY(at != std::string::npos);
+        text.replace(at, text.find_first_of(",}\n", at) - at, bad);
+        Result<ClusterSpec> refused = parseClusterSpec(text, "bad.json");
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().find("roofline.memory_bandwidth") != std::string::npos, refused.error().c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGpuRoofline)
+#include "tst_gpu_roofline.moc"
