@@ -1,8 +1,11 @@
 #include "runtime/exec/graph_interpreter.h"
 
+#include "core/cost/pipeline_cost.h"
 #include "runtime/exec/op_kernels.h"
+#include "runtime/exec/region_checkpoint.h"
 #include "runtime/exec/tp_collectives.h"
 
+#include <numeric>
 #include <stdexcept>
 
 namespace tapas::runtime {
@@ -79,12 +82,90 @@ GraphInterpreter::GraphInterpreter(const Graph& g, ExecLayouts layouts, int tpIn
             if (torch::Tensor v = storedValue(g, t, stored); v.defined()) constants_[t] = v;
         }
     }
-    if (!fuse) return;
-    std::vector<char> known(g.tensors.size(), 0);
-    for (const auto& [t, v] : constants_) known[size_t(t)] = 1;
-    fusions_ = findFusions(g, L_, known);
-    for (size_t f = 0; f < fusions_.size(); ++f)
-        for (NodeId n : fusions_[f].nodes) fusedIn_[size_t(n)] = int(f);
+    if (fuse) {
+        std::vector<char> known(g.tensors.size(), 0);
+        for (const auto& [t, v] : constants_) known[size_t(t)] = 1;
+        fusions_ = findFusions(g, L_, known);
+        for (size_t f = 0; f < fusions_.size(); ++f)
+            for (NodeId n : fusions_[f].nodes) fusedIn_[size_t(n)] = int(f);
+    }
+    findCoreRegions();
+}
+
+// The connected pieces of the attention-core nodes, each with what it reads and what leaves it.
+// A piece a fused chain crosses is left out: run apart from the chain it would give other floats
+// than the run that keeps everything (which fuses the chain).
+void GraphInterpreter::findCoreRegions()
+{
+    const size_t nodes = g_.nodes.size();
+    coreOf_.assign(nodes, -1);
+    const std::vector<char> core = attentionCoreNodes(g_);
+    std::vector<NodeId> root(nodes);
+    std::iota(root.begin(), root.end(), NodeId(0));
+    auto find = [&](NodeId n) {
+        while (root[size_t(n)] != n) n = root[size_t(n)] = root[size_t(root[size_t(n)])];
+        return n;
+    };
+    for (NodeId n = 0; n < NodeId(nodes); ++n) {
+        if (!core[size_t(n)]) continue;
+        for (TensorId t : g_.node(n).inputs) {
+            if (t == kNoTensor) continue;
+            const NodeId p = g_.tensor(t).producer;
+            if (p != kNoNode && core[size_t(p)]) root[size_t(find(n))] = find(p);
+        }
+    }
+    std::vector<int> pieceOf(nodes, -1);
+    std::vector<CoreRegion> pieces;
+    for (NodeId n = 0; n < NodeId(nodes); ++n) {
+        if (!core[size_t(n)]) continue;
+        const NodeId r = find(n);
+        if (pieceOf[size_t(r)] < 0) {
+            pieceOf[size_t(r)] = int(pieces.size());
+            pieces.emplace_back();
+        }
+        pieces[size_t(pieceOf[size_t(r)])].nodes.push_back(n); // graph order: n grows
+    }
+    std::vector<char> isOutput(g_.tensors.size(), 0);
+    for (TensorId t : g_.outputs) isOutput[size_t(t)] = 1;
+    for (CoreRegion& r : pieces) {
+        r.runs.assign(nodes, 0);
+        for (NodeId n : r.nodes) r.runs[size_t(n)] = 1;
+        bool crossed = false;
+        for (NodeId n : r.nodes) {
+            const int f = fusedIn_[size_t(n)];
+            if (f >= 0)
+                for (NodeId m : fusions_[size_t(f)].nodes) crossed = crossed || !r.runs[size_t(m)];
+        }
+        if (crossed) continue;
+        for (NodeId n : r.nodes) {
+            for (TensorId t : g_.node(n).inputs) {
+                if (t == kNoTensor || constants_.count(t)) continue;
+                const NodeId p = g_.tensor(t).producer;
+                if ((p == kNoNode || !r.runs[size_t(p)]) && std::find(r.inputs.begin(), r.inputs.end(), t) == r.inputs.end())
+                    r.inputs.push_back(t);
+            }
+            for (TensorId t : g_.node(n).outputs) {
+                if (t == kNoTensor) continue;
+                bool leaves = isOutput[size_t(t)];
+                for (NodeId c : g_.tensor(t).consumers) leaves = leaves || !r.runs[size_t(c)];
+                if (leaves) r.outputs.push_back(t);
+            }
+        }
+        if (r.outputs.empty()) continue; // nothing reads it: nothing to keep or rerun
+        for (NodeId n : r.nodes) coreOf_[size_t(n)] = int(cores_.size());
+        cores_.push_back(std::move(r));
+    }
+}
+
+int GraphInterpreter::coreRegionsIn(const std::vector<char>& runs) const
+{
+    int count = 0;
+    for (const CoreRegion& r : cores_) {
+        bool whole = true;
+        for (NodeId n : r.nodes) whole = whole && (runs.empty() || runs[size_t(n)]);
+        count += whole;
+    }
+    return count;
 }
 
 // An element-wise op whose output is split while a replicated input still spans the whole
@@ -151,7 +232,8 @@ LocalValue GraphInterpreter::finalOutput(LocalValue v) const
 std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId, torch::Tensor>& params,
                                               const std::unordered_map<TensorId, torch::Tensor>& feeds,
                                               const std::unordered_map<TensorId, LocalValue>& received,
-                                              const std::vector<char>& runs, const std::vector<TensorId>& wanted) const
+                                              const std::vector<char>& runs, const std::vector<TensorId>& wanted,
+                                              bool recomputeCores) const
 {
     std::vector<LocalValue> values(g_.tensors.size());
     std::vector<bool> set(g_.tensors.size(), false);
@@ -181,6 +263,42 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
                                      "' has no value (unsupported producer or missing feed)");
         return values[size_t(t)];
     };
+    // The attention cores run checkpointed here: every node of them in this call, none of their
+    // outputs given already. Profiling times each node on its own instead.
+    std::vector<char> checkpointed(cores_.size(), 0);
+    if (recomputeCores && !profile_)
+        for (size_t c = 0; c < cores_.size(); ++c) {
+            bool whole = true;
+            for (NodeId m : cores_[c].nodes) whole = whole && (runs.empty() || runs[size_t(m)]);
+            for (TensorId o : cores_[c].outputs) whole = whole && !set[size_t(o)];
+            checkpointed[c] = whole;
+        }
+    // Region c from its inputs as this call holds them: the same nodes through run() again, on
+    // the inputs as the checkpoint hands them (leaves of the rerun in the backward).
+    auto runCore = [&](const CoreRegion& r, const Node& at) {
+        std::vector<torch::Tensor> in;
+        std::vector<LocalValue> how;
+        for (TensorId t : r.inputs) {
+            how.push_back(valueOf(at, t));
+            in.push_back(how.back().t);
+        }
+        std::vector<torch::Tensor> out = runCheckpointed(
+            [this, &r, how](const std::vector<torch::Tensor>& x) {
+                std::unordered_map<TensorId, LocalValue> given;
+                for (size_t i = 0; i < r.inputs.size(); ++i) given[r.inputs[i]] = {x[i], how[i].layout, how[i].k};
+                std::vector<torch::Tensor> made;
+                for (LocalValue& v : run({}, {}, given, r.runs, r.outputs)) made.push_back(std::move(v.t));
+                return made;
+            },
+            in);
+        for (size_t i = 0; i < r.outputs.size(); ++i) {
+            const TensorId t = r.outputs[i];
+            const NodeId p = g_.tensor(t).producer;
+            const std::vector<TensorId>& made = g_.node(p).outputs;
+            for (size_t o = 0; o < made.size(); ++o)
+                if (made[o] == t) put(t, out[i], L_.nodes[size_t(p)].outputs[o], L_.producedK[size_t(t)]);
+        }
+    };
     // Checks an op's result against the plan's local shape and stores it.
     auto store = [&](const Node& node, const OpStrategy& s, size_t o, torch::Tensor v,
                      const std::optional<std::vector<int64_t>>& expect) {
@@ -199,6 +317,10 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
         bool allKnown = !node.outputs.empty();
         for (TensorId o : node.outputs) allKnown = allKnown && (o == kNoTensor || set[size_t(o)]);
         if (allKnown) continue; // constants folded by the importer
+        if (const int c = coreOf_[size_t(n)]; c >= 0 && checkpointed[size_t(c)]) {
+            if (n == cores_[size_t(c)].nodes.back()) runCore(cores_[size_t(c)], node);
+            continue;
+        }
         const OpStrategy& s = L_.nodes[size_t(n)];
         // Called only when profiling: off, a step builds none of its arguments.
         auto profile = [&](std::vector<NodeId> covered, std::string fused, const std::vector<torch::Tensor>& in,

@@ -47,10 +47,13 @@ public:
     // One pipeline stage's part: runs the nodes with `runs[n]` set (all when empty) on `params`,
     // the graph inputs `feeds` and the tensors `received` from the stage before (in the layout
     // their producer made them), and returns the values of `wanted` as this rank holds them.
+    // `recomputeCores` (selective recomputation): each attention core this call runs whole runs
+    // checkpointed (region_checkpoint.h), so autograd keeps its inputs only and the backward
+    // reruns it; the values are the same floats either way.
     std::vector<LocalValue> run(const std::unordered_map<TensorId, torch::Tensor>& params,
                                 const std::unordered_map<TensorId, torch::Tensor>& feeds,
                                 const std::unordered_map<TensorId, LocalValue>& received, const std::vector<char>& runs,
-                                const std::vector<TensorId>& wanted) const;
+                                const std::vector<TensorId>& wanted, bool recomputeCores = false) const;
     // A graph output as the loss reads it: partial sums reduced over tp, interleaved splits made
     // contiguous (a tp collective).
     LocalValue finalOutput(LocalValue v) const;
@@ -59,6 +62,17 @@ public:
     bool known(TensorId t) const { return constants_.count(t) != 0; }
     // The node chains this interpreter runs fused.
     const std::vector<FusedGroup>& fusions() const { return fusions_; }
+    // The attention cores selective recomputation reruns (attentionCoreNodes, core/cost/pipeline_cost.h):
+    // each a chain from the product of Q and K to the product with V.
+    struct CoreRegion {
+        std::vector<NodeId> nodes;     // in graph order; the region runs at its last node
+        std::vector<char> runs;        // per node of the graph: in this region
+        std::vector<TensorId> inputs;  // values it reads from outside (known constants excepted)
+        std::vector<TensorId> outputs; // values read outside it (the context the product with V makes)
+    };
+    const std::vector<CoreRegion>& coreRegions() const { return cores_; }
+    // How many of the regions lie wholly among the nodes with `runs[n]` set (all when empty).
+    int coreRegionsIn(const std::vector<char>& runs) const;
     // Set: every run() also times each node it runs (node_profile.h) into `timings`; null: off.
     void setProfile(std::vector<NodeTiming>* timings) { profile_ = timings; }
 
@@ -66,12 +80,15 @@ private:
     torch::Tensor splitLikeOutput(NodeId n, const torch::Tensor& in) const;
     // Input i of node n brought to the layout the node's strategy needs (collectives, Megatron's f).
     torch::Tensor prepareInput(NodeId n, size_t i, const LocalValue& v) const;
+    void findCoreRegions();
     const Graph& g_;
     ExecLayouts L_;
     int tpIndex_ = 0;
     std::unordered_map<TensorId, torch::Tensor> constants_; // known values, untrained weights
     std::vector<FusedGroup> fusions_;
     std::vector<int> fusedIn_; // per node: its group in fusions_, -1 when it runs alone
+    std::vector<CoreRegion> cores_;
+    std::vector<int> coreOf_; // per node: its region in cores_, -1 outside every one
     std::vector<NodeTiming>* profile_ = nullptr;
 };
 

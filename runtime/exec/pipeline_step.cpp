@@ -47,7 +47,7 @@ public:
             for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) k.runs[size_t(n)] = p.nodeStage[size_t(n)] == k.stage;
             if (k.stage > 0) k.incoming = &p.crossing[size_t(k.stage - 1)];
             if (!k.last) k.outgoing = &p.crossing[size_t(k.stage)];
-            k.recompute = size_t(k.stage) < in.recompute.size() && in.recompute[size_t(k.stage)];
+            k.recompute = size_t(k.stage) < in.recompute.size() ? in.recompute[size_t(k.stage)] : Recompute::None;
             k.flights.resize(size_t(in.microBatches));
             chunks_.push_back(std::move(k));
         }
@@ -83,7 +83,8 @@ private:
     };
     struct Chunk {
         int stage = 0;
-        bool last = false, recompute = false;
+        bool last = false;
+        Recompute recompute = Recompute::None;
         std::vector<char> runs;
         const std::vector<TensorId>* incoming = nullptr;
         const std::vector<TensorId>* outgoing = nullptr;
@@ -141,7 +142,7 @@ private:
                 if (x.is_floating_point()) x.requires_grad_(true);
                 f.received.push_back(x);
             }
-        if (ch.recompute) {
+        if (ch.recompute == Recompute::Full) {
             // Values only: nothing of the stage's inside is kept until the backward.
             torch::NoGradGuard values;
             for (const Tensor& t : stageForward(ch, f, j, true)) send(t, ch.stage + 1, kActivationTag + ch.stage);
@@ -162,7 +163,8 @@ private:
             for (size_t i = 0; i < ch.incoming->size(); ++i)
                 received[(*ch.incoming)[i]] = asProduced(*in_.interp, g_, (*ch.incoming)[i], f.received[i]);
         const std::vector<TensorId>& wanted = ch.last ? g_.outputs : *ch.outgoing;
-        std::vector<LocalValue> values = in_.interp->run(*in_.params, in_.feeds(j), received, ch.runs, wanted);
+        std::vector<LocalValue> values =
+            in_.interp->run(*in_.params, in_.feeds(j), received, ch.runs, wanted, ch.recompute == Recompute::Selective);
         std::vector<Tensor> out;
         if (ch.last) {
             for (LocalValue& v : values) v = in_.interp->finalOutput(std::move(v));
@@ -180,7 +182,7 @@ private:
         const auto [c, j] = unit(k, false);
         Chunk& ch = chunks_[size_t(c)];
         Flight& f = ch.flights[size_t(j)];
-        if (ch.recompute) f.sent = stageForward(ch, f, j, false); // the forward again, recorded this time
+        if (ch.recompute == Recompute::Full) f.sent = stageForward(ch, f, j, false); // the forward again, recorded this time
         if (ch.last) {
             if (f.loss.requires_grad()) f.loss.backward();
         } else {

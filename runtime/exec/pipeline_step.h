@@ -35,11 +35,13 @@ struct PipelineStepInput {
     std::function<std::unordered_map<TensorId, torch::Tensor>(int microBatch)> feeds;
     // On the last stage: the loss of micro-batch j from the graph outputs (finalOutput applied).
     std::function<LossParts(const std::vector<LocalValue>& outputs, int microBatch)> loss;
-    // Full recomputation: a micro-batch's forward keeps only what enters the stage (its received
-    // activations; its feeds are drawn again), and runs again, recording for autograd, right
-    // before that micro-batch's backward (Megatron-LM's full recomputation with the stage's
-    // layers as one checkpointed group).
-    std::vector<char> recompute; // per stage of the plan (pp x virtual), may be empty
+    // Per stage of the plan (pp x virtual; may be empty: none). Full: a micro-batch's forward
+    // keeps only what enters the stage (its received activations; its feeds are drawn again),
+    // and runs again, recording for autograd, right before that micro-batch's backward
+    // (Megatron-LM's full recomputation with the stage's layers as one checkpointed group).
+    // Selective: each attention core of the stage runs checkpointed (GraphInterpreter::run), so
+    // the backward reruns it, block by block, from its kept inputs.
+    std::vector<Recompute> recompute;
     bool corruptGradients = false; // test hook: stages send zeros instead of their input gradients
 };
 

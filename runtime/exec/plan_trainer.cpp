@@ -204,13 +204,12 @@ struct PlanTrainer::Impl {
 
     void zeroGrads() { flatGrads.zero_(); }
 
-    // Per stage of the plan: whether it runs its forward again before each backward (full
-    // recomputation).
-    std::vector<char> fullRecomputation() const
+    // Per stage of the plan: what it recomputes before each backward.
+    std::vector<Recompute> recomputation() const
     {
-        std::vector<char> full;
-        for (const PipelineStage& st : s.plan->pipeline.stages) full.push_back(st.recompute == Recompute::Full);
-        return full;
+        std::vector<Recompute> modes;
+        for (const PipelineStage& st : s.plan->pipeline.stages) modes.push_back(st.recompute);
+        return modes;
     }
 
     // Makes each weight's gradient its view into flatGrads again: autograd accumulates into a
@@ -305,7 +304,7 @@ struct PlanTrainer::Impl {
         in.feeds = [this, step](int j) { return feeds(step, true, j); };
         in.loss = [this, step](const std::vector<LocalValue>& outs, int j) { return loss(outs, step, true, j); };
         in.corruptGradients = s.corruptPipeline;
-        in.recompute = fullRecomputation();
+        in.recompute = recomputation();
         const PipelineStepResult r = runPipelineStep(in);
         double seconds = 0;
         keepGradViews();
@@ -585,6 +584,18 @@ std::string PlanTrainer::fusedChains() const
     for (const auto& [kind, n] : byKind)
         out += (out.empty() ? "" : ", ") + std::to_string(n.first) + " " + kind + " (" + std::to_string(n.second) + " nodes)";
     return out;
+}
+
+std::vector<int> PlanTrainer::attentionCoresPerStage() const
+{
+    const StagePartition& p = d->partition;
+    std::vector<int> cores;
+    for (int st = 0; st < p.stages; ++st) {
+        std::vector<char> runs(p.nodeStage.size(), 0);
+        for (size_t n = 0; n < runs.size(); ++n) runs[n] = p.nodeStage[n] == st;
+        cores.push_back(d->interp->coreRegionsIn(runs));
+    }
+    return cores;
 }
 
 int PlanTrainer::stageBlocks() const

@@ -78,6 +78,9 @@ public:
     int64_t globalBatch() const;
     // Blocks of the folded chain this rank's stage runs (the whole chain without stages).
     int stageBlocks() const;
+    // Per stage of the plan (one entry without stages): the attention cores it runs whole, what
+    // selective recomputation drops and reruns there. The same on every rank.
+    std::vector<int> attentionCoresPerStage() const;
     // The node chains the executor runs as one torch function each, by kind with the nodes
     // they cover ("5 layer_norm (45 nodes), 2 gelu (10 nodes)"); "" when none.
     std::string fusedChains() const;

@@ -228,14 +228,56 @@ std::string stagesText(const PipelineSchedule& schedule, int pp)
            " pipeline ranks (interleaved 1F1B)";
 }
 
-// ", full recomputation on stages 0, 1" for the status line; "" when no stage recomputes fully.
-std::string fullRecomputation(const PipelineSchedule& schedule)
+// Stage indices as a list: "stage 0" / "stages 0, 1".
+std::string stageList(const std::vector<int>& stages)
 {
-    std::string stages;
-    for (size_t i = 0; i < schedule.stages.size(); ++i)
-        if (schedule.stages[i].recompute == Recompute::Full) stages += (stages.empty() ? "" : ", ") + std::to_string(i);
-    if (stages.empty()) return {};
-    return std::string(", full recomputation on stage") + (stages.find(',') == std::string::npos ? " " : "s ") + stages;
+    std::string list;
+    for (int s : stages) list += (list.empty() ? "" : ", ") + std::to_string(s);
+    return std::string(stages.size() == 1 ? "stage " : "stages ") + list;
+}
+
+// ", selective recomputation on stage 0, full recomputation on stages 1, 2" for the status line;
+// "" when no stage recomputes. A stage planned selective without an attention core (`cores`, per
+// stage) recomputes nothing and is left out (the log says why).
+std::string recomputationText(const PipelineSchedule& schedule, const std::vector<int>& cores)
+{
+    std::vector<int> selective, full;
+    for (size_t i = 0; i < schedule.stages.size(); ++i) {
+        const Recompute r = schedule.stages[i].recompute;
+        if (r == Recompute::Full) full.push_back(int(i));
+        if (r == Recompute::Selective && i < cores.size() && cores[i] > 0) selective.push_back(int(i));
+    }
+    std::string text;
+    if (!selective.empty()) text += ", selective recomputation on " + stageList(selective);
+    if (!full.empty()) text += ", full recomputation on " + stageList(full);
+    return text;
+}
+
+// Selective recomputation's log lines: how many attention cores each selective stage reruns
+// (info), and which selective stages have none (warn: they keep every activation, as the
+// plan's memory figure for them assumes, since selective drops only the attention core). Each ""
+// when there is nothing to say.
+std::pair<std::string, std::string> selectiveLog(const PipelineSchedule& schedule, const std::vector<int>& cores)
+{
+    std::string rerun;
+    std::vector<int> without;
+    for (size_t i = 0; i < schedule.stages.size(); ++i) {
+        if (schedule.stages[i].recompute != Recompute::Selective) continue;
+        const int n = i < cores.size() ? cores[i] : 0;
+        if (n == 0) without.push_back(int(i));
+        else rerun += (rerun.empty() ? "" : ", ") + ("stage " + std::to_string(i) + ": " + std::to_string(n));
+    }
+    std::pair<std::string, std::string> text;
+    if (!rerun.empty())
+        text.first = "selective recomputation: attention cores (the product of Q and K to the product with V) freed "
+                     "after the forward and rerun before the backward (" + rerun + ")";
+    if (!without.empty())
+        text.second = "selective recomputation is planned on " + stageList(without) +
+                      ", whose blocks have no attention core (no product of two activations through softmax to a "
+                      "second product): " + (without.size() == 1 ? "it keeps" : "they keep") +
+                      " every activation, as the plan's memory figure for " + (without.size() == 1 ? "it" : "them") +
+                      " assumes";
+    return text;
 }
 
 } // namespace
@@ -379,11 +421,6 @@ int Run::exec()
         Result<FoldedGraph> f = foldGraph(*global);
         if (!f.ok()) return failAll(f.error());
         folded = std::move(*f);
-        // Selective recomputation changes memory, not numerics, and this worker does not do it: say so.
-        if (std::any_of(schedule.stages.begin(), schedule.stages.end(),
-                        [](const PipelineStage& st) { return st.recompute == Recompute::Selective; }))
-            emit(MetricsEvent::logEvent("info", 0, "the plan recomputes the attention core (selective); this worker "
-                                                   "keeps those activations instead (same numerics, more memory)"));
     }
 
     world_ = makeWorldCommunicator();
@@ -422,6 +459,10 @@ int Run::exec()
     trainer_ = std::move(*trainer);
     if (const std::string fused = trainer_->fusedChains(); !fused.empty())
         emit(MetricsEvent::logEvent("info", 0, "node chains run as one torch function each: " + fused));
+    const std::vector<int> cores = trainer_->attentionCoresPerStage();
+    const auto [rerun, noCore] = selectiveLog(schedule, cores);
+    if (!rerun.empty()) emit(MetricsEvent::logEvent("info", 0, rerun));
+    if (!noCore.empty()) emit(MetricsEvent::logEvent("warn", 0, noCore));
 
     int64_t first = 1;
     if (o_.resume) {
@@ -458,7 +499,7 @@ int Run::exec()
                                                   stagesText(schedule, pp) +
                                                   (microBatches > 1 ? ", " + std::to_string(microBatches) + " micro-batches"
                                                                     : std::string()) +
-                                                  fullRecomputation(schedule) +
+                                                  recomputationText(schedule, cores) +
                                                   (schedule.distributedOptimizer && dp > 1
                                                        ? ", Adam state sharded over dp " + std::to_string(dp) + " (ZeRO-1)"
                                                        : std::string())));

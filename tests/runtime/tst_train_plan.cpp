@@ -7,7 +7,9 @@
 // micro-batches) pass the same check; a broken gradient send between stages
 // (TAPAS_TEST_CORRUPT_PIPELINE=1) is caught, and interleaved stages (two per rank) train as the
 // plain schedule does. A plan
-// with the optimizer state sharded over dp (ZeRO-1) takes the same steps in less memory.
+// with the optimizer state sharded over dp (ZeRO-1) takes the same steps in less memory, and so
+// do stages with full or selective recomputation (selective on a model without attention keeps
+// everything and says so).
 #include "core/cluster/cluster_spec.h"
 #include "core/fold/folded_graph.h"
 #include "core/onnx/onnx_importer.h"
@@ -142,12 +144,15 @@ std::string savePlan(const Graph& g, const std::string& searcher, const DeviceMe
 
 // A plan with stages from the pipeline sweep, its choices pinned: tp, pp, the micro-batch size
 // the interleaving and the recomputation; dp is what the ranks leave.
+// `dtype`: the compute dtype the plan's bytes are counted in (the worker computes in fp32).
 std::string savePipelinePlan(const Graph& g, const std::string& searcher, const DeviceMesh& mesh, int microBatchSize,
-                             int virtualStages, const std::string& path, Recompute recompute = Recompute::None)
+                             int virtualStages, const std::string& path, Recompute recompute = Recompute::None,
+                             const std::string& dtype = CostOptions{}.dtype)
 {
     SearchRequest r;
     r.graph = &g;
     r.cluster = cpuCluster(mesh);
+    r.cost.dtype = dtype;
     PipelineOptions o;
     o.tp = {mesh.tp};
     o.pp = {mesh.pp};
@@ -166,6 +171,17 @@ std::string savePipelinePlan(const Graph& g, const std::string& searcher, const 
     if (!savePlanFile(path, json).ok()) qFatal("cannot write %s", path.c_str());
     return path;
 }
+
+// Selective recomputation's measured drop of the first stage's live tensor peak against the
+// plan's predicted drop (its activation figure keeping everything less its figure with
+// selective): the band the test holds it to. The plan counts every output of the attention core
+// as kept for each micro-batch in flight (the product of Q and K, the scaled and the masked
+// scores, the probabilities: four batch x heads x seq^2 tensors) and the rerun's four as the
+// transient, while libtorch's autograd keeps only the probabilities of a finished forward (the
+// interpreter holds all four only during the micro-batch's own forward). So the worker drops
+// less than the plan says: 0.63 of it on the 2-layer GPT below (seq 128, 2 micro-batches in
+// flight); the band allows 0.5 to 1.
+constexpr double kTolLow = 0.5, kTolHigh = 1.0;
 
 } // namespace
 
@@ -460,6 +476,172 @@ private Q_SLOTS:
                                                       .arg(peakRerun, 0, 'f', 0)));
         qInfo("full recomputation, 2 stages x 4 micro-batches: first stage's tensor peak %.0f -> %.0f B, step %.4f -> %.4f s",
               peakKept, peakRerun, stepsA.back()->values.at("step_time"), stepsB.back()->values.at("step_time"));
+    }
+
+    // Selective recomputation (Korthikanti et al. 2022, Megatron-LM's checkpointed core
+    // attention): each stage frees its attention cores (the product of Q and K through the mask
+    // and softmax to the product with V) after the forward and reruns them, block by block, right
+    // before the backward. On a GPT whose sequence (128) makes the cores a visible share of the
+    // activations, the losses are the same floats as keeping everything and as recomputing the
+    // whole stage; the first stage's live tensor peak lies between the two, and its drop from
+    // keeping everything is the plan's predicted drop within the tolerance stated below. A plan
+    // file with selective on the first stage and none on the second reaches the worker as such:
+    // the first stage peaks as under selective, the second as keeping everything.
+    void selective_recomputation_drops_the_attention_core_with_the_same_steps()
+    {
+        ZooOptions o;
+        o.layers = 2;
+        o.hidden = 64;
+        o.heads = 4;
+        o.vocab = 128;
+        o.seq = 128;
+        const std::string model = dir("gpt-seq128.onnx");
+        const Status w = writeZooModel("gpt", o, model);
+        QVERIFY2(w.ok(), w.error.c_str());
+        ImportOptions io;
+        io.dims = {{"batch", 4}};
+        Result<Graph> g = importOnnxFile(model, io);
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
+        const DeviceMesh mesh{1, 1, 2};
+        // Costed in fp32, the worker's dtype, so the plan's bytes are the bytes the worker holds.
+        const std::string none = savePipelinePlan(*g, "tapas", mesh, 1, 1, dir("seq128-none.tapas.json"), Recompute::None, "fp32");
+        const std::string selective =
+            savePipelinePlan(*g, "tapas", mesh, 1, 1, dir("seq128-selective.tapas.json"), Recompute::Selective, "fp32");
+        const std::string full =
+            savePipelinePlan(*g, "tapas", mesh, 1, 1, dir("seq128-full.tapas.json"), Recompute::Full, "fp32");
+        Result<PlanDocument> docNone = loadPlanFile(none, *g), docSel = loadPlanFile(selective, *g);
+        QVERIFY2(docNone.ok() && docSel.ok(), "plan files do not load");
+        const std::vector<PipelineStage>& stNone = docNone->plan.pipeline.stages;
+        const std::vector<PipelineStage>& stSel = docSel->plan.pipeline.stages;
+        QCOMPARE(int(stNone.size()), 2);
+        QCOMPARE(int(stSel.size()), 2);
+        for (size_t s = 0; s < 2; ++s) { // the same stages, only the recomputation differs
+            QCOMPARE(stSel[s].firstBlock, stNone[s].firstBlock);
+            QCOMPARE(stSel[s].endBlock, stNone[s].endBlock);
+            QCOMPARE(stSel[s].recompute, Recompute::Selective);
+        }
+
+        // Selective on the first stage, none on the second: the plan file's own field, hand-edited.
+        QFile f(QString::fromStdString(none));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        nlohmann::json j = nlohmann::json::parse(f.readAll().toStdString());
+        f.close();
+        j["pipeline"]["stages"][0]["recompute"] = "selective";
+        const std::string mixed = dir("seq128-selective+none.tapas.json");
+        std::ofstream(mixed) << j.dump();
+        Result<PlanDocument> docMixed = loadPlanFile(mixed, *g);
+        QVERIFY2(docMixed.ok(), docMixed.ok() ? "" : docMixed.error().c_str());
+        QCOMPARE(docMixed->plan.pipeline.stages[0].recompute, Recompute::Selective);
+        QCOMPARE(docMixed->plan.pipeline.stages[1].recompute, Recompute::None);
+
+        const QStringList args{"--steps", "3"};
+        const WorkerRun a = runWorker(2, model, none, dir("run-seq128-none"), args);
+        const WorkerRun b = runWorker(2, model, selective, dir("run-seq128-selective"), args);
+        const WorkerRun c = runWorker(2, model, full, dir("run-seq128-full"), args);
+        const WorkerRun m = runWorker(2, model, mixed, dir("run-seq128-mixed"), args);
+        for (const WorkerRun* r : {&a, &b, &c, &m}) {
+            QVERIFY2(r->exitCode == 0, qPrintable(r->output + r->rankLog(0) + QString::fromStdString(r->states())));
+            QVERIFY2(r->status("numerics_ok"), r->states().c_str());
+            QCOMPARE(int(r->of(EventType::Step).size()), 3);
+        }
+        QVERIFY2(b.status("running")->text.find("selective recomputation on stages 0, 1") != std::string::npos,
+                 b.status("running")->text.c_str());
+        const std::string mixedRunning = m.status("running")->text;
+        QVERIFY2(mixedRunning.find("selective recomputation on stage 0") != std::string::npos &&
+                     mixedRunning.find("stages 0, 1") == std::string::npos,
+                 mixedRunning.c_str());
+        QVERIFY(a.status("running")->text.find("recomputation") == std::string::npos);
+        bool rerunLogged = false;
+        for (const MetricsEvent* e : b.of(EventType::Log))
+            rerunLogged = rerunLogged || e->text.find("attention cores") != std::string::npos;
+        QVERIFY2(rerunLogged, "no log line names the attention cores rerun");
+
+        for (const WorkerRun* r : {&b, &c, &m})
+            for (size_t i = 0; i < 3; ++i)
+                QVERIFY2(a.of(EventType::Step)[i]->values.at("loss") == r->of(EventType::Step)[i]->values.at("loss"),
+                         qPrintable(QString("step %1: %2 keeping activations, %3 recomputing")
+                                        .arg(i + 1)
+                                        .arg(a.of(EventType::Step)[i]->values.at("loss"), 0, 'g', 17)
+                                        .arg(r->of(EventType::Step)[i]->values.at("loss"), 0, 'g', 17)));
+
+        auto peak = [](const WorkerRun& r, int rank) {
+            return r.of(EventType::RankStats).back()->ranks[size_t(rank)].values.at("tensor_peak_bytes");
+        };
+        const double kept = peak(a, 0), dropped = peak(b, 0), rerun = peak(c, 0);
+        QVERIFY2(rerun < dropped && dropped < kept,
+                 qPrintable(QString("first stage's tensor peak: %1 B keeping, %2 B selective, %3 B full")
+                                .arg(kept, 0, 'f', 0)
+                                .arg(dropped, 0, 'f', 0)
+                                .arg(rerun, 0, 'f', 0)));
+        const double measured = kept - dropped;
+        const double predicted = stNone[0].activationMemory - stSel[0].activationMemory;
+        QVERIFY(predicted > 0);
+        qInfo("selective recomputation, 2 stages x 4 micro-batches, seq 128: first stage (blocks %d-%d) tensor peak %.0f B "
+              "keeping, %.0f B selective (%.0f B less; the plan predicts %.0f B less, ratio %.2f), %.0f B full; second "
+              "stage %.0f -> %.0f B (the plan predicts %.0f B less); step %.4f -> %.4f s",
+              stNone[0].firstBlock, stNone[0].endBlock - 1, kept, dropped, measured, predicted, measured / predicted, rerun,
+              peak(a, 1), peak(b, 1), stNone[1].activationMemory - stSel[1].activationMemory,
+              a.of(EventType::Step).back()->values.at("step_time"), b.of(EventType::Step).back()->values.at("step_time"));
+        QVERIFY2(measured >= kTolLow * predicted && measured <= kTolHigh * predicted,
+                 qPrintable(QString("first stage: %1 B less measured, the plan predicts %2 B less").arg(measured, 0, 'f', 0).arg(predicted, 0, 'f', 0)));
+        // Per stage, as the plan file asks: the first stage as under selective, the second as
+        // keeping everything.
+        QCOMPARE(peak(m, 0), dropped);
+        QCOMPARE(peak(m, 1), peak(a, 1));
+        QVERIFY(peak(b, 1) < peak(a, 1));
+    }
+
+    // Selective recomputation planned for stages whose blocks have no attention core (a small
+    // ResNet): there is nothing for it to drop, so the plan's memory figure for each stage is the
+    // one of keeping everything, and the worker keeps everything too: a warning names the stages,
+    // the status claims no recomputation, and the losses and each stage's tensor peak are those
+    // of the plan that keeps every activation.
+    void selective_recomputation_without_attention_core_keeps_everything()
+    {
+        ZooOptions o;
+        o.depth = 18;
+        o.imageSize = 32;
+        o.classes = 10;
+        const std::string model = dir("resnet18-small.onnx");
+        const Status w = writeZooModel("resnet50", o, model);
+        QVERIFY2(w.ok(), w.error.c_str());
+        ImportOptions io;
+        io.dims = {{"batch", 2}};
+        Result<Graph> g = importOnnxFile(model, io);
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
+        // One micro-batch of the whole batch: BatchNorm's statistics are the unsharded model's.
+        const DeviceMesh mesh{1, 1, 2};
+        const std::string none = savePipelinePlan(*g, "tapas", mesh, 2, 1, dir("resnet-none.tapas.json"));
+        const std::string selective =
+            savePipelinePlan(*g, "tapas", mesh, 2, 1, dir("resnet-selective.tapas.json"), Recompute::Selective);
+        Result<PlanDocument> docNone = loadPlanFile(none, *g), docSel = loadPlanFile(selective, *g);
+        QVERIFY2(docNone.ok() && docSel.ok(), "plan files do not load");
+        QCOMPARE(int(docSel->plan.pipeline.stages.size()), 2);
+        for (size_t s = 0; s < 2; ++s) {
+            const PipelineStage& x = docSel->plan.pipeline.stages[s];
+            QCOMPARE(x.recompute, Recompute::Selective);
+            QCOMPARE(x.firstBlock, docNone->plan.pipeline.stages[s].firstBlock);
+            QCOMPARE(x.activationMemory, docNone->plan.pipeline.stages[s].activationMemory);
+        }
+        const WorkerRun a = runWorker(2, model, none, dir("run-resnet-none"), {"--steps", "2"});
+        const WorkerRun b = runWorker(2, model, selective, dir("run-resnet-selective"), {"--steps", "2"});
+        for (const WorkerRun* r : {&a, &b}) {
+            QVERIFY2(r->exitCode == 0, qPrintable(r->output + r->rankLog(0) + QString::fromStdString(r->states())));
+            QVERIFY2(r->status("numerics_ok"), r->states().c_str());
+        }
+        QVERIFY2(b.status("running")->text.find("recomputation") == std::string::npos, b.status("running")->text.c_str());
+        const MetricsEvent* warned = nullptr;
+        for (const MetricsEvent* e : b.of(EventType::Log))
+            if (e->level == "warn" && e->text.find("selective recomputation is planned on stages 0, 1") != std::string::npos)
+                warned = e;
+        QVERIFY2(warned, "no warning names the stages without an attention core");
+        QVERIFY(warned->text.find("keep every activation") != std::string::npos);
+        const auto stepsA = a.of(EventType::Step), stepsB = b.of(EventType::Step);
+        QCOMPARE(int(stepsB.size()), 2);
+        for (size_t i = 0; i < 2; ++i) QCOMPARE(stepsB[i]->values.at("loss"), stepsA[i]->values.at("loss"));
+        for (int r = 0; r < 2; ++r)
+            QCOMPARE(b.of(EventType::RankStats).back()->ranks[size_t(r)].values.at("tensor_peak_bytes"),
+                     a.of(EventType::RankStats).back()->ranks[size_t(r)].values.at("tensor_peak_bytes"));
     }
 
     // Stages that send zeros back instead of their input gradients: the first stage's weights
