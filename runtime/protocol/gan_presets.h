@@ -10,7 +10,7 @@ namespace tapas::protocol {
 constexpr int ganDefaultSteps(std::string_view data)
 {
     if (data == "ring8") return 24000;
-    if (data == "grid25") return 6000;
+    if (data == "grid25") return 24000;
     if (data == "fashion-mnist") return 1200;
     if (data == "shapes" || data == "folder") return 200;
     return 0;

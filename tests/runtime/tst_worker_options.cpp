@@ -274,10 +274,10 @@ private Q_SLOTS:
         QCOMPARE(given.r1Gamma, 5.0);
     }
 
-    // The ring's precision comes from an average of G over the second half of its 24,000 steps
-    // (docs/paragan.md, "Presets"); the grid's preset keeps none. --ema 0 turns it off, and an
-    // --ema-start with no EMA to start is refused by name instead of ignored.
-    void ring_preset_averages_g_over_the_second_half_of_its_budget()
+    // The mixtures' precision comes from an average of G over the second half of their 24,000
+    // steps (docs/paragan.md, "Presets"); the image presets but BigGAN's keep none. --ema 0 turns
+    // it off, and an --ema-start with no EMA to start is refused by name instead of ignored.
+    void mixture_presets_average_g_over_the_second_half_of_their_budget()
     {
         auto checked = [](std::vector<std::string> args) {
             Result<gan::GanOptions> o = gan::parseGanOptions(args);
@@ -292,7 +292,9 @@ private Q_SLOTS:
         QCOMPARE(ring.steps, 24000);
         const auto [gridOk, grid] = checked({"--data", "grid25"});
         QVERIFY(gridOk.ok());
-        QCOMPARE(grid.ema, 0.0);
+        QCOMPARE(grid.ema, 0.999);
+        QCOMPARE(grid.emaStart, 0.5);
+        QCOMPARE(grid.steps, 24000);
         const auto [offOk, off] = checked({"--data", "ring8", "--ema", "0"});
         QVERIFY(offOk.ok());
         QCOMPARE(off.ema, 0.0);
@@ -303,9 +305,9 @@ private Q_SLOTS:
         const auto [noneOk, none] = checked({"--data", "ring8", "--ema", "0", "--ema-start", "0.5"});
         QVERIFY(!noneOk.ok());
         QVERIFY2(noneOk.error.rfind("option --ema-start: the EMA is off", 0) == 0, noneOk.error.c_str());
-        const auto [gridNoneOk, gridNone] = checked({"--data", "grid25", "--ema-start", "0.5"});
-        QVERIFY(!gridNoneOk.ok());
-        QVERIFY2(gridNoneOk.error.find("preset 'grid25-mlp' without one") != std::string::npos, gridNoneOk.error.c_str());
+        const auto [imagesNoneOk, imagesNone] = checked({"--data", "shapes", "--ema-start", "0.5"});
+        QVERIFY(!imagesNoneOk.ok());
+        QVERIFY2(imagesNoneOk.error.find("preset 'shapes-dcgan' without one") != std::string::npos, imagesNoneOk.error.c_str());
     }
 
     // The mixtures' network shape: G's depth and width and D's norm come from the preset unless
