@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <map>
 
 namespace F = torch::nn::functional;
 namespace fs = std::filesystem;
@@ -471,9 +472,26 @@ void GanTrainer::evaluate(int stepsDone, bool final)
     std::vector<float> v(out.data_ptr<float>(), out.data_ptr<float>() + out.numel());
     if (metricDue && data_.isMixture()) {
         const MixtureQuality q = evaluateMixture(v, mixtureModes(data_.name()), o_.mixtureStd);
-        emit(protocol::MetricsEvent::metricEvent(stepsDone, {{"modes_covered", double(q.modesCovered)},
-                                                             {"high_quality_share", q.highQualityShare},
-                                                             {"reverse_kl", q.reverseKl}}));
+        std::map<std::string, double> values{{"modes_covered", double(q.modesCovered)},
+                                             {"high_quality_share", q.highQualityShare},
+                                             {"reverse_kl", q.reverseKl}};
+        // With an EMA the figures above are the average's; G's own weights, judged on the same
+        // noise, go beside them as *_raw, so every run shows what the average adds.
+        if (ema_) {
+            torch::Tensor raw;
+            {
+                torch::NoGradGuard ng;
+                g_->eval();
+                raw = g_->forward(fixedZ_, fixedY_).contiguous();
+                g_->train();
+            }
+            const std::vector<float> rv(raw.data_ptr<float>(), raw.data_ptr<float>() + raw.numel());
+            const MixtureQuality r = evaluateMixture(rv, mixtureModes(data_.name()), o_.mixtureStd);
+            values["modes_covered_raw"] = double(r.modesCovered);
+            values["high_quality_share_raw"] = r.highQualityShare;
+            values["reverse_kl_raw"] = r.reverseKl;
+        }
+        emit(protocol::MetricsEvent::metricEvent(stepsDone, values));
     }
     if (metricDue && data_.name() == "fashion-mnist") evaluateImages(stepsDone, *gen);
     gen->train();

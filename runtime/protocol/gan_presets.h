@@ -9,8 +9,8 @@ namespace tapas::protocol {
 // Generator updates; 0 for a name that is not a built-in data set.
 constexpr int ganDefaultSteps(std::string_view data)
 {
-    if (data == "ring8") return 6000;
-    if (data == "grid25") return 6000;
+    if (data == "ring8") return 24000;
+    if (data == "grid25") return 24000;
     if (data == "fashion-mnist") return 1200;
     if (data == "shapes" || data == "folder") return 200;
     return 0;

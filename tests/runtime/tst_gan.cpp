@@ -23,11 +23,12 @@
 
 namespace {
 
-// What one default ring8 run (seed 1234, 2 ranks) must reach at its end: every mode, evenly, and
-// most samples within PacGAN's 3 sigma. Measured: 87.4% synchronous, 84.2% asynchronous, reverse KL
-// 0.0003 and 0.001. PacGAN2's published 95.6% is the benchmark's goal, not yet this preset's
-// (docs/paragan.md, "Presets"; `tapas bench gan --mixtures`).
-constexpr double kRing8HighQuality = 0.80;
+// What one default ring8 run (seed 1234, 2 ranks, 24,000 steps) must reach at its end: every mode,
+// evenly, and nearly all samples within PacGAN's 3 sigma. Measured: seed 1234 97.3% synchronous and
+// 95.5% asynchronous (reverse KL 0.001, 4 min for both on a quiet machine); seeds 1-3 97.2-97.7% and
+// 95.4-97.4%, reverse KL at most 0.002 (README, "ParaGAN"); the bound
+// leaves a seed's spread under the 96% goal, which the 3-seed mean in `tapas bench gan` is held to.
+constexpr double kRing8HighQuality = 0.93;
 constexpr double kRing8ReverseKl = 0.05;
 
 struct RunOutput {
@@ -176,7 +177,7 @@ private:
         QStringList args{QStringLiteral("--data"), QStringLiteral("ring8"), QStringLiteral("--metric-every"), QStringLiteral("500"),
                          QStringLiteral("--sample-every"), QStringLiteral("1000")};
         args += extra;
-        const RunOutput r = runGan(ranks, run, args, 900000);
+        const RunOutput r = runGan(ranks, run, args, 1800000); // 24,000 steps: 2 min alone, far more on a loaded machine
         QVERIFY2(r.exitCode == 0, (r.output + rankLogs(run).toUtf8()).constData());
         QCOMPARE(lastState(r.events), QStringLiteral("finished"));
         const int budget = tapas::protocol::ganDefaultSteps("ring8");
@@ -356,11 +357,17 @@ private Q_SLOTS:
             << QStringLiteral("options --g-layers/--g-width/--d-norm: they shape the MLP of the 2-D mixtures, not model 'dcgan'");
         QTest::newRow("EMA start at the end") << QStringList{QStringLiteral("--ema-start"), QStringLiteral("1")}
                                               << QStringLiteral("option --ema-start: '1' is not a number in [0, 1)");
+        QTest::newRow("EMA start without an EMA")
+            << QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--ema-start"), QStringLiteral("0.5")}
+            << QStringLiteral("option --ema-start: the EMA is off (--ema 0, or preset 'shapes-dcgan' without one)");
+        QTest::newRow("EMA start with the EMA turned off")
+            << QStringList{QStringLiteral("--ema"), QStringLiteral("0"), QStringLiteral("--ema-start"), QStringLiteral("0.5")}
+            << QStringLiteral("option --ema-start: the EMA is off");
     }
 
     // A late EMA: until --ema-start's share of the steps the average is G itself (the metrics,
     // drawn from the EMA copy, match a run without EMA to the digit); an EMA from the first step
-    // is still close to the initial weights there. Wide 3-sigma circles make the mode histogram
+    // is still close to the initial weights there, while G's own figures (*_raw) are the plain run's. Wide 3-sigma circles make the mode histogram
     // tell generators apart after a few steps.
     void ema_follows_g_until_its_start()
     {
@@ -379,14 +386,30 @@ private Q_SLOTS:
                 byStep[e.value(QStringLiteral("step")).toInt()] = e.value(QStringLiteral("values")).toObject();
             return byStep;
         };
-        const QMap<int, QJsonObject> plain = metricsAt(QStringLiteral("plain"), {});
+        const QMap<int, QJsonObject> plain = metricsAt(QStringLiteral("plain"), {QStringLiteral("--ema"), QStringLiteral("0")});
         const QMap<int, QJsonObject> late = metricsAt(QStringLiteral("late"), {QStringLiteral("--ema"), QStringLiteral("0.999"),
                                                                               QStringLiteral("--ema-start"), QStringLiteral("0.5")});
-        const QMap<int, QJsonObject> early = metricsAt(QStringLiteral("early"), {QStringLiteral("--ema"), QStringLiteral("0.999")});
-        QVERIFY(plain.contains(10) && late.contains(10) && early.contains(10) && late.contains(20));
-        QCOMPARE(late.value(10), plain.value(10));
-        QVERIFY2(early.value(10) != plain.value(10), "an EMA from the first step should lag G after 10 updates");
-        QVERIFY2(late.value(20) != plain.value(20), "after its start the EMA averages instead of copying G");
+        const QMap<int, QJsonObject> early = metricsAt(QStringLiteral("early"), {QStringLiteral("--ema"), QStringLiteral("0.999"),
+                                                                                QStringLiteral("--ema-start"), QStringLiteral("0")});
+        QVERIFY(plain.contains(10) && late.contains(10) && early.contains(10) && late.contains(20) && plain.contains(20));
+        // The headline figures, and the *_raw ones (G's own weights, only beside an EMA) renamed to them.
+        auto figures = [](const QJsonObject& v, const QString& suffix) {
+            QJsonObject f;
+            for (const char* k : {"modes_covered", "high_quality_share", "reverse_kl"}) {
+                const QString name = QLatin1String(k) + suffix;
+                if (v.contains(name)) f.insert(QLatin1String(k), v.value(name));
+            }
+            return f;
+        };
+        const QString raw = QStringLiteral("_raw");
+        QVERIFY2(figures(plain.value(10), raw).isEmpty(), "a run without EMA has nothing to put beside G's figures");
+        QCOMPARE(figures(late.value(10), {}), figures(plain.value(10), {}));
+        QVERIFY2(figures(early.value(10), {}) != figures(plain.value(10), {}), "an EMA from the first step should lag G after 10 updates");
+        QVERIFY2(figures(late.value(20), {}) != figures(plain.value(20), {}), "after its start the EMA averages instead of copying G");
+        // The EMA never feeds back into training: G's own figures are the plain run's, so the
+        // headline figures above really came from the average.
+        QCOMPARE(figures(early.value(10), raw), figures(plain.value(10), {}));
+        QCOMPARE(figures(late.value(20), raw), figures(plain.value(20), {}));
     }
 
     // `tapas gan` starts the ranks in the run directory; a relative --data-dir means the folder

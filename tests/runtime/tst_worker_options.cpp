@@ -274,6 +274,42 @@ private Q_SLOTS:
         QCOMPARE(given.r1Gamma, 5.0);
     }
 
+    // The mixtures' precision comes from an average of G over the second half of their 24,000
+    // steps (docs/paragan.md, "Presets"); the image presets but BigGAN's keep none. --ema 0 turns
+    // it off, and an --ema-start with no EMA to start is refused by name instead of ignored.
+    void mixture_presets_average_g_over_the_second_half_of_their_budget()
+    {
+        auto checked = [](std::vector<std::string> args) {
+            Result<gan::GanOptions> o = gan::parseGanOptions(args);
+            gan::GanOptions p = o.ok() ? *o : gan::GanOptions{};
+            const Status s = o.ok() ? gan::applyPresetAndCheck(p) : Status::failure(o.error());
+            return std::make_pair(s, p);
+        };
+        const auto [ringOk, ring] = checked({"--data", "ring8"});
+        QVERIFY2(ringOk.ok(), ringOk.error.c_str());
+        QCOMPARE(ring.ema, 0.999);
+        QCOMPARE(ring.emaStart, 0.5);
+        QCOMPARE(ring.steps, 24000);
+        const auto [gridOk, grid] = checked({"--data", "grid25"});
+        QVERIFY(gridOk.ok());
+        QCOMPARE(grid.ema, 0.999);
+        QCOMPARE(grid.emaStart, 0.5);
+        QCOMPARE(grid.steps, 24000);
+        const auto [offOk, off] = checked({"--data", "ring8", "--ema", "0"});
+        QVERIFY(offOk.ok());
+        QCOMPARE(off.ema, 0.0);
+        const auto [laterOk, later] = checked({"--data", "ring8", "--ema-start", "0.75"});
+        QVERIFY(laterOk.ok());
+        QCOMPARE(later.ema, 0.999);
+        QCOMPARE(later.emaStart, 0.75);
+        const auto [noneOk, none] = checked({"--data", "ring8", "--ema", "0", "--ema-start", "0.5"});
+        QVERIFY(!noneOk.ok());
+        QVERIFY2(noneOk.error.rfind("option --ema-start: the EMA is off", 0) == 0, noneOk.error.c_str());
+        const auto [imagesNoneOk, imagesNone] = checked({"--data", "shapes", "--ema-start", "0.5"});
+        QVERIFY(!imagesNoneOk.ok());
+        QVERIFY2(imagesNoneOk.error.find("preset 'shapes-dcgan' without one") != std::string::npos, imagesNoneOk.error.c_str());
+    }
+
     // The mixtures' network shape: G's depth and width and D's norm come from the preset unless
     // given; G's width follows --width when only that is given. They shape the MLP only, so an
     // image model refuses them by name instead of ignoring them.

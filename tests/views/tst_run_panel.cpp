@@ -215,7 +215,7 @@ private Q_SLOTS:
         QCOMPARE(gan->options.at("model"), std::string("mlp"));
         QVERIFY(gan->options.count("async"));
         QCOMPARE(gan->options.at("staleness"), std::string("1"));
-        QCOMPARE(gan->steps, 6000); // the ring's step budget (protocol/gan_presets.h)
+        QCOMPARE(gan->steps, 24000); // the ring's step budget (protocol/gan_presets.h)
         QVERIFY(form.stalenessBox()->isEnabled());
         form.asyncBox()->setChecked(false);
         QVERIFY(!form.stalenessBox()->isEnabled());

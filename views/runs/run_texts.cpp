@@ -64,6 +64,10 @@ RunTexts::Metric RunTexts::metric(const std::string& n)
     if (n == "modes_covered") return {tr("Modes covered"), {}, 1};
     if (n == "high_quality_share") return {tr("High-quality samples"), tr("%"), 100};
     if (n == "reverse_kl") return {tr("Reverse KL to the uniform mode histogram"), {}, 1};
+    // Beside an EMA of G the headline figures are the average's; these judge G's own weights.
+    if (n == "modes_covered_raw") return {tr("Modes covered, G's own weights"), {}, 1};
+    if (n == "high_quality_share_raw") return {tr("High-quality samples, G's own weights"), tr("%"), 100};
+    if (n == "reverse_kl_raw") return {tr("Reverse KL, G's own weights"), {}, 1};
     if (n == "classes_covered") return {tr("Classes covered"), {}, 1};
     if (n == "class_kl") return {tr("KL of the class histogram to uniform"), {}, 1};
     if (n == "frechet_distance") return {tr("Fréchet distance (classifier features)"), {}, 1};
