@@ -84,10 +84,10 @@ void printSummary(const ClusterSpec& c, const nlohmann::json& cal)
     }
     if (const auto it = cal.find("collective_in_step"); it != cal.end() && it->is_object()) {
         std::snprintf(b, sizeof b,
-                      "\nall-reduce of %ld B between torch ops, %d calls: mean %.1f us, median %.1f us (alpha-beta %.1f us): "
+                      "\nall-reduce of %ld B between torch ops, %d calls: median %.1f us (mean %.1f us), back to back %.1f us: "
                       "%.1f us more per collective",
-                      it->value("bytes", 0L), it->value("calls", 0), it->value("mean_seconds", 0.0) * 1e6,
-                      it->value("median_seconds", 0.0) * 1e6, it->value("alpha_beta_seconds", 0.0) * 1e6,
+                      it->value("bytes", 0L), it->value("calls", 0), it->value("median_seconds", 0.0) * 1e6,
+                      it->value("mean_seconds", 0.0) * 1e6, it->value("tight_loop_seconds", 0.0) * 1e6,
                       it->value("overhead_s", 0.0) * 1e6);
         printOut(b);
     }

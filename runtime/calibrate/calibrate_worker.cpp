@@ -105,16 +105,19 @@ double allreduceSeconds(MPI_Comm comm, long bytes, int reps)
 // than in a tight loop: caches hold the step's tensors, MPI's progress engine was idle, and
 // the peer arrives late by however far its own compute ran behind. Each round runs a small
 // layer's forward and backward (a 64x256x256 matmul, as the small models train), then times an
-// all-reduce of its output (64 KB) alone; every call's time counts (their mean is what a
-// step's sum of calls is), less what the tight-loop alpha-beta figures already give the call.
+// all-reduce of its output (64 KB) alone. The overhead is the median call less the median call
+// of the same all-reduce in a tight loop (`tightLoop`): medians, because on a shared machine a
+// few calls wait whole time slices for a descheduled peer, which says how loaded the machine
+// was, not what a collective costs on it (the mean is written beside it).
 struct StepCollective {
     double meanSeconds = 0, medianSeconds = 0; // inside the call, the slowest rank's
-    double overhead = 0;                       // mean less the alpha-beta time
+    double tightLoopSeconds = 0;               // the same all-reduce back to back (median)
+    double overhead = 0;                       // median less the tight loop's
     int calls = 0;
     long bytes = 0;
 };
 
-StepCollective collectiveInStep(MPI_Comm comm, double budget, double alphaBeta, long bytes)
+StepCollective collectiveInStep(MPI_Comm comm, double budget, double tightLoop, long bytes)
 {
     StepCollective f;
     f.bytes = bytes;
@@ -145,7 +148,8 @@ StepCollective collectiveInStep(MPI_Comm comm, double budget, double alphaBeta, 
     f.meanSeconds = slowest[0];
     f.medianSeconds = slowest[1];
     f.calls = rounds;
-    f.overhead = std::max(0.0, f.meanSeconds - alphaBeta);
+    f.tightLoopSeconds = tightLoop;
+    f.overhead = std::max(0.0, f.medianSeconds - tightLoop);
     return f;
 }
 
@@ -307,9 +311,9 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
     const bool inNode = intra.measured;
     const LinkFigures& stepLink = inNode ? intra : inter;
     constexpr long kStepBytes = 64L << 10;
-    const double stepSteps = 2.0 * (stepLink.ranks - 1);
-    const double alphaBeta = stepSteps * stepLink.latency + stepSteps / stepLink.ranks * double(kStepBytes) / stepLink.busBandwidth;
-    const StepCollective step = collectiveInStep(inNode ? nodeComm : MPI_COMM_WORLD, o.collectiveSeconds, alphaBeta, kStepBytes);
+    const MPI_Comm stepComm = inNode ? nodeComm : MPI_COMM_WORLD;
+    const double tightLoop = stepLink.ranks >= 2 ? allreduceSeconds(stepComm, kStepBytes, std::max(20, o.smallReps / 4)) : 0;
+    const StepCollective step = collectiveInStep(stepComm, o.collectiveSeconds, tightLoop, kStepBytes);
     MPI_Comm_free(&nodeComm);
     if (rank != 0) return 0;
 
@@ -395,7 +399,8 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
                            {"hosts", std::vector<std::string>(hosts.begin(), hosts.end())},
                            {"collective_in_step",
                             {{"bytes", step.bytes}, {"calls", step.calls}, {"mean_seconds", step.meanSeconds},
-                             {"median_seconds", step.medianSeconds}, {"alpha_beta_seconds", alphaBeta}, {"overhead_s", step.overhead}}},
+                             {"median_seconds", step.medianSeconds}, {"tight_loop_seconds", step.tightLoopSeconds},
+                             {"overhead_s", step.overhead}}},
                            {"intra_node", linkJson(intra, o)},
                            {"inter_node", multiNode ? linkJson(inter, o) : nlohmann::ordered_json("same as intra_node (one node)")}};
     const std::string text = spec.dump(2) + "\n";

@@ -7,8 +7,8 @@
 //     rate (op_family_bench), which the cost model uses in place of peak x efficiency;
 //   - MPI_Allreduce latency (small messages) and bus bandwidth (large messages, ring factor
 //     2(n-1)/n), inside a node and, with several nodes, across them;
-//   - what one all-reduce costs between torch ops, as in a training step, beyond those
-//     (op family "collective": the cost model adds it to every collective).
+//   - what one all-reduce costs between torch ops, as in a training step, beyond the same
+//     all-reduce back to back (op family "collective": the cost model adds it to every collective).
 // Rank 0 writes a cluster spec JSON (resources/clusters schema) with the per-size table in an
 // extra "calibration" object, which the spec parser ignores. Torch stays in the .cpp.
 #include "core/util/result.h"
