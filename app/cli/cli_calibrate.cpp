@@ -77,6 +77,19 @@ void printSummary(const ClusterSpec& c, const nlohmann::json& cal)
         std::snprintf(b, sizeof b, "  %-14s %12.1f %14s %14s", family.c_str(), r.overhead * 1e6,
                       r.flopRate > 0 ? gflops(r.flopRate).c_str() : "-", r.byteRate > 0 ? gflops(r.byteRate).c_str() : "-");
         printOut(b);
+        for (const OpFamilyRate::SizeRate& p : r.bySize) {
+            std::snprintf(b, sizeof b, "    by product size %12.3g FLOPs %12s", p.unitFlops, gflops(p.flopRate).c_str());
+            printOut(b);
+        }
+    }
+    if (const auto it = cal.find("collective_in_step"); it != cal.end() && it->is_object()) {
+        std::snprintf(b, sizeof b,
+                      "\nall-reduce of %ld B between torch ops, %d calls: median %.1f us (mean %.1f us), back to back %.1f us: "
+                      "%.1f us more per collective",
+                      it->value("bytes", 0L), it->value("calls", 0), it->value("median_seconds", 0.0) * 1e6,
+                      it->value("mean_seconds", 0.0) * 1e6, it->value("tight_loop_seconds", 0.0) * 1e6,
+                      it->value("overhead_s", 0.0) * 1e6);
+        printOut(b);
     }
     printOut("\nMPI_Allreduce (cost model: 2(n-1) x latency + 2(n-1)/n x bytes / bandwidth):");
     for (const char* key : {"intra_node", "inter_node"}) {
@@ -111,6 +124,7 @@ int runCalibrate(const QStringList& args)
     const QCommandLineOption gemmOpt(QStringLiteral("gemm"), QStringLiteral("GEMM sizes MxKxN,... (default: the bench GPT's)."), QStringLiteral("list"));
     const QCommandLineOption gemmSecOpt(QStringLiteral("gemm-seconds"), QStringLiteral("Timed seconds per GEMM size (default 0.5)."), QStringLiteral("S"));
     const QCommandLineOption familySecOpt(QStringLiteral("family-seconds"), QStringLiteral("Timed seconds per op-family case (default 0.3)."), QStringLiteral("S"));
+    const QCommandLineOption collectiveSecOpt(QStringLiteral("collective-seconds"), QStringLiteral("Timed seconds of all-reduces between torch ops (default 1)."), QStringLiteral("S"));
     const QCommandLineOption threadsOpt(QStringLiteral("threads"), QStringLiteral("Intra-op threads per rank (default: libtorch's, as training)."), QStringLiteral("T"));
     const QCommandLineOption smallOpt(QStringLiteral("small-bytes"), QStringLiteral("Latency message size (default 8)."), QStringLiteral("B"));
     const QCommandLineOption largeOpt(QStringLiteral("large-bytes"), QStringLiteral("Bandwidth message size (default 8 MiB)."), QStringLiteral("B"));
@@ -122,7 +136,7 @@ int runCalibrate(const QStringList& args)
     const QCommandLineOption timeoutOpt(QStringLiteral("timeout-seconds"), QStringLiteral("Give up after this long (default 600)."), QStringLiteral("T"), QStringLiteral("600"));
     const QCommandLineOption workerOpt(QStringLiteral("worker"), QStringLiteral("The tapas-worker program (default: next to tapas)."), QStringLiteral("path"));
     const QCommandLineOption mpirunOpt(QStringLiteral("mpirun"), QStringLiteral("The mpirun program."), QStringLiteral("path"));
-    parser.addOptions({npOpt, outOpt, nameOpt, gemmOpt, gemmSecOpt, familySecOpt, threadsOpt, smallOpt, largeOpt, smallRepsOpt, largeRepsOpt,
+    parser.addOptions({npOpt, outOpt, nameOpt, gemmOpt, gemmSecOpt, familySecOpt, collectiveSecOpt, threadsOpt, smallOpt, largeOpt, smallRepsOpt, largeRepsOpt,
                        hostsOpt, hostfileOpt, mapByOpt, timeoutOpt, workerOpt, mpirunOpt});
     int exitCode = kExitOk;
     if (!parseOrExplain(parser, args, &exitCode)) return exitCode;
@@ -167,7 +181,7 @@ int runCalibrate(const QStringList& args)
     const QString specPath = tmp.filePath(QStringLiteral("cluster.json"));
     // Worker options are checked by the worker before MPI starts; its sentence comes back below.
     QStringList workerArgs{QStringLiteral("calibrate"), QStringLiteral("--output"), specPath, QStringLiteral("--name"), parser.value(nameOpt)};
-    for (const QCommandLineOption* o : {&gemmOpt, &gemmSecOpt, &familySecOpt, &threadsOpt, &smallOpt, &largeOpt, &smallRepsOpt, &largeRepsOpt})
+    for (const QCommandLineOption* o : {&gemmOpt, &gemmSecOpt, &familySecOpt, &collectiveSecOpt, &threadsOpt, &smallOpt, &largeOpt, &smallRepsOpt, &largeRepsOpt})
         if (parser.isSet(*o)) workerArgs << QStringLiteral("--") + o->names().constFirst() << parser.value(*o);
 
     mo.mpirun = *mpirun;

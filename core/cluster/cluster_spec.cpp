@@ -78,6 +78,24 @@ Result<std::map<std::string, OpFamilyRate>> readOpFamilies(const json& obj, cons
             if (!v) return R::failure(v.error());
             *dst = *v;
         }
+        if (rates.contains("flop_rate_by_size")) {
+            const json& table = rates.at("flop_rate_by_size");
+            const std::string tpath = path + ".flop_rate_by_size";
+            if (!table.is_array()) return R::failure(fieldError(origin, tpath, "must be an array of {\"unit_flops\", \"flop_rate\"}"));
+            for (size_t i = 0; i < table.size(); ++i) {
+                const std::string ipath = tpath + "[" + std::to_string(i) + "]";
+                if (!table[i].is_object()) return R::failure(fieldError(origin, ipath, "must be an object with 'unit_flops' and 'flop_rate'"));
+                OpFamilyRate::SizeRate p;
+                for (auto [key, dst] : {std::pair{"unit_flops", &p.unitFlops}, std::pair{"flop_rate", &p.flopRate}}) {
+                    Result<double> v = readPositive(table[i], key, ipath + "." + key, origin);
+                    if (!v) return R::failure(v.error());
+                    *dst = *v;
+                }
+                if (!r.bySize.empty() && p.unitFlops <= r.bySize.back().unitFlops)
+                    return R::failure(fieldError(origin, ipath + ".unit_flops", "must be larger than the entry before it (sizes ascend)"));
+                r.bySize.push_back(p);
+            }
+        }
         if (r.flopRate == 0 && r.byteRate == 0 && r.overhead == 0)
             return R::failure(fieldError(origin, path, "has no rate and no overhead: leave the family out instead"));
         out[family] = r;
@@ -111,6 +129,18 @@ Result<DeviceRoofline> readRoofline(const json& obj, const std::string& origin)
 }
 
 } // namespace
+
+double OpFamilyRate::flopRateAt(double unitFlops) const
+{
+    if (bySize.empty()) return flopRate;
+    if (unitFlops <= bySize.front().unitFlops) return bySize.front().flopRate;
+    if (unitFlops >= bySize.back().unitFlops) return bySize.back().flopRate;
+    size_t i = 1;
+    while (bySize[i].unitFlops < unitFlops) ++i;
+    const SizeRate &a = bySize[i - 1], &b = bySize[i];
+    const double t = std::log(unitFlops / a.unitFlops) / std::log(b.unitFlops / a.unitFlops);
+    return a.flopRate + t * (b.flopRate - a.flopRate);
+}
 
 double ClusterSpec::peakFlops(const std::string& dtype) const
 {
@@ -217,8 +247,11 @@ std::string clusterSpecToJson(const ClusterSpec& c)
         if (c.roofline.l2Bandwidth > 0) j["roofline"]["l2_bandwidth"] = c.roofline.l2Bandwidth;
         if (c.roofline.multiprocessors > 0) j["roofline"]["multiprocessors"] = c.roofline.multiprocessors;
     }
-    for (const auto& [family, r] : c.opFamilies)
+    for (const auto& [family, r] : c.opFamilies) {
         j["op_families"][family] = {{"flop_rate", r.flopRate}, {"byte_rate", r.byteRate}, {"overhead_s", r.overhead}};
+        for (const OpFamilyRate::SizeRate& p : r.bySize)
+            j["op_families"][family]["flop_rate_by_size"].push_back({{"unit_flops", p.unitFlops}, {"flop_rate", p.flopRate}});
+    }
     return j.dump(2);
 }
 

@@ -21,9 +21,22 @@ struct LinkSpec {
 // means that bound was not measured. The family "optimizer" prices the weight update instead:
 // overhead per weight tensor plus its bytes / byteRate.
 struct OpFamilyRate {
+    OpFamilyRate(double flops = 0, double bytes = 0, double perNode = 0) : flopRate(flops), byteRate(bytes), overhead(perNode) {}
     double flopRate = 0;
     double byteRate = 0;
     double overhead = 0; // seconds per node (dispatch, autograd, the interpreter)
+    // The FLOP rate by the size of one matrix product (a GEMM, or one matrix of a batched
+    // one), ascending in unitFlops ("flop_rate_by_size"): a CPU GEMM of 64 rows runs well
+    // below the rate of a 512-row one, and a batched attention product pays per matrix.
+    // Empty: flopRate at every size.
+    struct SizeRate {
+        double unitFlops = 0;
+        double flopRate = 0;
+    };
+    std::vector<SizeRate> bySize;
+    // The FLOP rate for products of `unitFlops` each: interpolated in log(unitFlops) between
+    // the measured sizes, the nearest one's outside them; flopRate without a table.
+    double flopRateAt(double unitFlops) const;
 };
 
 // What a GPU's kernels are bound by beside its peak FLOP/s (core/cost/gpu_roofline.h): a cluster

@@ -80,9 +80,10 @@ double CostModel::collectiveTime(CollectiveKind k, double fullBytes, MeshAxis ax
     if (wireBytes) *wireBytes = wire;
     if (wire <= 0) return 0;
     const LinkSpec link = axisLink(cluster_, mesh_, axis);
-    // Ring algorithms take n-1 steps (all-reduce 2(n-1)), each paying the latency once.
+    // Ring algorithms take n-1 steps (all-reduce 2(n-1)), each paying the latency once. A
+    // calibrated CPU cluster adds what one collective costs inside a step beyond that.
     const double steps = k == CollectiveKind::AllReduce ? 2.0 * (n - 1) : double(n - 1);
-    return steps * link.latency + wire / link.bandwidth;
+    return collectiveOverheadSeconds(cluster_) + steps * link.latency + wire / link.bandwidth;
 }
 
 double CostModel::gradientSyncTime(double gradBytes, double bandwidthTime, double compute) const
@@ -91,9 +92,10 @@ double CostModel::gradientSyncTime(double gradBytes, double bandwidthTime, doubl
     const LinkSpec link = axisLink(cluster_, mesh_, MeshAxis::Dp);
     const double steps = 2.0 * (mesh_.dp - 1);
     const double buckets = std::ceil(gradBytes / kDdpBucketBytes);
-    const double whole = buckets * steps * link.latency + bandwidthTime;
+    const double perCall = collectiveOverheadSeconds(cluster_) + steps * link.latency;
+    const double whole = buckets * perCall + bandwidthTime;
     const double lastBytes = gradBytes - (buckets - 1) * kDdpBucketBytes;
-    const double last = steps * link.latency + collectiveWireBytes(CollectiveKind::AllReduce, lastBytes, mesh_.dp) / link.bandwidth;
+    const double last = perCall + collectiveWireBytes(CollectiveKind::AllReduce, lastBytes, mesh_.dp) / link.bandwidth;
     const double backward = compute * options_.backwardFactor / (1 + options_.backwardFactor);
     return std::max(last, whole - backward);
 }

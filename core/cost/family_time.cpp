@@ -6,14 +6,39 @@
 
 namespace tapas {
 
-std::optional<double> familyComputeSeconds(const ClusterSpec& c, const std::string& family, double flops, double bytes)
+std::optional<double> familyComputeSeconds(const ClusterSpec& c, const std::string& family, double flops, double bytes,
+                                           double unitFlops)
 {
     const auto it = c.opFamilies.find(family);
     if (it == c.opFamilies.end()) return std::nullopt;
     const OpFamilyRate& r = it->second;
-    const double byFlops = r.flopRate > 0 ? flops / r.flopRate : 0;
+    const double flopRate = r.flopRateAt(unitFlops > 0 ? unitFlops : flops);
+    const double byFlops = flopRate > 0 ? flops / flopRate : 0;
     const double byBytes = r.byteRate > 0 ? bytes / r.byteRate : 0;
     return r.overhead + std::max(byFlops, byBytes);
+}
+
+double matmulUnitFlops(const Graph& g, const Node& n, double flops, double share)
+{
+    double products = 1;
+    if (n.opType == "MatMul" && n.inputs.size() >= 2) {
+        const Shape& a = g.tensor(n.input(0)).shape;
+        const Shape& b = g.tensor(n.input(1)).shape;
+        const TensorId out = n.outputs.empty() ? kNoTensor : n.outputs[0];
+        if (a.rank() >= 3 && b.rank() >= 3 && out != kNoTensor) {
+            const Shape& y = g.tensor(out).shape;
+            for (int d = 0; d + 2 < y.rank(); ++d)
+                if (y.dims[size_t(d)].isKnown()) products *= double(y.dims[size_t(d)].value);
+        }
+    }
+    const double local = flops * share;
+    return products > 1 ? local / std::max(1.0, products * share) : local;
+}
+
+double collectiveOverheadSeconds(const ClusterSpec& c)
+{
+    const auto it = c.opFamilies.find("collective");
+    return it == c.opFamilies.end() ? 0 : it->second.overhead;
 }
 
 std::string pricingFamily(const ClusterSpec& c, const Node& n)
@@ -24,6 +49,7 @@ std::string pricingFamily(const ClusterSpec& c, const Node& n)
     if ((n.opType == "Conv" || n.opType == "ConvTranspose") && n.attrInt("group", 1) > 1) return finer("conv_grouped");
     if (n.opType == "MaxPool" || n.opType == "AveragePool" || n.opType == "GlobalAveragePool" || n.opType == "GlobalMaxPool")
         return finer("pool");
+    if (n.opType == "LayerNormalization") return finer("layer_norm");
     return def->family;
 }
 
@@ -57,7 +83,8 @@ std::optional<double> recurrentSeconds(const ClusterSpec& c, const Graph& g, con
     // Element-wise torch ops per step as runtime/exec/kernels/recurrent_kernels composes them.
     const double gateOps = n.opType == "LSTM" ? 12 : n.opType == "GRU" ? 14 : 3;
     const double perStep = mm->second.overhead + gateOps * ew->second.overhead;
-    const double rate = mm->second.flopRate > 0 ? mm->second.flopRate : 0;
+    // Each step's recurrent product is one small GEMM: its rate is that size's.
+    const double rate = mm->second.flopRateAt(cost.flops * share / (dirs * steps));
     return dirs * steps * perStep + (rate > 0 ? cost.flops * share / rate : 0);
 }
 
@@ -94,14 +121,16 @@ std::optional<double> chainSeconds(const ClusterSpec& c, const Graph& g, const N
     const std::optional<double> in = knownBytes(g, chain.inputs.front().tensor), out = knownBytes(g, chain.output);
     if (!in || !out) return std::nullopt;
     switch (chain.kind) {
-    case NodeChain::Kind::LayerNorm: return familyComputeSeconds(c, "normalization", 0, (*in + *out) * share);
+    case NodeChain::Kind::LayerNorm:
+        return familyComputeSeconds(c, c.opFamilies.count("layer_norm") ? "layer_norm" : "normalization", 0, (*in + *out) * share);
     case NodeChain::Kind::Gelu:
         return familyComputeSeconds(c, c.opFamilies.count("gelu") ? "gelu" : "elementwise", 0, (*in + *out) * share);
     case NodeChain::Kind::MatMulBias: {
         const Node& mm = g.node(chain.nodes.front());
         const OpCost mc = nodeCost(g, mm);
         const double bias = knownBytes(g, chain.inputs.back().tensor).value_or(0);
-        return familyComputeSeconds(c, "matmul", mc.flops * share, (mc.bytesRead + mc.bytesWritten + bias) * share);
+        return familyComputeSeconds(c, "matmul", mc.flops * share, (mc.bytesRead + mc.bytesWritten + bias) * share,
+                                    matmulUnitFlops(g, mm, mc.flops, share));
     }
     }
     return std::nullopt;
@@ -134,7 +163,8 @@ std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, co
     }
     if (family == "control") return controlSeconds(c, g, n, share);
     if (family == "recurrent") return recurrentSeconds(c, g, n, cost, share);
-    return familyComputeSeconds(c, family, cost.flops * share, (cost.bytesRead + cost.bytesWritten) * share);
+    const double unit = family == "matmul" ? matmulUnitFlops(g, n, cost.flops, share) : 0;
+    return familyComputeSeconds(c, family, cost.flops * share, (cost.bytesRead + cost.bytesWritten) * share, unit);
 }
 
 double optimizerSeconds(const ClusterSpec& c, double paramBytes)

@@ -16,12 +16,28 @@ namespace tapas {
 
 // Seconds for the forward and backward of one node of op family `family` doing `flops` and
 // moving `bytes` (its share on this device), or nothing when the cluster has no rate for it.
-std::optional<double> familyComputeSeconds(const ClusterSpec& c, const std::string& family, double flops, double bytes);
+// `unitFlops`: the FLOPs of one matrix product when the node runs several (a batched MatMul),
+// which picks the family's rate by size (OpFamilyRate::flopRateAt); 0: `flops` is one product.
+std::optional<double> familyComputeSeconds(const ClusterSpec& c, const std::string& family, double flops, double bytes,
+                                           double unitFlops = 0);
+
+// The FLOPs of one of the matrix products a MatMul, Gemm or fused addmm node runs on this
+// device when it does `share` of `flops`: a MatMul whose operands both carry batch dimensions
+// runs one product per batch entry (torch's bmm), any other one product (torch folds a
+// [..., m, k] x [k, n] into one GEMM). A split is assumed to take the batch entries first.
+double matmulUnitFlops(const Graph& g, const Node& n, double flops, double share);
+
+// Seconds per collective call inside a training step beyond the link's alpha-beta time (the
+// "collective" entry of the cluster's op families: what `tapas cluster calibrate` measured an
+// all-reduce taking between torch ops, the peer's lateness included); 0 without one.
+double collectiveOverheadSeconds(const ClusterSpec& c);
 
 // The family node n is priced by on cluster c: its op's registry family, or a finer one the
 // calibration measures apart because one rate does not fit the whole family, when c carries a
 // rate for it: "conv_grouped" (group > 1: depthwise and grouped convolutions run far below the
-// dense FLOP rate) and "pool" (pooling is bound by bytes, not by the convolutions' FLOPs).
+// dense FLOP rate), "pool" (pooling is bound by bytes, not by the convolutions' FLOPs) and
+// "layer_norm" (torch's layer_norm with its affine gradients costs several times a softmax's
+// fixed cost per node).
 std::string pricingFamily(const ClusterSpec& c, const Node& n);
 
 // The node chains the worker runs as one torch function (core/ops/node_chains): a decomposed
@@ -39,7 +55,7 @@ PricedChains pricedChains(const Graph& g);
 // per time step and direction; If/Loop/Scan by the nodes of their body. Nothing when the cluster
 // has no rate for it (the caller falls back to peak x efficiency). With `chains`, a node of a
 // chain costs nothing but the chain's last, which carries the fused function: layer_norm at the
-// normalization rate, gelu at the "gelu" rate (elementwise without one), addmm at the matmul rate.
+// "layer_norm" rate (normalization without one), gelu at the "gelu" rate (elementwise without one), addmm at the matmul rate.
 std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
                                         const PricedChains* chains = nullptr);
 

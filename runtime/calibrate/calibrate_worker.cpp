@@ -101,6 +101,58 @@ double allreduceSeconds(MPI_Comm comm, long bytes, int reps)
     return slowest;
 }
 
+// What one all-reduce costs inside a training step, where it sits between torch ops rather
+// than in a tight loop: caches hold the step's tensors, MPI's progress engine was idle, and
+// the peer arrives late by however far its own compute ran behind. Each round runs a small
+// layer's forward and backward (a 64x256x256 matmul, as the small models train), then times an
+// all-reduce of its output (64 KB) alone. The overhead is the median call less the median call
+// of the same all-reduce in a tight loop (`tightLoop`): medians, because on a shared machine a
+// few calls wait whole time slices for a descheduled peer, which says how loaded the machine
+// was, not what a collective costs on it (the mean is written beside it).
+struct StepCollective {
+    double meanSeconds = 0, medianSeconds = 0; // inside the call, the slowest rank's
+    double tightLoopSeconds = 0;               // the same all-reduce back to back (median)
+    double overhead = 0;                       // median less the tight loop's
+    int calls = 0;
+    long bytes = 0;
+};
+
+StepCollective collectiveInStep(MPI_Comm comm, double budget, double tightLoop, long bytes)
+{
+    StepCollective f;
+    f.bytes = bytes;
+    const torch::Tensor w = torch::randn({256, 256}).set_requires_grad(true);
+    const long count = std::max(1L, bytes / long(sizeof(float)));
+    std::vector<double> times;
+    auto round = [&] {
+        const torch::Tensor x = torch::randn({64, 256}).set_requires_grad(true);
+        torch::Tensor y = torch::matmul(x, w);
+        y.backward(torch::ones_like(y));
+        torch::Tensor out = y.detach().reshape({-1}).slice(0, 0, count).contiguous().clone();
+        const auto t0 = Clock::now();
+        MPI_Allreduce(MPI_IN_PLACE, out.data_ptr<float>(), int(out.numel()), MPI_FLOAT, MPI_SUM, comm);
+        return seconds(t0);
+    };
+    // Warm-up rounds, which also say how many rounds fill the budget; rank 0's count holds for
+    // every rank, so no extra call between rounds synchronises them.
+    MPI_Barrier(comm);
+    const auto start = Clock::now();
+    for (int i = 0; i < 5; ++i) round();
+    int rounds = int(std::clamp(budget / std::max(seconds(start) / 5, 1e-6), 20.0, 20000.0));
+    MPI_Bcast(&rounds, 1, MPI_INT, 0, comm);
+    for (int i = 0; i < rounds; ++i) times.push_back(round());
+    double mine[2] = {0, median(times, EvenMiddle::Upper)};
+    for (double t : times) mine[0] += t / double(times.size());
+    double slowest[2] = {0, 0};
+    MPI_Allreduce(mine, slowest, 2, MPI_DOUBLE, MPI_MAX, comm);
+    f.meanSeconds = slowest[0];
+    f.medianSeconds = slowest[1];
+    f.calls = rounds;
+    f.tightLoopSeconds = tightLoop;
+    f.overhead = std::max(0.0, f.medianSeconds - tightLoop);
+    return f;
+}
+
 struct LinkFigures {
     bool measured = false;
     int ranks = 0;
@@ -161,13 +213,13 @@ std::string GemmShape::toString() const { return std::to_string(m) + "x" + std::
 
 const char* calibrateUsage()
 {
-    return "  calibrate [--gemm MxKxN,...] [--gemm-seconds S] [--family-seconds S] [--threads T] [--small-bytes B]\n"
-           "            [--large-bytes B]\n"
+    return "  calibrate [--gemm MxKxN,...] [--gemm-seconds S] [--family-seconds S] [--collective-seconds S] [--threads T]\n"
+           "            [--small-bytes B] [--large-bytes B]\n"
            "            [--small-reps R] [--large-reps R] [--name NAME] [--output spec.json]\n"
            "                  measure fp32 GEMM FLOP/s (default sizes 512x256x256,512x256x512,512x256x768,\n"
            "                  512x256x1024,512x1024x256), each op family's forward + backward (overhead and\n"
-           "                  FLOP or byte rate; S seconds per case) and MPI all-reduce latency/bandwidth; rank 0 writes\n"
-           "                  a cluster spec JSON (needs at least 2 ranks)\n";
+           "                  FLOP or byte rate; S seconds per case), MPI all-reduce latency/bandwidth and an all-reduce's\n"
+           "                  cost between torch ops as in a step; rank 0 writes a cluster spec JSON (needs at least 2 ranks)\n";
 }
 
 Result<CalibrateOptions> parseCalibrateArgs(int argc, char** argv, int first)
@@ -191,6 +243,7 @@ Result<CalibrateOptions> parseCalibrateArgs(int argc, char** argv, int first)
                 })
         .number("--gemm-seconds", &o.gemmSeconds, 0.001, 600)
         .number("--family-seconds", &o.familySeconds, 0.001, 600)
+        .number("--collective-seconds", &o.collectiveSeconds, 0.001, 600)
         .integer("--threads", &o.threads, 0, 1024)
         .integer("--small-bytes", &o.smallBytes, 4L, 1L << 31)
         .integer("--large-bytes", &o.largeBytes, 4L, 1L << 31)
@@ -251,9 +304,17 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
     MPI_Allreduce(&nodeSize, &smallestNode, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     // Every node measures its own group at once; node 0's figures (rank 0's group) are reported.
     LinkFigures intra = largestNode == smallestNode && nodeSize >= 2 ? measureLink(nodeComm, o) : LinkFigures{};
-    MPI_Comm_free(&nodeComm);
     const bool multiNode = nodeSize < size;
     LinkFigures inter = multiNode ? measureLink(MPI_COMM_WORLD, o) : LinkFigures{};
+    // The per-collective cost inside a step, on the link tensor parallelism uses (inside a node
+    // when it holds several ranks).
+    const bool inNode = intra.measured;
+    const LinkFigures& stepLink = inNode ? intra : inter;
+    constexpr long kStepBytes = 64L << 10;
+    const MPI_Comm stepComm = inNode ? nodeComm : MPI_COMM_WORLD;
+    const double tightLoop = stepLink.ranks >= 2 ? allreduceSeconds(stepComm, kStepBytes, std::max(20, o.smallReps / 4)) : 0;
+    const StepCollective step = collectiveInStep(stepComm, o.collectiveSeconds, tightLoop, kStepBytes);
+    MPI_Comm_free(&nodeComm);
     if (rank != 0) return 0;
 
     std::set<std::string> hosts;
@@ -313,13 +374,18 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
     // model charges every FLOP.
     spec["efficiency"] = peak > 0 ? std::min(1.0, representative / peak) : 1.0;
     const std::map<std::string, OpFamilyRate> rates = fitFamilyRates(families);
-    for (const auto& [family, r] : rates)
+    for (const auto& [family, r] : rates) {
         spec["op_families"][family] = {{"flop_rate", r.flopRate}, {"byte_rate", r.byteRate}, {"overhead_s", r.overhead}};
+        for (const OpFamilyRate::SizeRate& p : r.bySize)
+            spec["op_families"][family]["flop_rate_by_size"].push_back({{"unit_flops", p.unitFlops}, {"flop_rate", p.flopRate}});
+    }
+    if (step.overhead > 0) spec["op_families"]["collective"] = {{"flop_rate", 0.0}, {"byte_rate", 0.0}, {"overhead_s", step.overhead}};
     nlohmann::ordered_json familyTable = nlohmann::ordered_json::array();
     for (const FamilyCase& c : families) {
         familyTable.push_back({{"family", c.family}, {"case", c.name}, {"flops", c.flops}, {"bytes", c.bytes},
                                {"forward_backward_seconds", c.seconds}});
         if (c.bytesBound) familyTable.back()["bytes_bound"] = true;
+        if (c.products > 1) familyTable.back()["products"] = c.products;
     }
     spec["calibration"] = {{"gemm", table},
                            {"op_family_cases", familyTable},
@@ -331,6 +397,10 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
                            {"load_average_1min", loadAverage()}, // other work on the machine lowers every figure
                            {"ranks", size},
                            {"hosts", std::vector<std::string>(hosts.begin(), hosts.end())},
+                           {"collective_in_step",
+                            {{"bytes", step.bytes}, {"calls", step.calls}, {"mean_seconds", step.meanSeconds},
+                             {"median_seconds", step.medianSeconds}, {"tight_loop_seconds", step.tightLoopSeconds},
+                             {"overhead_s", step.overhead}}},
                            {"intra_node", linkJson(intra, o)},
                            {"inter_node", multiNode ? linkJson(inter, o) : nlohmann::ordered_json("same as intra_node (one node)")}};
     const std::string text = spec.dump(2) + "\n";

@@ -6,7 +6,9 @@
 //   - each op family's forward + backward through libtorch: overhead per node and FLOP or byte
 //     rate (op_family_bench), which the cost model uses in place of peak x efficiency;
 //   - MPI_Allreduce latency (small messages) and bus bandwidth (large messages, ring factor
-//     2(n-1)/n), inside a node and, with several nodes, across them.
+//     2(n-1)/n), inside a node and, with several nodes, across them;
+//   - what one all-reduce costs between torch ops, as in a training step, beyond the same
+//     all-reduce back to back (op family "collective": the cost model adds it to every collective).
 // Rank 0 writes a cluster spec JSON (resources/clusters schema) with the per-size table in an
 // extra "calibration" object, which the spec parser ignores. Torch stays in the .cpp.
 #include "core/util/result.h"
@@ -26,6 +28,7 @@ struct CalibrateOptions {
     std::vector<GemmShape> gemms;  // empty: the defaults (calibrateUsage() lists them)
     double gemmSeconds = 0.5;      // timed per size, after a warm-up
     double familySeconds = 0.3;    // timed per op-family case (op_family_bench), after a warm-up
+    double collectiveSeconds = 1;  // all-reduces between torch ops (the per-collective cost in a step)
     int threads = 0;               // intra-op threads, 0: libtorch's default (as train-plan uses)
     long smallBytes = 8;           // latency message
     long largeBytes = 8L << 20;    // bandwidth message

@@ -24,6 +24,7 @@ struct Case {
     std::function<std::vector<Tensor>()> make;
     std::function<Tensor(const std::vector<Tensor>&)> run;
     bool bytesBound = false;
+    double products = 1;
 };
 
 // Timed in the calling thread's CPU seconds. A rank runs torch on one intra-op thread, so a
@@ -65,6 +66,21 @@ std::vector<Case> familyCases()
     };
     mm(2, 2, 2);
     for (auto [m, k, n] : {std::tuple{512, 256, 768}, {512, 256, 1024}, {512, 1024, 256}, {512, 256, 512}}) mm(m, k, n);
+    // The GEMMs of small models on 2 ranks (32-128 rows, 64-256 wide): their forward and
+    // backward run well below the large cases' rate, so matmul is priced by product size.
+    for (auto [m, k, n] : {std::tuple{32, 64, 64}, {64, 128, 128}, {64, 256, 256}, {128, 256, 512}}) mm(m, k, n);
+    // Attention's batched products (heads x batch of seq x head-dim): torch runs one GEMM per
+    // matrix, so each pays at its own small size.
+    auto bmm = [&](int64_t b, int64_t m, int64_t k, int64_t n) {
+        cs.push_back({"matmul",
+                      std::to_string(b) + "x(" + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + ")",
+                      2.0 * b * m * k * n, 4.0 * b * (m * k + k * n + m * n), true,
+                      [=] { return std::vector<Tensor>{leaf({b, m, k}), leaf({b, k, n})}; },
+                      [](const std::vector<Tensor>& v) { return torch::matmul(v[0], v[1]); }});
+        cs.back().products = double(b);
+    };
+    bmm(8, 32, 32, 32);
+    bmm(16, 64, 64, 64);
     // A classifier head on a batch of 2: reading the weight and writing its gradient bound it,
     // not its FLOPs; these give the family's byte rate.
     for (auto [m, k, n] : {std::tuple{2, 512, 1000}, {2, 1280, 1000}, {4, 256, 2048}}) {
@@ -139,6 +155,19 @@ std::vector<Case> familyCases()
     // its own rate, since erf's polynomial costs several times an add's pass over the bytes.
     add("gelu", "gelu 4", {4}, 2, [](const std::vector<Tensor>& v) { return torch::gelu(v[0]); });
     add("gelu", "gelu 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::gelu(v[0]); });
+    // LayerNorm as the worker runs an exported chain or a LayerNormalization node: torch's
+    // layer_norm with scale and shift, whose backward also reduces their gradients; its fixed
+    // cost is several times a softmax's. Bytes: x read and the output written.
+    auto layerNorm = [&](int64_t rows, int64_t d) {
+        cs.push_back({"layer_norm", "layer_norm " + std::to_string(rows) + "x" + std::to_string(d), 0, 8.0 * double(rows) * d, true,
+                      [=] { return std::vector<Tensor>{leaf({rows, d}), leaf({d}), leaf({d})}; },
+                      [=](const std::vector<Tensor>& v) { return torch::layer_norm(v[0], {d}, v[1], v[2]); }});
+    };
+    layerNorm(2, 4);
+    layerNorm(64, 256);
+    layerNorm(64, 192);
+    layerNorm(512, 256);
+    layerNorm(512, 1024);
     add("normalization", "softmax 4", {4}, 2, [](const std::vector<Tensor>& v) { return torch::softmax(v[0], -1); });
     add("normalization", "layernorm 512x1024", big, 2,
         [](const std::vector<Tensor>& v) { return torch::layer_norm(v[0], {1024}); });
@@ -194,7 +223,7 @@ std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::functio
     std::vector<FamilyCase> out;
     for (const Case& c : familyCases()) {
         if (together) together();
-        out.push_back({c.family, c.name, c.flops, c.bytes, timeCase(c, secondsPerCase), c.bytesBound});
+        out.push_back({c.family, c.name, c.flops, c.bytes, timeCase(c, secondsPerCase), c.bytesBound, c.products});
     }
     return out;
 }
@@ -203,6 +232,7 @@ std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>
 {
     std::map<std::string, double> overhead;
     std::map<std::string, std::vector<double>> flopRates, byteRates;
+    std::map<std::string, std::map<double, std::vector<double>>> bySize; // family -> product FLOPs -> rates
     for (const FamilyCase& c : cases) {
         if (!overhead.count(c.family)) { // the family's first case is its tiny one
             overhead[c.family] = c.seconds;
@@ -210,8 +240,12 @@ std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>
         }
         // What the size adds over the overhead; never below a tenth of the case (timer noise).
         const double work = std::max(c.seconds - overhead[c.family], 0.1 * c.seconds);
-        if (c.flops > 0 && !c.bytesBound) flopRates[c.family].push_back(c.flops / work);
-        else byteRates[c.family].push_back(c.bytes / work);
+        if (c.flops > 0 && !c.bytesBound) {
+            flopRates[c.family].push_back(c.flops / work);
+            if (c.family == "matmul") bySize[c.family][c.flops / c.products].push_back(c.flops / work);
+        } else {
+            byteRates[c.family].push_back(c.bytes / work);
+        }
     }
     std::map<std::string, OpFamilyRate> rates;
     for (const auto& [family, o] : overhead) {
@@ -219,6 +253,8 @@ std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>
         r.overhead = o;
         if (flopRates.count(family)) r.flopRate = median(flopRates[family], EvenMiddle::Lower);
         if (byteRates.count(family)) r.byteRate = median(byteRates[family], EvenMiddle::Lower);
+        if (bySize.count(family) && bySize[family].size() >= 2)
+            for (auto& [unit, rs] : bySize[family]) r.bySize.push_back({unit, median(rs, EvenMiddle::Lower)});
         rates[family] = r;
     }
     return rates;

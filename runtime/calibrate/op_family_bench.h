@@ -19,6 +19,7 @@ struct FamilyCase {
     double bytes = 0;          // forward bytes read and written (fp32)
     double seconds = 0;        // median forward + backward, CPU time of the rank's thread
     bool bytesBound = false;   // a FLOP-counted family's case bound by its bytes (a GEMM of 2 rows)
+    double products = 1;       // matrix products the case runs (a batched matmul's batch)
 };
 
 // Times every case, in a fixed order (so ranks' lists line up). `together` runs before each
@@ -28,7 +29,9 @@ std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::functio
 
 // Each family's rate from its cases: the first (tiny) case is the overhead; the others, less
 // the overhead, give the median FLOP rate (FLOP-counted families) or byte rate (memory-bound
-// families, and the bytes-bound cases of FLOP-counted ones: matmul gets both).
+// families, and the bytes-bound cases of FLOP-counted ones: matmul gets both). Matmul also gets
+// its rate by the size of one product (OpFamilyRate::bySize): cases of one product size give
+// their median rate, sizes ascending.
 std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>& cases);
 
 } // namespace tapas::runtime

@@ -35,6 +35,7 @@ namespace {
 struct ZooRun {
     int layers = 2, hidden = 256, heads = 4, seq = 64, batch = 8, vocab = 512, steps = 12, warmup = 2, ranks = 2, repeats = 3;
     std::string worker;
+    std::string cluster = "cpu-mpi";
 };
 
 // The zoo GPT's four plans and PyTorch DDP's step on the same shape; returns the failures.
@@ -59,7 +60,7 @@ int runZooGpt(const ZooRun& z, const QString& dir)
     ImportOptions io;
     io.dims["batch"] = batch;
     Result<Graph> g = importOnnxFile(model, io);
-    Result<ClusterSpec> cluster = loadClusterSpec("cpu-mpi");
+    Result<ClusterSpec> cluster = loadClusterSpec(z.cluster);
     if (!g || !cluster) {
         std::fprintf(stderr, "tapas bench run: %s\n", (!g ? g.error() : cluster.error()).c_str());
         return 1;
@@ -69,10 +70,10 @@ int runZooGpt(const ZooRun& z, const QString& dir)
     for (const DeviceMesh& m : enumerateMeshes(*cluster))
         if (m.size() == ranks) meshes.push_back(m);
 
-    std::printf("zoo GPT: %d layers, hidden %d, %d heads, seq %d, batch %d, vocab %d; %d ranks on cluster cpu-mpi; "
+    std::printf("zoo GPT: %d layers, hidden %d, %d heads, seq %d, batch %d, vocab %d; %d ranks on cluster %s; "
                 "%d steps, median after %d warm-up steps;\nmeasured: the fastest of %d launches' medians (wall clock), CPU time: "
                 "that launch's (the larger rank's process CPU time); spread: slowest launch median / fastest\n\n",
-                layers, hidden, heads, seq, batch, vocab, ranks, steps, warmup, repeats);
+                layers, hidden, heads, seq, batch, vocab, ranks, cluster->name.c_str(), steps, warmup, repeats);
     std::printf("%-9s %-5s %14s %11s %15s %15s %9s %9s %7s %12s %12s %12s\n", "plan", "mesh", "measured step", "CPU time",
                 "predicted step", "cost model", "ratio", "ratio", "spread", "peak memory", "peak tensors", "predicted");
     std::printf("%-9s %-5s %14s %11s %15s %15s %9s %9s %7s %12s %12s %12s\n", "", "", "(fastest)", "(same run)", "(worker)",
@@ -153,7 +154,7 @@ int runZooGpt(const ZooRun& z, const QString& dir)
 int run(const std::vector<std::string>& args)
 {
     int layers = 2, hidden = 256, heads = 4, seq = 64, batch = 8, vocab = 512, steps = 12, warmup = 2, ranks = 2, repeats = 3;
-    std::string worker, keep;
+    std::string worker, keep, clusterSpec = "cpu-mpi";
     bool zoo = true, real = true;
     RealRunOptions realOptions;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -169,6 +170,7 @@ int run(const std::vector<std::string>& args)
         else if (args[i] == "--repeats" && i + 1 < args.size()) next(repeats);
         else if (args[i] == "--worker" && i + 1 < args.size()) worker = args[++i];
         else if (args[i] == "--keep" && i + 1 < args.size()) keep = args[++i];
+        else if (args[i] == "--cluster" && i + 1 < args.size()) clusterSpec = args[++i];
         else if (args[i] == "--zoo-only") real = false;
         else if (args[i] == "--real-only") zoo = false;
         else if (args[i] == "--only" && i + 1 < args.size()) {
@@ -193,7 +195,7 @@ int run(const std::vector<std::string>& args)
         else if (args[i] == "--profile") realOptions.profile = true;
         else {
             std::fprintf(stderr, "tapas bench run: unknown option '%s' (options: --layers N --hidden H --heads A --seq S "
-                                 "--batch B --vocab V --steps N --warmup N --repeats N --worker PATH --keep DIR --zoo-only --real-only "
+                                 "--batch B --vocab V --steps N --warmup N --repeats N --worker PATH --keep DIR --cluster PRESET|FILE --zoo-only --real-only "
                                  "--only gpt,MODEL,... --real-steps N --real-warmup N --models DIR --profile)\n", args[i].c_str());
             return 2;
         }
@@ -201,6 +203,11 @@ int run(const std::vector<std::string>& args)
     if (!QCoreApplication::instance()) {
         std::fprintf(stderr, "tapas bench run: needs the Qt event loop of `tapas`\n");
         return 1;
+    }
+    // Refused before minutes of runs, naming the option.
+    if (Result<ClusterSpec> c = loadClusterSpec(clusterSpec); !c) {
+        std::fprintf(stderr, "tapas bench run: --cluster: %s\n", c.error().c_str());
+        return 2;
     }
     if (repeats < 1) {
         std::fprintf(stderr, "tapas bench run: --repeats must be at least 1\n");
@@ -214,8 +221,9 @@ int run(const std::vector<std::string>& args)
     const QString dir = keep.empty() ? tmp.path() : QString::fromStdString(keep);
     QDir().mkpath(dir);
     int failures = 0;
-    if (zoo) failures += runZooGpt({layers, hidden, heads, seq, batch, vocab, steps, warmup, ranks, repeats, worker}, dir);
+    if (zoo) failures += runZooGpt({layers, hidden, heads, seq, batch, vocab, steps, warmup, ranks, repeats, worker, clusterSpec}, dir);
     if (real) {
+        realOptions.cluster = clusterSpec;
         realOptions.worker = worker;
         realOptions.ranks = ranks;
         realOptions.repeats = repeats;

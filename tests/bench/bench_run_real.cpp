@@ -134,18 +134,18 @@ std::vector<std::string> realModelNames()
 
 int runRealModels(const RealRunOptions& o)
 {
-    Result<ClusterSpec> cluster = loadClusterSpec("cpu-mpi");
+    Result<ClusterSpec> cluster = loadClusterSpec(o.cluster);
     if (!cluster) {
         std::fprintf(stderr, "tapas bench run: %s\n", cluster.error().c_str());
         return 1;
     }
     const std::string corpus = findCorpusDir();
     const Result<std::string> shared = findModelsDir(o.modelsDir, currentExecutable());
-    std::printf("\nreal models (tests/common/real_model_workloads.h), TAPAS plan on mesh 1x%d, cluster cpu-mpi; %d steps, "
+    std::printf("\nreal models (tests/common/real_model_workloads.h), TAPAS plan on mesh 1x%d, cluster %s; %d steps, "
                 "median after %d warm-up steps;\nmeasured: the fastest of %d launches' medians (wall clock), CPU time: that launch's; "
                 "spread: slowest launch median / fastest; in collectives: that launch's median time inside MPI calls (waiting for the\n"
                 "other rank included) against the cost model's tp/dp communication\n\n",
-                o.ranks, o.steps, o.warmup, o.repeats);
+                o.ranks, cluster->name.c_str(), o.steps, o.warmup, o.repeats);
     std::printf("%-22s %-30s %11s %11s %11s %9s %9s %7s %11s %11s %12s %12s\n", "model", "workload", "measured", "CPU time",
                 "predicted", "ratio", "ratio", "spread", "in collect.", "predicted", "peak tensors", "predicted");
     std::printf("%-22s %-30s %11s %11s %11s %9s %9s %7s %11s %11s %12s %12s\n", "", "", "(fastest)", "(same run)", "(plan)",

@@ -16,6 +16,7 @@ struct RealRunOptions {
     std::string dir;               // where plans and runs go
     int ranks = 2, steps = 8, warmup = 2, repeats = 3; // each model launched `repeats` times (RepeatedRun)
     bool profile = false;
+    std::string cluster = "cpu-mpi"; // preset name or spec file (`tapas cluster calibrate -o`) the plans are costed on
 };
 
 // Prints the table; returns the number of models that failed (a missing file is skipped, not failed).

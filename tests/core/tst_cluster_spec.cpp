@@ -94,6 +94,28 @@ private slots:
         QCOMPARE(d->opFamilies.at("optimizer").byteRate, 5e9);
         QCOMPARE(d->opFamilies.at("optimizer").overhead, 1e-5);
         QVERIFY(loadClusterSpec("a100x8")->opFamilies.empty()); // GPU presets: peak x efficiency
+        // ... and matmul's rate by product size.
+        c.opFamilies["matmul"].bySize = {{1e5, 2e9}, {1e7, 8e9}, {1e9, 3e10}};
+        d = parseClusterSpec(clusterSpecToJson(c), "rt");
+        QVERIFY2(d.ok(), d.error().c_str());
+        QCOMPARE(d->opFamilies.at("matmul").bySize.size(), size_t(3));
+        QCOMPARE(d->opFamilies.at("matmul").bySize[1].unitFlops, 1e7);
+        QCOMPARE(d->opFamilies.at("matmul").bySize[2].flopRate, 3e10);
+    }
+
+    // The rate by size is interpolated in log(size) between measured sizes and holds at the
+    // nearest measured size outside them; without a table, the family's one rate.
+    void flop_rate_by_size_interpolates_in_log_size()
+    {
+        OpFamilyRate r{3e10, 0, 2e-5};
+        QCOMPARE(r.flopRateAt(1e3), 3e10);
+        r.bySize = {{1e5, 2e9}, {1e7, 8e9}, {1e9, 3e10}};
+        QCOMPARE(r.flopRateAt(1e3), 2e9);
+        QCOMPARE(r.flopRateAt(1e5), 2e9);
+        QCOMPARE(r.flopRateAt(1e6), 5e9); // halfway in log between 1e5 and 1e7
+        QCOMPARE(r.flopRateAt(1e7), 8e9);
+        QCOMPARE(r.flopRateAt(1e8), 1.9e10);
+        QCOMPARE(r.flopRateAt(1e12), 3e10);
     }
 
     void malformed_specs_name_the_field()
@@ -117,6 +139,15 @@ private slots:
             {withField("op_families.conv", {{"flop_rate", 1e9}, {"overhead_s", 1e-5}}), "field 'op_families.conv.byte_rate' is missing"},
             {withField("op_families.shape", {{"flop_rate", 0}, {"byte_rate", 0}, {"overhead_s", 0}}),
              "field 'op_families.shape' has no rate and no overhead"},
+            {withField("op_families.matmul", {{"flop_rate", 1e9}, {"byte_rate", 0}, {"overhead_s", 1e-5}, {"flop_rate_by_size", 2}}),
+             "field 'op_families.matmul.flop_rate_by_size' must be an array"},
+            {withField("op_families.matmul", {{"flop_rate", 1e9}, {"byte_rate", 0}, {"overhead_s", 1e-5},
+                                              {"flop_rate_by_size", {{{"unit_flops", 1e6}}}}}),
+             "field 'op_families.matmul.flop_rate_by_size[0].flop_rate' is missing"},
+            {withField("op_families.matmul", {{"flop_rate", 1e9}, {"byte_rate", 0}, {"overhead_s", 1e-5},
+                                              {"flop_rate_by_size", {{{"unit_flops", 1e6}, {"flop_rate", 1e9}},
+                                                                     {{"unit_flops", 1e5}, {"flop_rate", 2e9}}}}}),
+             "field 'op_families.matmul.flop_rate_by_size[1].unit_flops' must be larger than the entry before it"},
         };
         for (const Case& c : cases) {
             Result<ClusterSpec> r = parseClusterSpec(c.text, "x.json");

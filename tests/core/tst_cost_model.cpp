@@ -161,6 +161,21 @@ private slots:
         QCOMPARE(rc.bytesRead + rc.bytesWritten, 2.0 * 8 * 64 * 4);
     }
 
+    // A calibrated CPU cluster's "collective" overhead (an all-reduce between torch ops, the
+    // peer's lateness included) is paid once per collective, on top of the alpha-beta time.
+    void a_calibrated_collective_overhead_is_paid_per_collective()
+    {
+        const Graph g = tinyMlp();
+        ClusterSpec c = testCluster();
+        c.opFamilies["collective"] = {0, 0, 3e-5};
+        CostModel m(g, c, {1, 4});
+        const CostTerms t = m.reshardCost(3, TensorLayout::partial(), TensorLayout::replicated());
+        QCOMPARE(t.tpComm, 3e-5 + 6 * 1e-6 + 1.5 * 2048 / 1e9);
+        // Sliced forward (no collective: nothing to pay), gathered backward (one).
+        const CostTerms s = m.reshardCost(3, TensorLayout::replicated(), TensorLayout::split(1));
+        QCOMPARE(s.tpComm, 3e-5 + 3 * 1e-6 + 0.75 * 2048 / 1e9);
+    }
+
     void row_split_output_is_all_reduced_forward_only()
     {
         const Graph g = tinyMlp();

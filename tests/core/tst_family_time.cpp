@@ -249,6 +249,86 @@ private slots:
         QVERIFY(unfused > 5 * fused); // nine nodes' overheads (2-5e-5 s each) against one
     }
 
+    // With a "layer_norm" rate (torch's layer_norm with its affine gradients, calibrated apart
+    // from softmax), the fused chain and a LayerNormalization node take it.
+    void a_layer_norm_takes_the_layer_norm_rate_when_calibrated()
+    {
+        ClusterSpec c = calibrated();
+        c.opFamilies["normalization"] = {0, 2e9, 2.5e-5};
+        c.opFamilies["reduce"] = {0, 2e9, 5e-5};
+        c.opFamilies["layer_norm"] = {0, 1e9, 9e-5};
+        const Graph g = exportedGpt();
+        const PricedChains chains = pricedChains(g);
+        const NodeChain* ln = firstChain(chains, NodeChain::Kind::LayerNorm);
+        QVERIFY(ln);
+        const double bytes = tensorBytes(g, ln->inputs.front().tensor) + tensorBytes(g, ln->output);
+        QCOMPARE(price(c, g, ln->nodes.back(), &chains), 9e-5 + bytes / 1e9);
+
+        Graph one;
+        const TensorId x = testing::addFloatTensor(one, "x", {64, 256}, TensorKind::Input);
+        const TensorId w = testing::addFloatTensor(one, "scale", {256}, TensorKind::Weight);
+        const TensorId b = testing::addFloatTensor(one, "shift", {256}, TensorKind::Weight);
+        const TensorId y = testing::addFloatTensor(one, "y", {64, 256}, TensorKind::Activation);
+        one.inputs = {x};
+        one.outputs = {y};
+        Node n;
+        n.name = "ln";
+        n.opType = "LayerNormalization";
+        n.inputs = {x, w, b};
+        n.outputs = {y};
+        one.addNode(n);
+        QCOMPARE(pricingFamily(c, one.node(0)), std::string("layer_norm"));
+        const OpCost oc = nodeCost(one, one.node(0));
+        QCOMPARE(price(c, one, 0), 9e-5 + (oc.bytesRead + oc.bytesWritten) / 1e9);
+        c.opFamilies.erase("layer_norm");
+        QCOMPARE(pricingFamily(c, one.node(0)), std::string("normalization"));
+    }
+
+    // Matmul's rate by product size: a small GEMM pays the small size's rate, a batched MatMul
+    // (both operands batched: one product per batch entry) the rate of one product's size, and
+    // a [batch, seq, k] x [k, n] MatMul is one GEMM of all its FLOPs.
+    void matmuls_are_priced_at_the_rate_of_their_product_size()
+    {
+        ClusterSpec c = calibrated();
+        c.opFamilies["matmul"].bySize = {{1e5, 1e9}, {1e7, 5e9}, {1e9, 2e10}};
+        auto matmulGraph = [](std::vector<int64_t> a, std::vector<int64_t> b, std::vector<int64_t> y, TensorKind bKind) {
+            Graph g;
+            const TensorId ta = testing::addFloatTensor(g, "a", a, TensorKind::Input);
+            const TensorId tb = testing::addFloatTensor(g, "b", b, bKind);
+            const TensorId ty = testing::addFloatTensor(g, "y", y, TensorKind::Activation);
+            g.inputs = {ta};
+            g.outputs = {ty};
+            Node n;
+            n.name = "mm";
+            n.opType = "MatMul";
+            n.inputs = {ta, tb};
+            n.outputs = {ty};
+            g.addNode(n);
+            return g;
+        };
+        // One GEMM of 2·64·64·64 = 524,288 FLOPs: between 1e5 and 1e7.
+        const Graph small = matmulGraph({64, 64}, {64, 64}, {64, 64}, TensorKind::Weight);
+        const double f = nodeCost(small, small.node(0)).flops;
+        QCOMPARE(f, 2.0 * 64 * 64 * 64);
+        const double rate = c.opFamilies.at("matmul").flopRateAt(f);
+        QVERIFY(rate > 1e9 && rate < 5e9);
+        QCOMPARE(matmulUnitFlops(small, small.node(0), f, 1.0), f);
+        QCOMPARE(price(c, small, 0), 4e-5 + f / rate);
+        // 16 products of that size, batched: each at the small rate, 16 times the FLOPs.
+        const Graph batched = matmulGraph({16, 64, 64}, {16, 64, 64}, {16, 64, 64}, TensorKind::Activation);
+        const double fb = nodeCost(batched, batched.node(0)).flops;
+        QCOMPARE(fb, 16 * f);
+        QCOMPARE(matmulUnitFlops(batched, batched.node(0), fb, 1.0), f);
+        QCOMPARE(price(c, batched, 0), 4e-5 + fb / rate);
+        // Split in two (tp over the batch entries): 8 products of the same size.
+        QCOMPARE(matmulUnitFlops(batched, batched.node(0), fb, 0.5), f);
+        // [16, 64, 64] x [64, 64]: torch folds it into one GEMM of 1024 rows.
+        const Graph folded = matmulGraph({16, 64, 64}, {64, 64}, {16, 64, 64}, TensorKind::Weight);
+        QCOMPARE(matmulUnitFlops(folded, folded.node(0), fb, 1.0), fb);
+        QCOMPARE(price(c, folded, 0), 4e-5 + fb / c.opFamilies.at("matmul").flopRateAt(fb));
+        QVERIFY(price(c, folded, 0) < price(c, batched, 0));
+    }
+
     // torch::gelu has a rate of its own when the cluster carries one (erf's polynomial runs well
     // below an add's pass over memory); without it the element-wise rate prices the fused GELU.
     void a_gelu_chain_is_priced_at_the_gelu_rate_when_calibrated()

@@ -22,7 +22,8 @@ private:
     static QStringList quickOptions()
     {
         return {QStringLiteral("--gemm"), QStringLiteral("64x64x64,128x96x160"), QStringLiteral("--gemm-seconds"),
-                QStringLiteral("0.05"), QStringLiteral("--family-seconds"), QStringLiteral("0.02"), QStringLiteral("--large-bytes"), QStringLiteral("65536"), QStringLiteral("--small-reps"),
+                QStringLiteral("0.05"), QStringLiteral("--family-seconds"), QStringLiteral("0.02"), QStringLiteral("--collective-seconds"),
+                QStringLiteral("0.05"), QStringLiteral("--large-bytes"), QStringLiteral("65536"), QStringLiteral("--small-reps"),
                 QStringLiteral("20"), QStringLiteral("--large-reps"), QStringLiteral("3")};
     }
 
@@ -112,6 +113,32 @@ private Q_SLOTS:
         }
         QVERIFY(bytesBound >= 1); // the GEMM heads that give matmul its byte rate say so
         QVERIFY(o.out.contains(QStringLiteral("op families")));
+
+        // LayerNorm as the worker runs it (torch's layer_norm with scale and shift) has a family
+        // of its own, bound by bytes.
+        QVERIFY(spec->opFamilies.count("layer_norm"));
+        QVERIFY(spec->opFamilies.at("layer_norm").byteRate > 1e6 && spec->opFamilies.at("layer_norm").overhead > 0);
+        // Matmul's rate by product size: the small GEMMs, the batched attention products and the
+        // large cases, sizes ascending, each a positive rate.
+        const auto& bySize = spec->opFamilies.at("matmul").bySize;
+        QVERIFY(bySize.size() >= 6);
+        for (size_t i = 0; i < bySize.size(); ++i) {
+            QVERIFY(bySize[i].flopRate > 1e6);
+            if (i > 0) QVERIFY(bySize[i].unitFlops > bySize[i - 1].unitFlops);
+        }
+        QVERIFY(bySize.front().unitFlops <= 2.0 * 32 * 32 * 32); // one product of the 8 x (32x32x32) case
+        // The all-reduce between torch ops: timed over many calls, and what its median call costs
+        // beyond the same all-reduce back to back is the "collective" family's overhead.
+        const QJsonObject step = cal.value(QStringLiteral("collective_in_step")).toObject();
+        QVERIFY(step.value(QStringLiteral("calls")).toInt() >= 20);
+        QVERIFY(step.value(QStringLiteral("median_seconds")).toDouble() > 0);
+        QVERIFY(step.value(QStringLiteral("tight_loop_seconds")).toDouble() > 0);
+        const double overhead = step.value(QStringLiteral("overhead_s")).toDouble();
+        QCOMPARE(overhead, std::max(0.0, step.value(QStringLiteral("median_seconds")).toDouble() -
+                                             step.value(QStringLiteral("tight_loop_seconds")).toDouble()));
+        if (overhead > 0) QCOMPARE(spec->opFamilies.at("collective").overhead, overhead);
+        else QVERIFY(!spec->opFamilies.count("collective"));
+        QVERIFY(o.out.contains(QStringLiteral("between torch ops")));
     }
 
     void bad_rank_count_fails_with_a_clear_error_data()
