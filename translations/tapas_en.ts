@@ -3365,11 +3365,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message>
         <location line="+0"/>
         <location line="+12"/>
+        <location line="+4"/>
         <source>%</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-11"/>
+        <location line="-15"/>
         <source>Memory</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3441,6 +3442,21 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message>
         <location line="+1"/>
         <source>Reverse KL to the uniform mode histogram</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Modes covered, G&apos;s own weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>High-quality samples, G&apos;s own weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reverse KL, G&apos;s own weights</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

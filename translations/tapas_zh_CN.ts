@@ -3425,11 +3425,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <message>
         <location line="+0"/>
         <location line="+12"/>
+        <location line="+4"/>
         <source>%</source>
         <translation>%</translation>
     </message>
     <message>
-        <location line="-11"/>
+        <location line="-15"/>
         <source>Memory</source>
         <translation>内存</translation>
     </message>
@@ -3502,6 +3503,21 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <location line="+1"/>
         <source>Reverse KL to the uniform mode histogram</source>
         <translation>相对均匀模式直方图的反向 KL</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Modes covered, G&apos;s own weights</source>
+        <translation>覆盖的模式数（G 自身权重）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>High-quality samples, G&apos;s own weights</source>
+        <translation>高质量样本（G 自身权重）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reverse KL, G&apos;s own weights</source>
+        <translation>反向 KL（G 自身权重）</translation>
     </message>
     <message>
         <location line="+1"/>
