@@ -8,6 +8,8 @@
 
 #include <QtTest>
 
+#include <utility>
+
 using namespace tapas;
 using namespace tapas::runtime;
 
@@ -35,6 +37,16 @@ Result<TrainPlanOptions> trainPlan(std::vector<std::string> extra)
     args.insert(args.end(), extra.begin(), extra.end());
     Argv a("train-plan", args);
     return parseTrainPlanArgs(a.argc(), a.argv(), 2);
+}
+
+// GAN options as parsed and completed by their preset, with the status of both steps (a parse
+// error leaves the options at their defaults).
+std::pair<Status, gan::GanOptions> checked(std::vector<std::string> args)
+{
+    Result<gan::GanOptions> o = gan::parseGanOptions(args);
+    gan::GanOptions p = o.ok() ? *o : gan::GanOptions{};
+    const Status s = o.ok() ? gan::applyPresetAndCheck(p) : Status::failure(o.error());
+    return {s, p};
 }
 
 } // namespace
@@ -279,12 +291,6 @@ private Q_SLOTS:
     // it off, and an --ema-start with no EMA to start is refused by name instead of ignored.
     void mixture_presets_average_g_over_the_second_half_of_their_budget()
     {
-        auto checked = [](std::vector<std::string> args) {
-            Result<gan::GanOptions> o = gan::parseGanOptions(args);
-            gan::GanOptions p = o.ok() ? *o : gan::GanOptions{};
-            const Status s = o.ok() ? gan::applyPresetAndCheck(p) : Status::failure(o.error());
-            return std::make_pair(s, p);
-        };
         const auto [ringOk, ring] = checked({"--data", "ring8"});
         QVERIFY2(ringOk.ok(), ringOk.error.c_str());
         QCOMPARE(ring.ema, 0.999);
@@ -315,12 +321,6 @@ private Q_SLOTS:
     // image model refuses them by name instead of ignoring them.
     void mixture_network_shape_options_fill_from_the_preset_and_fit_the_mlp_only()
     {
-        auto checked = [](std::vector<std::string> args) {
-            Result<gan::GanOptions> o = gan::parseGanOptions(args);
-            gan::GanOptions p = o.ok() ? *o : gan::GanOptions{};
-            const Status s = o.ok() ? gan::applyPresetAndCheck(p) : Status::failure(o.error());
-            return std::make_pair(s, p);
-        };
         const auto [ringOk, ring] = checked({"--data", "ring8"});
         QVERIFY2(ringOk.ok(), ringOk.error.c_str());
         QCOMPARE(ring.gWidth, ring.width);
