@@ -462,14 +462,17 @@ void GanTrainer::evaluate(int stepsDone, bool final)
     const bool metricDue = final || (o_.metricEvery > 0 && stepsDone % o_.metricEvery == 0);
     const bool sampleDue = !o_.runDir.empty() && (final || (o_.sampleEvery > 0 && stepsDone % o_.sampleEvery == 0));
     if (!metricDue && !sampleDue) return;
-    auto& gen = ema_ ? ema_ : g_;
-    gen->eval(); // eval: no batch-norm statistics or spectral-norm state changes on rank 0 only
-    torch::Tensor out;
-    {
+    // A generator's output on the fixed noise, in eval mode (no batch-norm statistics or
+    // spectral-norm state changes on rank 0 only) and without autograd; the caller restores train.
+    auto samplesOf = [this](GeneratorNet& net) {
+        net.eval();
         torch::NoGradGuard ng;
-        out = gen->forward(fixedZ_, fixedY_).contiguous();
-    }
-    std::vector<float> v(out.data_ptr<float>(), out.data_ptr<float>() + out.numel());
+        return net.forward(fixedZ_, fixedY_).contiguous();
+    };
+    auto valuesOf = [](const torch::Tensor& t) { return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel()); };
+    auto& gen = ema_ ? ema_ : g_;
+    const torch::Tensor out = samplesOf(*gen);
+    const std::vector<float> v = valuesOf(out);
     if (metricDue && data_.isMixture()) {
         const MixtureQuality q = evaluateMixture(v, mixtureModes(data_.name()), o_.mixtureStd);
         std::map<std::string, double> values{{"modes_covered", double(q.modesCovered)},
@@ -478,15 +481,8 @@ void GanTrainer::evaluate(int stepsDone, bool final)
         // With an EMA the figures above are the average's; G's own weights, judged on the same
         // noise, go beside them as *_raw, so every run shows what the average adds.
         if (ema_) {
-            torch::Tensor raw;
-            {
-                torch::NoGradGuard ng;
-                g_->eval();
-                raw = g_->forward(fixedZ_, fixedY_).contiguous();
-                g_->train();
-            }
-            const std::vector<float> rv(raw.data_ptr<float>(), raw.data_ptr<float>() + raw.numel());
-            const MixtureQuality r = evaluateMixture(rv, mixtureModes(data_.name()), o_.mixtureStd);
+            const MixtureQuality r = evaluateMixture(valuesOf(samplesOf(*g_)), mixtureModes(data_.name()), o_.mixtureStd);
+            g_->train();
             values["modes_covered_raw"] = double(r.modesCovered);
             values["high_quality_share_raw"] = r.highQualityShare;
             values["reverse_kl_raw"] = r.reverseKl;
