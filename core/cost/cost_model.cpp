@@ -38,9 +38,16 @@ CostTerms& CostTerms::operator+=(const CostTerms& o)
     return *this;
 }
 
+std::string computeDtype(const CostOptions& options, const ClusterSpec& cluster)
+{
+    if (!options.dtype.empty()) return options.dtype;
+    return cluster.gpu ? "fp16" : "fp32";
+}
+
 CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMesh& mesh, CostOptions options)
     : g_(g), cluster_(cluster), mesh_(mesh), options_(std::move(options))
 {
+    options_.dtype = computeDtype(options_, cluster_); // options() always names the dtype priced
     flopRate_ = cluster_.peakFlops(options_.dtype) * cluster_.efficiency;
     if (flopRate_ <= 0) flopRate_ = 1;
     elemBytes_ = options_.dtype == "fp32" ? 4 : 2;

@@ -22,7 +22,10 @@
 namespace tapas {
 
 struct CostOptions {
-    std::string dtype = "fp16";  // compute dtype: peak FLOP/s and bytes of activations/gradients
+    // Compute dtype ("fp16" | "bf16" | "fp32"): peak FLOP/s and bytes of activations, gradients
+    // and messages. Empty: the devices' own (computeDtype): fp32 on a CPU cluster, whose worker
+    // trains in fp32, fp16 on GPUs.
+    std::string dtype;
     double bytesPerParam = 16;   // fp16 weight + fp16 grad + fp32 master, m and v
     double backwardFactor = 2;   // backward FLOPs per forward FLOP
     // Of bytesPerParam, the optimizer's part (fp32 master weights, Adam's m and v): what a
@@ -39,6 +42,9 @@ struct CostOptions {
     enum class SyncView { Bandwidth, Hidden, OutlastsBackward };
     SyncView syncView = SyncView::Bandwidth;
 };
+
+// The dtype a cost model prices in: options.dtype, or the devices' own when it is empty.
+std::string computeDtype(const CostOptions& options, const ClusterSpec& cluster);
 
 struct CostTerms {
     double compute = 0;    // s
