@@ -52,6 +52,7 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     if (flopRate_ <= 0) flopRate_ = 1;
     elemBytes_ = options_.dtype == "fp32" ? 4 : 2;
     if (!cluster_.opFamilies.empty()) chains_ = pricedChains(g_);
+    saved_ = savedActivations(g_, cluster_.opFamilies.empty() ? pricedChains(g_).chains : chains_.chains);
     roofline_ = gpuRoofline(cluster_, options_.dtype);
     if (roofline_) rooflineOps_ = rooflineOps(g_, pricedChains(g_), elemBytes_);
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> uses;
@@ -238,6 +239,9 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     for (size_t o = 0; o < n.outputs.size() && o < s.outputs.size(); ++o) {
         const TensorId t = n.outputs[o];
         if (t == kNoTensor || !dtypeIsFloating(g_.tensor(t).dtype) || g_.tensor(t).value) continue;
+        // Kept only when a backward needs it (or a view of it): the rest is let go after its
+        // last reader.
+        if (!saved_.kept[size_t(t)]) continue;
         const double shard = s.outputs[o].kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
         c.activationMemory += replicaBytes(t) * shard;
     }

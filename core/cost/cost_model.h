@@ -9,6 +9,7 @@
 #include "core/cluster/cluster_spec.h"
 #include "core/cost/family_time.h"
 #include "core/cost/gpu_roofline.h"
+#include "core/cost/saved_activations.h"
 #include "core/fold/folded_graph.h"
 #include "core/shard/sharding_plan.h"
 
@@ -116,6 +117,7 @@ private:
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> sharedWeights_;
     double wholeGradientBytes_ = 0;
     PricedChains chains_; // on a calibrated cluster: the chains the worker runs fused
+    SavedActivations saved_; // what the backward holds on to: a node's activation memory
     std::optional<GpuRoofline> roofline_; // on a cluster with a roofline: how each node is priced
     std::vector<RooflineOp> rooflineOps_;
 };
