@@ -55,6 +55,13 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     saved_ = savedActivations(g_, cluster_.opFamilies.empty() ? pricedChains(g_).chains : chains_.chains);
     roofline_ = gpuRoofline(cluster_, options_.dtype);
     if (roofline_) rooflineOps_ = rooflineOps(g_, pricedChains(g_), elemBytes_);
+    weights_.assign(g_.tensors.size(), 0);
+    for (TensorId t = 0; t < TensorId(g_.tensors.size()); ++t) {
+        const Tensor& x = g_.tensor(t);
+        // What the worker trains, a Constant node's weights whose values the importer knows
+        // (paddle2onnx) included, plus stored float data it reads as-is (running statistics).
+        weights_[size_t(t)] = (x.isParameter() && !x.value) || isTrainedWeight(g_, t);
+    }
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> uses;
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
         const Node& node = g_.node(n);
@@ -62,7 +69,7 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
             const TensorId t = node.inputs[i];
             if (t == kNoTensor || isBufferInput(node, i)) continue;
             const Tensor& x = g_.tensor(t);
-            if (x.isParameter() && dtypeIsFloating(x.dtype) && !x.value) uses[t].emplace_back(n, int(i));
+            if (weights_[size_t(t)] && dtypeIsFloating(x.dtype)) uses[t].emplace_back(n, int(i));
         }
     }
     for (auto& [t, u] : uses) {
@@ -217,8 +224,8 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
         const TensorId t = n.inputs[i];
         if (t == kNoTensor) continue;
         const Tensor& x = g_.tensor(t);
-        if (!dtypeIsFloating(x.dtype) || x.value) continue;
-        if (x.isParameter()) {
+        if (!dtypeIsFloating(x.dtype) || (x.value && !weights_[size_t(t)])) continue;
+        if (weights_[size_t(t)]) {
             // A weight read by several nodes (tied embeddings, one layer applied N times) is one
             // tensor: each use carries its share, so uses in one layout sum to the weight once,
             // and the report settles uses in different layouts (sharedWeightCost).

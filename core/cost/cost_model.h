@@ -11,6 +11,7 @@
 #include "core/cost/gpu_roofline.h"
 #include "core/cost/saved_activations.h"
 #include "core/fold/folded_graph.h"
+#include "core/ir/trained_weights.h"
 #include "core/shard/sharding_plan.h"
 
 #include <algorithm>
@@ -118,6 +119,7 @@ private:
     double wholeGradientBytes_ = 0;
     PricedChains chains_; // on a calibrated cluster: the chains the worker runs fused
     SavedActivations saved_; // what the backward holds on to: a node's activation memory
+    std::vector<char> weights_; // per tensor: a weight (memory, gradient sync, optimizer state)
     std::optional<GpuRoofline> roofline_; // on a cluster with a roofline: how each node is priced
     std::vector<RooflineOp> rooflineOps_;
 };

@@ -1,4 +1,5 @@
 #include "core/cost/saved_activations.h"
+#include "core/ir/trained_weights.h"
 
 #include <string_view>
 
@@ -73,7 +74,7 @@ SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& 
     std::vector<char> contiguous(T, 1);
     std::vector<char> grad(T, 0); // takes a gradient
     std::vector<char> saved(T, 0);
-    for (size_t t = 0; t < T; ++t) grad[t] = g.tensors[t].isParameter() && !g.tensors[t].value;
+    for (size_t t = 0; t < T; ++t) grad[t] = (g.tensors[t].isParameter() && !g.tensors[t].value) || isTrainedWeight(g, TensorId(t));
 
     std::vector<int> chainOf(g.nodes.size(), -1);
     for (size_t c = 0; c < chains.size(); ++c)
