@@ -248,8 +248,9 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
         if (t == kNoTensor || !dtypeIsFloating(g_.tensor(t).dtype) || g_.tensor(t).value) continue;
         // Kept only when a backward needs it (or a view of it): the rest is let go after its
         // last reader.
-        if (!saved_.kept[size_t(t)]) continue;
         const double shard = s.outputs[o].kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
+        if (o == 0 && saved_.dropoutMask[size_t(id)]) c.activationMemory += replicaBytes(t) / elemBytes_ * shard; // the mask, 1 B
+        if (!saved_.kept[size_t(t)]) continue;
         c.activationMemory += replicaBytes(t) * shard;
     }
     return c;

@@ -1,6 +1,7 @@
 #include "core/cost/saved_activations.h"
 #include "core/ir/trained_weights.h"
 
+#include <optional>
 #include <string_view>
 
 namespace tapas {
@@ -51,7 +52,7 @@ bool isView(const Node& n)
 // The view keeps its input's contiguous layout: a reshape of it is again a view.
 bool keepsContiguous(const Node& n)
 {
-    if (among(n.opType, {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})) return true;
+    if (among(n.opType, {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"})) return true;
     if (n.opType == "Transpose") {
         const std::vector<int64_t> perm = n.attrInts("perm");
         for (size_t i = 0; i < perm.size(); ++i)
@@ -62,6 +63,18 @@ bool keepsContiguous(const Node& n)
     return false; // Slice, Expand: strided
 }
 
+// A Dropout that draws a mask: training_mode known true and a ratio above 0 (opset 12 on; an
+// older Dropout, and one whose mode is left to run time, is taken as not training).
+bool drawsMask(const Graph& g, const Node& n)
+{
+    if (n.opType != "Dropout" || n.inputs.size() < 3 || n.inputs[2] == kNoTensor) return false;
+    const std::optional<ConstValue>& training = g.tensor(n.inputs[2]).value;
+    if (!training || training->size() < 1 || training->floatAt(0) == 0) return false;
+    if (n.inputs[1] == kNoTensor) return true; // the default ratio, 0.5
+    const std::optional<ConstValue>& ratio = g.tensor(n.inputs[1]).value;
+    return !ratio || ratio->size() < 1 || ratio->floatAt(0) > 0;
+}
+
 } // namespace
 
 SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& chains)
@@ -70,6 +83,7 @@ SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& 
     SavedActivations out;
     out.kept.assign(T, 0);
     out.storage.resize(T);
+    out.dropoutMask.assign(g.nodes.size(), 0);
     for (size_t t = 0; t < T; ++t) out.storage[t] = TensorId(t);
     std::vector<char> contiguous(T, 1);
     std::vector<char> grad(T, 0); // takes a gradient
@@ -93,12 +107,14 @@ SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& 
         for (TensorId o : n.outputs)
             if (floating(o)) grad[size_t(o)] = anyGrad;
 
+        out.dropoutMask[size_t(id)] = drawsMask(g, n);
         // Storage: a view shares its input's.
-        if (isView(n) && !n.inputs.empty() && n.inputs[0] != kNoTensor) {
+        const bool view = isView(n) || (n.opType == "Dropout" && !out.dropoutMask[size_t(id)]);
+        if (view && !n.inputs.empty() && n.inputs[0] != kNoTensor) {
             const TensorId in = n.inputs[0];
             const bool copies = (n.opType == "Reshape" || n.opType == "Flatten") && !contiguous[size_t(in)];
             for (TensorId o : n.outputs) {
-                if (o == kNoTensor || copies) continue;
+                if (o == kNoTensor || copies || !floating(o)) continue;
                 out.storage[size_t(o)] = out.storage[size_t(in)];
                 contiguous[size_t(o)] = contiguous[size_t(in)] && keepsContiguous(n);
             }

@@ -25,6 +25,10 @@ struct SavedActivations {
     std::vector<char> kept;
     // Per tensor: the tensor whose storage it is (itself unless it is a view).
     std::vector<TensorId> storage;
+    // Per node: a Dropout in training mode with a positive ratio. Its backward keeps the mask it
+    // drew, one byte an element of its output (Korthikanti's "s b h" and "a s^2 b" mask terms);
+    // a Dropout that is not training is a view of its input.
+    std::vector<char> dropoutMask;
 };
 
 // `chains`: the node chains the worker fuses (findNodeChains on the graph alone).
