@@ -3,6 +3,7 @@
 #include "core/cost/cost_report.h"
 #include "core/cost/family_time.h"
 
+#include "core/ops/control_bodies.h"
 #include "core/ops/op_registry.h"
 
 #include <algorithm>
@@ -47,6 +48,9 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     if (!cluster_.opFamilies.empty()) chains_ = pricedChains(g_);
     roofline_ = gpuRoofline(cluster_, options_.dtype);
     if (roofline_) rooflineOps_ = rooflineOps(g_, pricedChains(g_), elemBytes_);
+    for (const Node& n : g_.nodes)
+        if (n.opType == "If" && !ifTakenBranch(g_, n))
+            notes_.push_back("If '" + n.name + "': its condition is known only when it runs (it reads data); priced as its dearer branch");
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> uses;
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
         const Node& node = g_.node(n);
@@ -198,7 +202,8 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     CostTerms c;
     const OpCost oc = tapas::nodeCost(g_, n);
     const double share = s.computeFraction / batchShards();
-    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_);
+    const bool partial = !s.outputs.empty() && s.outputs[0].kind == TensorLayout::P;
+    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_, partial);
     const double forward = measured ? 0
                            : roofline_ ? rooflineForwardSeconds(*roofline_, rooflineOps_[size_t(id)], oc, s, batchShards())
                                        : oc.flops * share / flopRate_;
@@ -319,6 +324,7 @@ void finishReport(CostReport& r, const ShardingPlan& plan, const CostModel& mode
         }
     }
     r.fits = r.total.memory() <= model.cluster().memoryBytes;
+    r.notes = model.pricingNotes();
 }
 
 Status checkBatchSplit(const Graph& g, const DeviceMesh& mesh)
