@@ -3,6 +3,7 @@
 #include "core/cost/cost_report.h"
 #include "core/cost/family_time.h"
 
+#include "core/ops/control_bodies.h"
 #include "core/ops/op_registry.h"
 
 #include <algorithm>
@@ -62,6 +63,9 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
         // (paddle2onnx) included, plus stored float data it reads as-is (running statistics).
         weights_[size_t(t)] = (x.isParameter() && !x.value) || isTrainedWeight(g_, t);
     }
+    for (const Node& n : g_.nodes)
+        if (n.opType == "If" && !ifTakenBranch(g_, n))
+            notes_.push_back("If '" + n.name + "': its condition is known only when it runs (it reads data); priced as its dearer branch");
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> uses;
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
         const Node& node = g_.node(n);
@@ -213,7 +217,8 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     CostTerms c;
     const OpCost oc = tapas::nodeCost(g_, n);
     const double share = s.computeFraction / batchShards();
-    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_);
+    const bool partial = !s.outputs.empty() && s.outputs[0].kind == TensorLayout::P;
+    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_, partial);
     const double forward = measured ? 0
                            : roofline_ ? rooflineForwardSeconds(*roofline_, rooflineOps_[size_t(id)], oc, s, batchShards())
                                        : oc.flops * share / flopRate_;
@@ -338,6 +343,7 @@ void finishReport(CostReport& r, const ShardingPlan& plan, const CostModel& mode
         }
     }
     r.fits = r.total.memory() <= model.cluster().memoryBytes;
+    r.notes = model.pricingNotes();
 }
 
 Status checkBatchSplit(const Graph& g, const DeviceMesh& mesh)

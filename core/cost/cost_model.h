@@ -107,6 +107,8 @@ public:
     const ClusterSpec& cluster() const { return cluster_; }
     const DeviceMesh& mesh() const { return mesh_; }
     const CostOptions& options() const { return options_; }
+    // What the prices assume where the graph does not tell (CostReport::notes), found once.
+    const std::vector<std::string>& pricingNotes() const { return notes_; }
 
 private:
     const Graph& g_;
@@ -122,6 +124,7 @@ private:
     std::vector<char> weights_; // per tensor: a weight (memory, gradient sync, optimizer state)
     std::optional<GpuRoofline> roofline_; // on a cluster with a roofline: how each node is priced
     std::vector<RooflineOp> rooflineOps_;
+    std::vector<std::string> notes_;
 };
 
 // DDP's default bucket_cap_mb.
@@ -140,6 +143,9 @@ struct CostReport {
     // bubble; the memory of the rank that holds the most), and the plan's PipelineSchedule holds
     // the figures per stage. perNode and perBlock stay those of one micro-batch.
     bool pipelined = false;
+    // What the prices assume where the graph does not tell, one line each: an If whose condition
+    // only the run knows (it reads data) is priced as its dearer branch.
+    std::vector<std::string> notes;
 };
 
 CostReport evaluatePlan(const ShardingPlan& plan, const CostModel& model, const FoldedGraph* folded = nullptr);

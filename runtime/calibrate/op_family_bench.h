@@ -29,7 +29,8 @@ std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::functio
 
 // Each family's rate from its cases: the first (tiny) case is the overhead; the others, less
 // the overhead, give the median FLOP rate (FLOP-counted families) or byte rate (memory-bound
-// families, and the bytes-bound cases of FLOP-counted ones: matmul gets both). Matmul also gets
+// families, and the bytes-bound cases of FLOP-counted ones: matmul gets both). Matmul and
+// matmul_strided (batched products of transposed views) also get
 // its rate by the size of one product (OpFamilyRate::bySize): cases of one product size give
 // their median rate, sizes ascending.
 std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>& cases);

@@ -277,6 +277,31 @@ private slots:
         QCOMPARE(free.schedule.stages.back().recompute, Recompute::None);
     }
 
+    // A calibrated CPU cluster's per-call collective cost (the "collective" family: an
+    // all-reduce between torch ops beyond the same call back to back) is paid by every send
+    // between stages and every gradient bucket, as the unstaged cost model pays it.
+    void sends_and_gradient_buckets_pay_the_calibrated_per_call_cost()
+    {
+        const ClusterSpec c = *loadClusterSpec("a100x8");
+        const Graph g = gpt(4, 256, 8, 128, 16);
+        const Profiled p = profile(g, c, 1, 4);
+        PipelineConfig cfg;
+        cfg.pp = 2;
+        cfg.dp = 2;
+        cfg.tp = 1;
+        cfg.microBatches = 2;
+        cfg.microBatchSize = 4;
+        cfg.recompute = Recompute::None;
+        ClusterSpec calibrated = c;
+        calibrated.opFamilies["collective"] = {0, 0, 1e-3};
+        const PipelineEvaluation plain = *evaluatePipeline(p.blocks, cfg, *p.model, c, 1e15);
+        const PipelineEvaluation paid = *evaluatePipeline(p.blocks, cfg, *p.model, calibrated, 1e15);
+        // Each stage sends once per micro-batch (the first forward, the last its gradient back).
+        QVERIFY(qAbs(paid.total.ppComm - plain.total.ppComm - cfg.microBatches * 1e-3) < 1e-9);
+        QVERIFY(paid.total.dpComm >= plain.total.dpComm + 1e-3 - 1e-12); // at least one bucket
+        QCOMPARE(paid.total.compute, plain.total.compute);
+    }
+
     void gpt3_175b_fits_on_1024_a100_only_with_stages()
     {
         const Graph g = gpt(96, 12288, 96, 2048, 1536, 51200);
