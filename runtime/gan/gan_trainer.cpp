@@ -361,14 +361,14 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         // settle on the data instead of circling it: the mixtures' precision depends on it.
         if (o_.r1Gamma > 0) real = real.detach().requires_grad_(true);
         const auto realY = torch::from_blob(b->y.data(), {n}, torch::kLong).clone();
-        // The fake half: in async mode the oldest buffered batch within the staleness bound,
-        // which D uses without waiting for the newest G weights; otherwise a fresh one.
         const bool last = k + 1 == o_.dSteps;
         // G's own batch serves the last D step too (as PyTorch's DCGAN example does): made once,
         // with graph, while G's weights are the ones it is judged with. Synchronous steps only
         // (asynchronous D steps train on the buffer, into which G's batch goes unseen), and
         // always with the shared D forward, whose point is one D forward for both losses.
         const bool gBatchForD = last && (sharedD_ || (!asyncOn_ && o_.shareFake));
+        // The fake half: in async mode the oldest buffered batch within the staleness bound,
+        // which D uses without waiting for the newest G weights; otherwise a fresh one.
         FakeBatch fake;
         while (asyncOn_ && !buffer_.empty() && gIssued_ - buffer_.front().version > o_.staleness) buffer_.pop_front();
         if (asyncOn_ && !sharedD_ && !buffer_.empty()) {
