@@ -50,6 +50,9 @@ struct GanOptions {
     // ParaGAN: asynchronous updates with bounded staleness
     bool async = false;
     int staleness = 1;            // k: fake samples D trains on are at most k G updates old
+    bool sharedDForward = false;  // async: G's gradient through the D of the step's start (1 D update
+                                  // old), so one D forward on G's batch serves both losses
+    bool shareFake = true;        // sync: the last D step trains on G's own batch (one G forward)
     // congestion-aware pipeline
     int loaderThreads = 1;        // starting value (adaptive) or fixed value (static)
     int prefetch = 2;             // prefetch queue depth, same

@@ -88,7 +88,9 @@ struct FakeBatch {
 struct StepFigures {
     double gLoss = 0, dLoss = 0, dReal = 0, dFake = 0, gNorm = 0, dNorm = 0;
     double dataWait = 0, compute = 0, comm = 0;
-    int staleness = 0;
+    int staleness = 0;  // G side: G updates the fakes D trained on are behind (the buffer's)
+    int dStaleness = 0; // D side: D updates the D that G's gradient went through is behind sync's
+    int gForwards = 0, dForwards = 0; // network passes this step (forward calls, each a batch)
 };
 
 } // namespace
@@ -106,7 +108,9 @@ private:
     torch::Tensor labels(int64_t n, uint64_t a, uint64_t b);
     torch::Tensor prepareForD(torch::Tensor x) const;
     Status trainStep(int step, StepFigures& f);
+    Status finishStep(StepFigures& f, Clock::time_point computeStart);
     void applyPendingG(StepFigures& f);
+    void applyPendingD(StepFigures& f);
     void updateEma();
     void report(int stepsDone, const StepFigures& f, double stepTime);
     void evaluate(int stepsDone, bool final);
@@ -132,11 +136,13 @@ private:
     std::unique_ptr<DataPipeline> pipeline_;
     std::deque<FakeBatch> buffer_;
     std::unique_ptr<PendingCollective> pendingG_;
+    std::unique_ptr<PendingCollective> pendingD_; // shared D forward: D's all-reduce, applied before D's next forward
     int64_t gVersion_ = 0;   // G updates applied
     int64_t gIssued_ = 0;    // G updates whose gradients are computed (applied or in flight)
     int startStep_ = 0;
     int64_t dataStart_ = 0;
     bool asyncOn_ = false;
+    bool sharedD_ = false; // asynchronous, with G's gradient through the D of the step's start
     torch::Tensor fixedZ_, fixedY_;
     double lrG_ = 0, lrD_ = 0;
     std::unique_ptr<FashionQuality> quality_; // rank 0, Fashion-MNIST only, opened at the first evaluation
@@ -194,6 +200,7 @@ Status GanTrainer::setUp()
     scale_ = *sd;
     if (!scale_.note.empty()) logInfo(scale_.note);
     asyncOn_ = o_.async && o_.staleness > 0;
+    sharedD_ = asyncOn_ && o_.sharedDForward;
 
     spec_.kind = o_.model;
     spec_.zDim = o_.zDim;
@@ -271,6 +278,7 @@ Status GanTrainer::setUp()
         auto e = protocol::MetricsEvent::statusEvent("running", "ParaGAN " + o_.model + " on " + data_.name());
         e.fields = {{"model", o_.model}, {"data", data_.name()}, {"preset", o_.preset},
                     {"mode", asyncOn_ ? "async" : "sync"}, {"staleness_bound", std::to_string(asyncOn_ ? o_.staleness : 0)},
+                    {"shared_d_forward", sharedD_ ? "on" : "off"}, {"share_fake", o_.shareFake ? "on" : "off"},
                     {"ranks", std::to_string(ranks_)}, {"local_batch", std::to_string(scale_.localBatch)},
                     {"global_batch", std::to_string(scale_.globalBatch)}, {"d_steps", std::to_string(o_.dSteps)},
                     {"loss", o_.loss}, {"ema", std::to_string(o_.ema)}, {"ema_start", std::to_string(o_.emaStart)},
@@ -308,6 +316,17 @@ void GanTrainer::applyPendingG(StepFigures& f)
     updateEma();
 }
 
+void GanTrainer::applyPendingD(StepFigures& f)
+{
+    if (!pendingD_) return;
+    const auto t0 = Clock::now();
+    pendingD_->wait();
+    f.comm += since(t0);
+    pendingD_.reset();
+    f.dNorm = gradD_->scatter(ranks_);
+    optD_->step();
+}
+
 // The EMA copy follows G exactly until --ema-start's share of the steps is done, then averages:
 // averaged early, while the modes still move, it is a blur of where they were.
 void GanTrainer::updateEma()
@@ -342,24 +361,51 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         // settle on the data instead of circling it: the mixtures' precision depends on it.
         if (o_.r1Gamma > 0) real = real.detach().requires_grad_(true);
         const auto realY = torch::from_blob(b->y.data(), {n}, torch::kLong).clone();
+        const bool last = k + 1 == o_.dSteps;
+        // G's own batch serves the last D step too (as PyTorch's DCGAN example does): made once,
+        // with graph, while G's weights are the ones it is judged with. Synchronous steps only
+        // (asynchronous D steps train on the buffer, into which G's batch goes unseen), and
+        // always with the shared D forward, whose point is one D forward for both losses.
+        const bool gBatchForD = last && (sharedD_ || (!asyncOn_ && o_.shareFake));
         // The fake half: in async mode the oldest buffered batch within the staleness bound,
         // which D uses without waiting for the newest G weights; otherwise a fresh one.
         FakeBatch fake;
         while (asyncOn_ && !buffer_.empty() && gIssued_ - buffer_.front().version > o_.staleness) buffer_.pop_front();
-        if (asyncOn_ && !buffer_.empty()) {
+        if (asyncOn_ && !sharedD_ && !buffer_.empty()) {
             fake = std::move(buffer_.front());
             buffer_.pop_front();
+        } else if (gBatchForD) {
+            gY = labels(n, uint64_t(step), 1000);
+            gFake = g_->forward(noise(n, uint64_t(step), 1000), gY);
+            ++f.gForwards;
+            fake = {gFake.detach(), gY, gVersion_};
         } else {
             torch::NoGradGuard ng;
             fake.y = labels(n, uint64_t(step), uint64_t(k));
             fake.x = g_->forward(noise(n, uint64_t(step), uint64_t(k)), fake.y);
+            ++f.gForwards;
             fake.version = gVersion_;
         }
         f.staleness = std::max<int>(f.staleness, int(gIssued_ - fake.version));
+        applyPendingD(f); // the previous step's D update lands before D reads its weights again
         optD_->zero_grad();
-        const auto dr = d_->forward(real, realY), df = d_->forward(prepareForD(fake.x), fake.y);
+        // Shared D forward: D's scores of G's batch (with graph) serve D's loss and G's.
+        const bool sharedScores = sharedD_ && last;
+        const auto dr = d_->forward(real, realY), df = d_->forward(prepareForD(sharedScores ? gFake : fake.x), fake.y);
+        f.dForwards += 2;
         auto loss = discriminatorLoss(o_.loss, dr, df);
         if (o_.r1Gamma > 0) loss = loss + r1Penalty(dr, real, o_.r1Gamma);
+        if (sharedScores) {
+            // G's gradient through the D that has not made this step's update: one D update older
+            // than synchronous training's. Its all-reduce runs while D's backward computes.
+            optG_->zero_grad();
+            const auto gLoss = generatorLoss(o_.loss, df);
+            gLoss.backward({}, /*retain_graph=*/true, /*create_graph=*/false, g_->parameters());
+            f.gLoss = gLoss.item<double>();
+            f.dStaleness = 1;
+            ++gIssued_;
+            pendingG_ = comm_.allReduceSumAsync(gradG_->gather(), gradG_->count());
+        }
         // Only D's weights need gradients: without `inputs` autograd would also fill real.grad
         // (R1 made the real batch a leaf that requires grad), work nothing reads.
         loss.backward({}, /*retain_graph=*/false, /*create_graph=*/false, d_->parameters());
@@ -368,14 +414,22 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         f.dFake = o_.loss == "hinge" ? df.mean().item<double>() : torch::sigmoid(df).mean().item<double>();
         // The previous step's G update lands after D's first step of this one: that D step
         // never waited for it (asynchronous mode only; synchronous mode has nothing pending).
-        if (k == 0) applyPendingG(f);
+        // With the shared D forward it is this step's own, applied as soon as D's backward is done.
+        if (k == 0 || sharedScores) applyPendingG(f);
         float* buf = gradD_->gather();
-        const bool last = k + 1 == o_.dSteps;
-        if (asyncOn_ && last) {
+        if (sharedScores) {
+            // Overlap: D's all-reduce runs across the step boundary, while the next step loads
+            // its batch and G makes its fake one; it is applied before D's next forward.
+            pendingD_ = comm_.allReduceSumAsync(buf, gradD_->count());
+            f.compute += since(tc);
+            break;
+        }
+        if (asyncOn_ && last && !gFake.defined()) {
             // Overlap: D's all-reduce runs while G computes its next fake batch.
             auto pending = comm_.allReduceSumAsync(buf, gradD_->count());
             gY = labels(n, uint64_t(step), 1000);
             gFake = g_->forward(noise(n, uint64_t(step), 1000), gY);
+            ++f.gForwards;
             const auto tw = Clock::now();
             pending->wait();
             f.comm += since(tw);
@@ -389,12 +443,15 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         f.compute += since(tc);
     }
     const auto tc = Clock::now();
+    if (sharedD_) return finishStep(f, tc); // G's update is applied already
     if (!gFake.defined()) {
         gY = labels(n, uint64_t(step), 1000);
         gFake = g_->forward(noise(n, uint64_t(step), 1000), gY);
+        ++f.gForwards;
     }
     optG_->zero_grad();
     const auto score = d_->forward(prepareForD(gFake), gY);
+    ++f.dForwards;
     const auto gLoss = generatorLoss(o_.loss, score);
     // G's update needs G's gradients only: D's weight gradients (three GEMMs as large as D's
     // forward) would be computed and then thrown away by D's next zero_grad.
@@ -417,6 +474,11 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         ++gVersion_;
         updateEma();
     }
+    return finishStep(f, tc);
+}
+
+Status GanTrainer::finishStep(StepFigures& f, Clock::time_point tc)
+{
     f.compute += since(tc);
     f.compute -= f.comm; // compute_time excludes the waits counted as comm_time
     if (f.compute < 0) f.compute = 0;
@@ -451,7 +513,8 @@ void GanTrainer::report(int stepsDone, const StepFigures& f, double stepTime)
         {"step_time", mx[0]}, {"data_wait", mx[1]}, {"compute_time", mx[2]}, {"comm_time", mx[3]},
         {"queue_depth", double(pipeline_->queueDepth())}, {"loader_threads", double(pipeline_->threads())},
         {"prefetch_depth", double(pipeline_->prefetchDepth())}, {"load_latency", pipeline_->meanLoadLatency()},
-        {"staleness", double(f.staleness)}, {"lr_g", lrG_}, {"lr_d", lrD_},
+        {"staleness", double(f.staleness)}, {"d_staleness", double(f.dStaleness)},
+        {"g_forwards", double(f.gForwards)}, {"d_forwards", double(f.dForwards)}, {"lr_g", lrG_}, {"lr_d", lrD_},
         {"local_batch", double(scale_.localBatch)}, {"global_batch", double(scale_.globalBatch)}}));
     emit(rs);
 }
@@ -553,6 +616,7 @@ Status GanTrainer::checkpoint(int stepsDone)
 {
     StepFigures ignore;
     applyPendingG(ignore); // a checkpoint holds applied updates only
+    applyPendingD(ignore);
     const std::string name = checkpointName(stepsDone);
     const std::string root = protocol::checkpointsDir(o_.runDir);
     const std::string tmp = root + "/.tmp-" + name, dir = root + "/" + name;
@@ -660,6 +724,7 @@ int GanTrainer::run()
     }
     StepFigures ignore;
     applyPendingG(ignore);
+    applyPendingD(ignore);
     evaluate(step, true);
     if (rank_ == 0) {
         if (stopped) emit(protocol::MetricsEvent::statusEvent("stopped", "stopped at step " + std::to_string(step)));

@@ -28,13 +28,16 @@ struct ModeRuns {
     double mean(const char* k) const { auto it = metrics.find(k); return it == metrics.end() ? 0.0 : it->second.value(); }
 };
 
-ModeRuns runSeeds(const std::vector<std::string>& base, bool async, int seeds)
+// `sharedD`: asynchronous with the shared D forward (G's gradient through the D of one update
+// before, docs/paragan.md, "Asynchronous mode"), the fast asynchronous variant.
+ModeRuns runSeeds(const std::vector<std::string>& base, bool async, int seeds, bool sharedD = false)
 {
     ModeRuns r;
     for (int seed = 1; seed <= seeds; ++seed) {
         std::vector<std::string> args = base;
         args.insert(args.end(), {"--seed", std::to_string(seed)});
         if (async) args.insert(args.end(), {"--async", "--staleness", "1"});
+        if (sharedD) args.push_back("--shared-d-forward");
         const GanFigures f = runGanWorker(2, args, 5);
         if (!f.ok) {
             ++r.failed;
@@ -42,7 +45,7 @@ ModeRuns runSeeds(const std::vector<std::string>& base, bool async, int seeds)
             continue;
         }
         for (const auto& [k, v] : f.finalMetrics) r.metrics[k].add(v);
-        std::string line = "seed " + std::to_string(seed) + (async ? " async k=1:" : " sync:");
+        std::string line = "seed " + std::to_string(seed) + (sharedD ? " async k=1 shared D:" : async ? " async k=1:" : " sync:");
         char value[64];
         for (const auto& [k, v] : f.finalMetrics) {
             std::snprintf(value, sizeof value, " %s %.4g", k.c_str(), v);
@@ -103,12 +106,14 @@ int runFashionQualityBench(int seeds, int steps)
     std::printf("| training | classes | class KL | Fréchet distance | images/s | notes |\n|---|---:|---:|---:|---:|---|\n");
     std::vector<std::string> base{"--data", "fashion-mnist", "--sample-every", "0", "--metric-every", "0"};
     if (steps > 0) base.insert(base.end(), {"--steps", std::to_string(steps)});
-    const ModeRuns sync = runSeeds(base, false, seeds), async = runSeeds(base, true, seeds);
+    const ModeRuns sync = runSeeds(base, false, seeds), async = runSeeds(base, true, seeds),
+                   shared = runSeeds(base, true, seeds, true);
     bool ok = true;
-    for (const auto* r : {&sync, &async}) {
-        const bool isAsync = r == &async;
+    for (const auto* r : {&sync, &async, &shared}) {
+        const bool isAsync = r != &sync;
+        const char* what = r == &shared ? "async, k = 1, shared D forward" : isAsync ? "async, k = 1" : "synchronous";
         if (r->failed) {
-            std::printf("| %s | %d of %d runs failed: %s |\n", isAsync ? "async k=1" : "sync", r->failed, seeds, r->error.c_str());
+            std::printf("| %s | %d of %d runs failed: %s |\n", what, r->failed, seeds, r->error.c_str());
             ok = false;
             continue;
         }
@@ -116,12 +121,14 @@ int runFashionQualityBench(int seeds, int steps)
         if (isAsync && !sync.failed && sync.mean("frechet_distance") > 0 && sync.ips.value() > 0)
             std::snprintf(note, sizeof note, "Fréchet x%.2f of sync at x%.2f its images/s",
                           r->mean("frechet_distance") / sync.mean("frechet_distance"), r->ips.value() / sync.ips.value());
-        std::printf("| ParaGAN %s | %.1f | %.3f | %.2f | %.0f | %s |\n", isAsync ? "async, k = 1" : "synchronous",
-                    r->mean("classes_covered"), r->mean("class_kl"), r->mean("frechet_distance"), r->ips.value(), note);
+        std::printf("| ParaGAN %s | %.1f | %.3f | %.2f | %.0f | %s |\n", what, r->mean("classes_covered"), r->mean("class_kl"), r->mean("frechet_distance"), r->ips.value(), note);
     }
     if (!sync.failed)
         std::printf("| real images (floor) | 10 | | %.2f | | 10,000 training images against the test split; classifier test accuracy %.1f%% |\n",
                     sync.mean("frechet_floor"), 100 * sync.mean("classifier_accuracy"));
+    std::printf("\nEach seed's final figures:\n");
+    for (const auto* r : {&sync, &async, &shared})
+        for (const std::string& line : r->perSeed) std::printf("  %s\n", line.c_str());
     return ok ? 0 : 1;
 }
 

@@ -1,8 +1,9 @@
 // Starts the real `tapas-worker gan` under a real mpirun (2 and 4 ranks, one intra-op thread
 // each) and checks what a GAN researcher relies on: the default ring-of-8 run covers every mode
 // sharply in both synchronous and asynchronous mode, a synchronous run resumed from
-// a checkpoint continues bit-for-bit, an image-folder run writes sample grids, and bad input
-// fails with a sentence naming what is wrong.
+// a checkpoint continues bit-for-bit, each update scheme (synchronous, buffered asynchronous,
+// shared D forward) does the work and has the staleness it documents, an image-folder run writes
+// sample grids, and bad input fails with a sentence naming what is wrong.
 #include "runtime/gan/gan_pipeline.h"
 #include "runtime/protocol/gan_presets.h"
 
@@ -98,6 +99,14 @@ QString lastState(const QList<QJsonObject>& events)
     return s.isEmpty() ? QString() : s.last().value(QStringLiteral("state")).toString();
 }
 
+// One step's figures of the update scheme: what it computed and how stale its reads were.
+struct StepWork {
+    int gForwards = -1, dForwards = -1, staleness = -1, dStaleness = -1;
+    double gLoss = 0, dLoss = 0;
+};
+
+std::map<int, StepWork> workByStep(const QList<QJsonObject>& events);
+
 // (g_loss, d_loss) per step index.
 std::map<int, std::pair<double, double>> lossesByStep(const QList<QJsonObject>& events)
 {
@@ -106,6 +115,18 @@ std::map<int, std::pair<double, double>> lossesByStep(const QList<QJsonObject>& 
         const QJsonObject v = e.value(QStringLiteral("values")).toObject();
         out[e.value(QStringLiteral("step")).toInt()] = {v.value(QStringLiteral("g_loss")).toDouble(),
                                                          v.value(QStringLiteral("d_loss")).toDouble()};
+    }
+    return out;
+}
+
+std::map<int, StepWork> workByStep(const QList<QJsonObject>& events)
+{
+    std::map<int, StepWork> out;
+    for (const QJsonObject& e : ofType(events, "step")) {
+        const QJsonObject v = e.value(QStringLiteral("values")).toObject();
+        auto num = [&](const char* k) { return v.contains(QLatin1String(k)) ? v.value(QLatin1String(k)).toDouble() : -1.0; };
+        out[e.value(QStringLiteral("step")).toInt()] = {int(num("g_forwards")), int(num("d_forwards")), int(num("staleness")),
+                                                         int(num("d_staleness")), num("g_loss"), num("d_loss")};
     }
     return out;
 }
@@ -248,6 +269,57 @@ private Q_SLOTS:
         checkRing8Quality(2, {QStringLiteral("--async"), QStringLiteral("--staleness"), QStringLiteral("1")}, true);
     }
 
+    // Each update scheme's work per step and its staleness, as the step events report them
+    // (docs/paragan.md, "Asynchronous mode"): synchronous training makes G's batch once and D
+    // trains on it (PyTorch's DCGAN example), or twice with --share-fake off; the buffered
+    // asynchronous mode trains D on G's batch of the step before (1 G update old); the shared D
+    // forward trains D on G's fresh batch and takes G's gradient from the same D scores, so D
+    // runs 2 forwards instead of 3 and G reads a D 1 update old. K = 0 is synchronous, bit for bit.
+    void update_schemes_report_their_work_and_staleness()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const int steps = 12;
+        auto run = [&](const QString& name, const QStringList& extra) {
+            const QString dir = tmp.filePath(name);
+            const RunOutput r = runGan(2, dir, QStringList{QStringLiteral("--data"), QStringLiteral("ring8"), QStringLiteral("--steps"),
+                                                           QString::number(steps), QStringLiteral("--sample-every"), QStringLiteral("0")} +
+                                                   extra);
+            if (r.exitCode != 0) qWarning("%s", (r.output + rankLogs(dir).toUtf8()).constData());
+            const std::map<int, StepWork> w = workByStep(r.events);
+            return r.exitCode == 0 && int(w.size()) == steps ? w : std::map<int, StepWork>{};
+        };
+        const auto sync = run(QStringLiteral("sync"), {});
+        const auto twice = run(QStringLiteral("twice"), {QStringLiteral("--share-fake"), QStringLiteral("off")});
+        const auto buffered = run(QStringLiteral("buffered"), {QStringLiteral("--async"), QStringLiteral("--staleness"), QStringLiteral("1")});
+        const auto shared = run(QStringLiteral("shared"), {QStringLiteral("--async"), QStringLiteral("--staleness"), QStringLiteral("1"),
+                                                           QStringLiteral("--shared-d-forward")});
+        const auto k0 = run(QStringLiteral("k0"), {QStringLiteral("--async"), QStringLiteral("--staleness"), QStringLiteral("0"),
+                                                   QStringLiteral("--shared-d-forward")});
+        for (const auto* w : {&sync, &twice, &buffered, &shared, &k0}) QVERIFY(!w->empty());
+        for (int s = 1; s <= steps; ++s) {
+            const QByteArray at = "step " + QByteArray::number(s);
+            auto check = [&](const StepWork& w, int g, int d, int stale, int dStale, const char* what) {
+                const QByteArray m = at + " " + what + ": G forwards " + QByteArray::number(w.gForwards) + ", D forwards " +
+                                     QByteArray::number(w.dForwards) + ", staleness " + QByteArray::number(w.staleness) +
+                                     ", D staleness " + QByteArray::number(w.dStaleness);
+                QVERIFY2(w.gForwards == g && w.dForwards == d && w.staleness == stale && w.dStaleness == dStale, m.constData());
+            };
+            check(sync.at(s), 1, 3, 0, 0, "sync");
+            check(twice.at(s), 2, 3, 0, 0, "sync, --share-fake off");
+            if (s > 1) check(buffered.at(s), 1, 3, 1, 0, "async buffered"); // step 1 finds the buffer empty
+            check(shared.at(s), 1, 2, 0, 1, "async shared D forward");
+            check(k0.at(s), 1, 3, 0, 0, "K = 0");
+            // K = 0 turns every asynchronous option off: the very numbers of the synchronous run.
+            QVERIFY2(k0.at(s).gLoss == sync.at(s).gLoss && k0.at(s).dLoss == sync.at(s).dLoss, at.constData());
+        }
+        // The first step starts from the same weights and batches: D's loss is the same number in
+        // the shared scheme (its D forward is sync's); G's differs, taken through D before D's update.
+        QCOMPARE(shared.at(1).dLoss, sync.at(1).dLoss);
+        QVERIFY(shared.at(1).gLoss != sync.at(1).gLoss);
+        QVERIFY(twice.at(2).dLoss != sync.at(2).dLoss); // --share-fake off trains D on other fakes
+    }
+
     void synchronous_resume_continues_bit_for_bit()
     {
         QTemporaryDir tmp;
@@ -355,6 +427,9 @@ private Q_SLOTS:
         QTest::newRow("G depth for an image model")
             << QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--g-layers"), QStringLiteral("4")}
             << QStringLiteral("options --g-layers/--g-width/--d-norm: they shape the MLP of the 2-D mixtures, not model 'dcgan'");
+        QTest::newRow("shared D forward without --async")
+            << QStringList{QStringLiteral("--shared-d-forward")}
+            << QStringLiteral("option --shared-d-forward: G's gradient through the D of one update before is asynchronous training; give --async as well");
         QTest::newRow("EMA start at the end") << QStringList{QStringLiteral("--ema-start"), QStringLiteral("1")}
                                               << QStringLiteral("option --ema-start: '1' is not a number in [0, 1)");
         QTest::newRow("EMA start without an EMA")
