@@ -99,7 +99,7 @@ void printFamilyProfile(const std::string& profilePath, const Graph& g, const Sh
             const auto it = byName.find(name.get<std::string>());
             if (it == byName.end()) continue;
             const Node& n = g.node(it->second);
-            const std::string fam = pricingFamily(cluster, n);
+            const std::string fam = pricingFamily(cluster, g, n);
             if (family.empty()) family = fam;
             predicted += nodeFamilySeconds(cluster, g, n, nodeCost(g, n), plan.nodes[size_t(it->second)].computeFraction, &chains)
                              .value_or(0);
