@@ -140,7 +140,6 @@ std::vector<Case> familyCases()
     // handful of FLOPs per output element, which torch's CPU kernels run far below the dense rate.
     conv2d("conv_depthwise", 1, 2, 2, 2, 2, 3, 3, 1, 2);
     conv2d("conv_depthwise", 1, 144, 56, 56, 144, 3, 3, 1, 144);
-    conv2d("conv_depthwise", 1, 96, 112, 112, 96, 3, 3, 2, 96);
     conv2d("conv_depthwise", 1, 384, 14, 14, 384, 3, 3, 1, 384);
     conv2d("conv_depthwise", 1, 200, 2, 96, 200, 5, 5, 1, 200);
     conv2d("conv_depthwise", 1, 88, 3, 96, 88, 5, 5, 1, 88);

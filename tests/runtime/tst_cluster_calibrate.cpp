@@ -131,7 +131,7 @@ private Q_SLOTS:
         // nodes apart from the large cases), and the memory-bound families the corpus's small
         // tensors run far faster per byte than large ones with a byte rate by size.
         for (const char* family : {"conv", "conv_pointwise", "conv_depthwise", "conv_grouped", "conv1d"}) {
-            const OpFamilyRate& r = spec->opFamilies.at(family);
+            const tapas::OpFamilyRate& r = spec->opFamilies.at(family);
             QVERIFY2(r.overhead > 0 && r.flopRate > 1e5 && r.bySize.size() >= 2, family);
             for (size_t i = 1; i < r.bySize.size(); ++i) QVERIFY2(r.bySize[i].unitFlops > r.bySize[i - 1].unitFlops, family);
         }
