@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStringList>
 #include <QVBoxLayout>
 
 namespace tapas {
@@ -41,8 +42,10 @@ ClusterEditor::ClusterEditor(QWidget* parent)
       fp16_(makeSpin(this, 1e6, 2, QStringLiteral(" TFLOP/s"))), bf16_(makeSpin(this, 1e6, 2, QStringLiteral(" TFLOP/s"))),
       intraBw_(makeSpin(this, 1e6, 2, QStringLiteral(" GB/s"))), intraLat_(makeSpin(this, 1e6, 2, QStringLiteral(" µs"))),
       interBw_(makeSpin(this, 1e6, 2, QStringLiteral(" GB/s"))), interLat_(makeSpin(this, 1e6, 2, QStringLiteral(" µs"))),
-      efficiency_(makeSpin(this, 10, 3, QString())), load_(new QPushButton(this)), save_(new QPushButton(this)),
-      error_(new QLabel(this))
+      efficiency_(makeSpin(this, 10, 3, QString())), accelerator_(new QComboBox(this)),
+      hbm_(makeSpin(this, 1e6, 1, QStringLiteral(" GB/s"))), l2_(makeSpin(this, 1e6, 1, QStringLiteral(" GB/s"))),
+      sms_(new QSpinBox(this)), measured_(new QLabel(this)), forget_(new QPushButton(this)), load_(new QPushButton(this)),
+      save_(new QPushButton(this)), error_(new QLabel(this))
 {
     setObjectName(QStringLiteral("clusterEditor"));
     preset_->setObjectName(QStringLiteral("clusterPreset"));
@@ -53,6 +56,13 @@ ClusterEditor::ClusterEditor(QWidget* parent)
     nodes_->setKeyboardTracking(false);
     devicesPerNode_->setKeyboardTracking(false);
     efficiency_->setSingleStep(0.05);
+    accelerator_->setObjectName(QStringLiteral("clusterAccelerator"));
+    accelerator_->addItem(QString(), true);  // GPU, texts set in retranslateUi
+    accelerator_->addItem(QString(), false); // CPU
+    sms_->setRange(0, 100000);
+    sms_->setKeyboardTracking(false);
+    measured_->setObjectName(QStringLiteral("clusterMeasurements"));
+    forget_->setObjectName(QStringLiteral("clusterForgetMeasurements"));
     error_->setObjectName(QStringLiteral("clusterError"));
     error_->setWordWrap(true);
     error_->setStyleSheet(QStringLiteral("color: #b00020;"));
@@ -72,7 +82,12 @@ ClusterEditor::ClusterEditor(QWidget* parent)
                {QStringLiteral("intra_node.latency"), intraLat_},
                {QStringLiteral("inter_node.bandwidth"), interBw_},
                {QStringLiteral("inter_node.latency"), interLat_},
-               {QStringLiteral("efficiency"), efficiency_}};
+               {QStringLiteral("efficiency"), efficiency_},
+               {QStringLiteral("accelerator"), accelerator_},
+               {QStringLiteral("roofline.memory_bandwidth"), hbm_},
+               {QStringLiteral("roofline.l2_bandwidth"), l2_},
+               {QStringLiteral("roofline.multiprocessors"), sms_},
+               {QStringLiteral("op_families"), measured_}};
 
     auto* form = new QFormLayout;
     auto addRow = [&](QWidget* w) {
@@ -81,10 +96,12 @@ ClusterEditor::ClusterEditor(QWidget* parent)
         labels_[w] = label;
         form->addRow(label, w);
     };
-    for (QWidget* w : std::initializer_list<QWidget*>{preset_, name_, device_, nodes_, devicesPerNode_, memoryGiB_, fp16_, bf16_,
-                                                      fp32_, intraBw_, intraLat_, interBw_, interLat_, efficiency_})
+    for (QWidget* w : std::initializer_list<QWidget*>{preset_, name_, device_, accelerator_, nodes_, devicesPerNode_, memoryGiB_,
+                                                      fp16_, bf16_, fp32_, intraBw_, intraLat_, interBw_, interLat_, efficiency_,
+                                                      hbm_, l2_, sms_, measured_})
         addRow(w);
     auto* buttons = new QHBoxLayout;
+    buttons->addWidget(forget_);
     buttons->addWidget(load_);
     buttons->addWidget(save_);
     buttons->addStretch(1);
@@ -97,6 +114,7 @@ ClusterEditor::ClusterEditor(QWidget* parent)
     connect(preset_, &QComboBox::activated, this, &ClusterEditor::applyPreset);
     connect(load_, &QPushButton::clicked, this, &ClusterEditor::chooseAndLoad);
     connect(save_, &QPushButton::clicked, this, &ClusterEditor::chooseAndSave);
+    connect(forget_, &QPushButton::clicked, this, &ClusterEditor::forgetMeasurements);
     // Any hand edit turns the cluster into a custom one, so a saved project never claims a preset
     // name for values that are not the preset's.
     auto edited = [this] {
@@ -105,10 +123,12 @@ ClusterEditor::ClusterEditor(QWidget* parent)
         error_->hide();
         Q_EMIT clusterChanged();
     };
-    for (QSpinBox* s : {nodes_, devicesPerNode_}) connect(s, &QSpinBox::valueChanged, this, edited);
-    for (QDoubleSpinBox* s : {memoryGiB_, fp32_, fp16_, bf16_, intraBw_, intraLat_, interBw_, interLat_, efficiency_})
+    for (QSpinBox* s : {nodes_, devicesPerNode_, sms_}) connect(s, &QSpinBox::valueChanged, this, edited);
+    for (QDoubleSpinBox* s : {memoryGiB_, fp32_, fp16_, bf16_, intraBw_, intraLat_, interBw_, interLat_, efficiency_, hbm_, l2_})
         connect(s, &QDoubleSpinBox::valueChanged, this, edited);
     connect(device_, &QLineEdit::textEdited, this, edited);
+    connect(accelerator_, &QComboBox::activated, this, edited);
+    connect(hbm_, &QDoubleSpinBox::valueChanged, this, &ClusterEditor::enableRooflineFields);
 
     retranslateUi();
     if (preset_->count() > 1) applyPreset(0);
@@ -134,6 +154,24 @@ void ClusterEditor::retranslateUi()
     intraBw_->setToolTip(tr("Per device, one direction"));
     interBw_->setToolTip(tr("Per device, one direction"));
     preset_->setItemText(preset_->count() - 1, tr("Custom"));
+    labels_[accelerator_]->setText(tr("&Accelerator:"));
+    accelerator_->setItemText(0, tr("GPU"));
+    accelerator_->setItemText(1, tr("CPU"));
+    accelerator_->setToolTip(tr("What a batch script asks the scheduler for"));
+    labels_[hbm_]->setText(tr("Memory bandwidth:"));
+    labels_[l2_]->setText(tr("L2 bandwidth:"));
+    labels_[sms_]->setText(tr("Multiprocessors:"));
+    hbm_->setSpecialValueText(tr("no roofline"));
+    l2_->setSpecialValueText(tr("not a limit"));
+    sms_->setSpecialValueText(tr("no waves"));
+    hbm_->setToolTip(tr("Device memory bandwidth per device. When set, each op is priced by a roofline (GEMMs by their "
+                        "tiles and waves, element-wise ops by the bytes they move) instead of peak x efficiency"));
+    l2_->setToolTip(tr("How fast the L2 cache feeds a GEMM's tiles"));
+    sms_->setToolTip(tr("Streaming multiprocessors that run a GEMM's tiles in waves"));
+    labels_[measured_]->setText(tr("Measured:"));
+    forget_->setText(tr("&Forget Measurements"));
+    forget_->setToolTip(tr("Drop the op families measured by calibration: every op is then priced from the fields above"));
+    showMeasurements();
     load_->setText(tr("&Load JSON…"));
     save_->setText(tr("&Save As JSON…"));
 }
@@ -168,6 +206,7 @@ bool ClusterEditor::selectPreset(const QString& name)
 void ClusterEditor::setCluster(const ClusterSpec& c)
 {
     updating_ = true;
+    base_ = c;
     const int i = c.name.empty() ? -1 : preset_->findData(QString::fromStdString(c.name));
     preset_->setCurrentIndex(i >= 0 ? i : preset_->count() - 1);
     name_->setText(QString::fromStdString(c.name));
@@ -183,6 +222,12 @@ void ClusterEditor::setCluster(const ClusterSpec& c)
     interBw_->setValue(c.interNode.bandwidth / kGiga);
     interLat_->setValue(c.interNode.latency / kMicro);
     efficiency_->setValue(c.efficiency);
+    accelerator_->setCurrentIndex(c.gpu ? 0 : 1);
+    hbm_->setValue(c.roofline.memoryBandwidth / kGiga);
+    l2_->setValue(c.roofline.l2Bandwidth / kGiga);
+    sms_->setValue(c.roofline.multiprocessors);
+    enableRooflineFields();
+    showMeasurements();
     updating_ = false;
     error_->hide();
     markField({});
@@ -191,7 +236,7 @@ void ClusterEditor::setCluster(const ClusterSpec& c)
 
 Result<ClusterSpec> ClusterEditor::cluster() const
 {
-    ClusterSpec c;
+    ClusterSpec c = base_; // keeps what has no field here (the measured op families)
     // A hand-edited cluster gets its own name: the preset's name would mislabel it.
     const bool custom = preset_->currentIndex() == preset_->count() - 1;
     c.name = name_->text().trimmed().toStdString();
@@ -207,12 +252,48 @@ Result<ClusterSpec> ClusterEditor::cluster() const
     c.intraNode = {intraBw_->value() * kGiga, intraLat_->value() * kMicro};
     c.interNode = {interBw_->value() * kGiga, interLat_->value() * kMicro};
     c.efficiency = efficiency_->value();
+    c.gpu = accelerator_->currentData().toBool();
+    // No memory bandwidth, no roofline: the other two only qualify it, and are not kept without it.
+    c.roofline = {};
+    if (hbm_->value() > 0) c.roofline = {hbm_->value() * kGiga, l2_->value() * kGiga, sms_->value()};
     // The same checks as a cluster file gets, so both refuse the same values in the same words.
     Result<ClusterSpec> checked = parseClusterSpec(clusterSpecToJson(c), tr("cluster editor").toStdString());
     markField(checked ? std::string() : checked.error());
     if (!checked) showError(QString::fromStdString(checked.error()));
     else error_->hide();
     return checked;
+}
+
+void ClusterEditor::showMeasurements()
+{
+    if (base_.opFamilies.empty()) {
+        measured_->setText(tr("none (peak x efficiency)"));
+        measured_->setToolTip(tr("No op family was timed on these devices: every op is priced by the fields above"));
+    } else {
+        QStringList names;
+        for (const auto& [family, rate] : base_.opFamilies) names << QString::fromStdString(family);
+        measured_->setText(tr("%1 calibrated op families").arg(names.size()));
+        measured_->setToolTip(tr("Timed on these devices by tapas cluster calibrate, they price their ops instead of peak x efficiency: %1")
+                                  .arg(names.join(QStringLiteral(", "))));
+    }
+    forget_->setEnabled(!base_.opFamilies.empty());
+}
+
+void ClusterEditor::forgetMeasurements()
+{
+    if (base_.opFamilies.empty()) return;
+    base_.opFamilies.clear();
+    showMeasurements();
+    // The cluster is no longer the preset it came from.
+    preset_->setCurrentIndex(preset_->count() - 1);
+    error_->hide();
+    Q_EMIT clusterChanged();
+}
+
+void ClusterEditor::enableRooflineFields()
+{
+    l2_->setEnabled(hbm_->value() > 0);
+    sms_->setEnabled(hbm_->value() > 0);
 }
 
 QWidget* ClusterEditor::fieldWidget(const QString& jsonField) const

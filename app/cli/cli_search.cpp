@@ -258,7 +258,7 @@ int runSearch(const QStringList& args)
                              {"search_time_s", r.searchSeconds}, {"optimal", r.optimal}, {"time_limit_hit", r.timeLimitHit},
                              {"feasible", r.feasible}, {"effective_devices", r.best.report.effectiveDevices},
                              {"pp_comm_s", t.ppComm}, {"bubble_s", t.bubble}, {"pipeline", pipelineJson(r.best.plan)},
-                             {"warnings", r.warnings}});
+                             {"warnings", r.warnings}, {"pricing_notes", r.best.report.notes}});
         }
         for (const auto& [name, why] : notRun) plans.push_back({{"searcher", name}, {"error", why}, {"feasible", false}});
         nlohmann::json runnerUps = nlohmann::json::array();
@@ -285,7 +285,9 @@ int runSearch(const QStringList& args)
     char effective[32];
     std::snprintf(effective, sizeof effective, "%.3g", main.best.report.effectiveDevices);
     out << "collectives per step: " << main.best.plan.reshards.size() << ", warnings: " << main.warnings.size()
-        << ", effective devices: " << effective << " of " << main.best.plan.mesh.size() << "\n\n";
+        << ", effective devices: " << effective << " of " << main.best.plan.mesh.size() << "\n";
+    for (const std::string& note : main.best.report.notes) out << "pricing: " << note << "\n";
+    out << "\n";
     char line[256];
     std::snprintf(line, sizeof line, "%-9s %-9s %12s %12s %12s %14s %10s %s\n", "searcher", "mesh", "step (ms)", "memory/dev",
                   "comm/step", "search (ms)", "feasible", "");

@@ -68,6 +68,7 @@ SearchDialog::SearchDialog(PlanSession* session, QWidget* parent)
     setObjectName(QStringLiteral("searchDialog"));
     mesh_->setObjectName(QStringLiteral("searchMesh"));
     dtype_->setObjectName(QStringLiteral("searchDtype"));
+    dtype_->addItem(QString(), QString()); // the devices' own: fp32 on CPUs (the worker trains in fp32), fp16 on GPUs
     for (const char* d : {"fp16", "bf16", "fp32"}) dtype_->addItem(QString::fromLatin1(d), QString::fromLatin1(d));
     ilpLimit_->setObjectName(QStringLiteral("searchIlpLimit"));
     ilpLimit_->setRange(1, 3600);
@@ -228,6 +229,8 @@ void SearchDialog::retranslateUi()
     static_cast<QLabel*>(form->itemAt(0, QFormLayout::LabelRole)->widget())->setText(tr("&Mesh:"));
     mesh_->setToolTip(tr("dp × tp, or dp × pp × tp with a fixed number of pipeline stages"));
     static_cast<QLabel*>(form->itemAt(1, QFormLayout::LabelRole)->widget())->setText(tr("Compute &type:"));
+    dtype_->setItemText(0, tr("The devices' own (fp32 on CPUs, fp16 on GPUs)"));
+    dtype_->setToolTip(tr("The dtype activations, gradients and messages are priced in"));
     static_cast<QLabel*>(form->itemAt(0, QFormLayout::LabelRole)->widget())->setBuddy(mesh_);
     static_cast<QLabel*>(form->itemAt(1, QFormLayout::LabelRole)->widget())->setBuddy(dtype_);
     auto* pipelineBox = findChild<QGroupBox*>(QStringLiteral("pipelineBox"));

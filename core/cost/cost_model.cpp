@@ -3,6 +3,7 @@
 #include "core/cost/cost_report.h"
 #include "core/cost/family_time.h"
 
+#include "core/ops/control_bodies.h"
 #include "core/ops/op_registry.h"
 
 #include <algorithm>
@@ -38,15 +39,33 @@ CostTerms& CostTerms::operator+=(const CostTerms& o)
     return *this;
 }
 
+std::string computeDtype(const CostOptions& options, const ClusterSpec& cluster)
+{
+    if (!options.dtype.empty()) return options.dtype;
+    return cluster.gpu ? "fp16" : "fp32";
+}
+
 CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMesh& mesh, CostOptions options)
     : g_(g), cluster_(cluster), mesh_(mesh), options_(std::move(options))
 {
+    options_.dtype = computeDtype(options_, cluster_); // options() always names the dtype priced
     flopRate_ = cluster_.peakFlops(options_.dtype) * cluster_.efficiency;
     if (flopRate_ <= 0) flopRate_ = 1;
     elemBytes_ = options_.dtype == "fp32" ? 4 : 2;
     if (!cluster_.opFamilies.empty()) chains_ = pricedChains(g_);
+    saved_ = savedActivations(g_, cluster_.opFamilies.empty() ? pricedChains(g_).chains : chains_.chains);
     roofline_ = gpuRoofline(cluster_, options_.dtype);
     if (roofline_) rooflineOps_ = rooflineOps(g_, pricedChains(g_), elemBytes_);
+    weights_.assign(g_.tensors.size(), 0);
+    for (TensorId t = 0; t < TensorId(g_.tensors.size()); ++t) {
+        const Tensor& x = g_.tensor(t);
+        // What the worker trains, a Constant node's weights whose values the importer knows
+        // (paddle2onnx) included, plus stored float data it reads as-is (running statistics).
+        weights_[size_t(t)] = (x.isParameter() && !x.value) || isTrainedWeight(g_, t);
+    }
+    for (const Node& n : g_.nodes)
+        if (n.opType == "If" && !ifTakenBranch(g_, n))
+            notes_.push_back("If '" + n.name + "': its condition is known only when it runs (it reads data); priced as its dearer branch");
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> uses;
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
         const Node& node = g_.node(n);
@@ -54,7 +73,7 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
             const TensorId t = node.inputs[i];
             if (t == kNoTensor || isBufferInput(node, i)) continue;
             const Tensor& x = g_.tensor(t);
-            if (x.isParameter() && dtypeIsFloating(x.dtype) && !x.value) uses[t].emplace_back(n, int(i));
+            if (weights_[size_t(t)] && dtypeIsFloating(x.dtype)) uses[t].emplace_back(n, int(i));
         }
     }
     for (auto& [t, u] : uses) {
@@ -198,7 +217,8 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     CostTerms c;
     const OpCost oc = tapas::nodeCost(g_, n);
     const double share = s.computeFraction / batchShards();
-    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_);
+    const bool partial = !s.outputs.empty() && s.outputs[0].kind == TensorLayout::P;
+    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_, partial);
     const double forward = measured ? 0
                            : roofline_ ? rooflineForwardSeconds(*roofline_, rooflineOps_[size_t(id)], oc, s, batchShards())
                                        : oc.flops * share / flopRate_;
@@ -209,8 +229,8 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
         const TensorId t = n.inputs[i];
         if (t == kNoTensor) continue;
         const Tensor& x = g_.tensor(t);
-        if (!dtypeIsFloating(x.dtype) || x.value) continue;
-        if (x.isParameter()) {
+        if (!dtypeIsFloating(x.dtype) || (x.value && !weights_[size_t(t)])) continue;
+        if (weights_[size_t(t)]) {
             // A weight read by several nodes (tied embeddings, one layer applied N times) is one
             // tensor: each use carries its share, so uses in one layout sum to the weight once,
             // and the report settles uses in different layouts (sharedWeightCost).
@@ -231,7 +251,11 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     for (size_t o = 0; o < n.outputs.size() && o < s.outputs.size(); ++o) {
         const TensorId t = n.outputs[o];
         if (t == kNoTensor || !dtypeIsFloating(g_.tensor(t).dtype) || g_.tensor(t).value) continue;
+        // Kept only when a backward needs it (or a view of it): the rest is let go after its
+        // last reader.
         const double shard = s.outputs[o].kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
+        if (o == 0 && saved_.dropoutMask[size_t(id)]) c.activationMemory += replicaBytes(t) / elemBytes_ * shard; // the mask, 1 B
+        if (!saved_.kept[size_t(t)]) continue;
         c.activationMemory += replicaBytes(t) * shard;
     }
     return c;
@@ -319,6 +343,7 @@ void finishReport(CostReport& r, const ShardingPlan& plan, const CostModel& mode
         }
     }
     r.fits = r.total.memory() <= model.cluster().memoryBytes;
+    r.notes = model.pricingNotes();
 }
 
 Status checkBatchSplit(const Graph& g, const DeviceMesh& mesh)

@@ -9,7 +9,9 @@
 #include "core/cluster/cluster_spec.h"
 #include "core/cost/family_time.h"
 #include "core/cost/gpu_roofline.h"
+#include "core/cost/saved_activations.h"
 #include "core/fold/folded_graph.h"
+#include "core/ir/trained_weights.h"
 #include "core/shard/sharding_plan.h"
 
 #include <algorithm>
@@ -22,7 +24,10 @@
 namespace tapas {
 
 struct CostOptions {
-    std::string dtype = "fp16";  // compute dtype: peak FLOP/s and bytes of activations/gradients
+    // Compute dtype ("fp16" | "bf16" | "fp32"): peak FLOP/s and bytes of activations, gradients
+    // and messages. Empty: the devices' own (computeDtype): fp32 on a CPU cluster, whose worker
+    // trains in fp32, fp16 on GPUs.
+    std::string dtype;
     double bytesPerParam = 16;   // fp16 weight + fp16 grad + fp32 master, m and v
     double backwardFactor = 2;   // backward FLOPs per forward FLOP
     // Of bytesPerParam, the optimizer's part (fp32 master weights, Adam's m and v): what a
@@ -39,6 +44,9 @@ struct CostOptions {
     enum class SyncView { Bandwidth, Hidden, OutlastsBackward };
     SyncView syncView = SyncView::Bandwidth;
 };
+
+// The dtype a cost model prices in: options.dtype, or the devices' own when it is empty.
+std::string computeDtype(const CostOptions& options, const ClusterSpec& cluster);
 
 struct CostTerms {
     double compute = 0;    // s
@@ -99,6 +107,8 @@ public:
     const ClusterSpec& cluster() const { return cluster_; }
     const DeviceMesh& mesh() const { return mesh_; }
     const CostOptions& options() const { return options_; }
+    // What the prices assume where the graph does not tell (CostReport::notes), found once.
+    const std::vector<std::string>& pricingNotes() const { return notes_; }
 
 private:
     const Graph& g_;
@@ -110,8 +120,11 @@ private:
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> sharedWeights_;
     double wholeGradientBytes_ = 0;
     PricedChains chains_; // on a calibrated cluster: the chains the worker runs fused
+    SavedActivations saved_; // what the backward holds on to: a node's activation memory
+    std::vector<char> weights_; // per tensor: a weight (memory, gradient sync, optimizer state)
     std::optional<GpuRoofline> roofline_; // on a cluster with a roofline: how each node is priced
     std::vector<RooflineOp> rooflineOps_;
+    std::vector<std::string> notes_;
 };
 
 // DDP's default bucket_cap_mb.
@@ -130,6 +143,9 @@ struct CostReport {
     // bubble; the memory of the rank that holds the most), and the plan's PipelineSchedule holds
     // the figures per stage. perNode and perBlock stay those of one micro-batch.
     bool pipelined = false;
+    // What the prices assume where the graph does not tell, one line each: an If whose condition
+    // only the run knows (it reads data) is priced as its dearer branch.
+    std::vector<std::string> notes;
 };
 
 CostReport evaluatePlan(const ShardingPlan& plan, const CostModel& model, const FoldedGraph* folded = nullptr);

@@ -42,10 +42,23 @@ double collectiveOverheadSeconds(const ClusterSpec& c)
     return it == c.opFamilies.end() ? 0 : it->second.overhead;
 }
 
+bool stridedBatchedMatMul(const Graph& g, const Node& n)
+{
+    if (n.opType != "MatMul" || n.inputs.size() < 2 || n.input(0) == kNoTensor || n.input(1) == kNoTensor) return false;
+    bool view = false;
+    for (int i = 0; i < 2; ++i) {
+        const Tensor& x = g.tensor(n.input(i));
+        if (x.shape.rank() < 3) return false;
+        view = view || (x.producer != kNoNode && g.node(x.producer).opType == "Transpose");
+    }
+    return view;
+}
+
 std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n)
 {
     const OpDef* def = OpRegistry::instance().find(n.opType);
     if (!def) return {};
+    if (c.opFamilies.count("matmul_strided") && stridedBatchedMatMul(g, n)) return "matmul_strided";
     auto finer = [&](const std::string& family, const std::string& otherwise) {
         return c.opFamilies.count(family) ? family : otherwise;
     };
@@ -112,8 +125,8 @@ std::optional<double> recurrentSeconds(const ClusterSpec& c, const Graph& g, con
     return dirs * steps * perStep + (rate > 0 ? cost.flops * share / rate : 0);
 }
 
-// If, Loop and Scan: their body's nodes, each priced by its own family (the dearer branch of an
-// If; a Loop's body times its trip count).
+// If, Loop and Scan: their body's nodes, each priced by its own family (an If's branch when its
+// condition is known before it runs, else its dearer branch; a Loop's body times its trip count).
 std::optional<double> controlSeconds(const ClusterSpec& c, const Graph& g, const Node& n, double share)
 {
     const ControlBodies bodies = controlBodies(g, n);
@@ -174,7 +187,7 @@ PricedChains pricedChains(const Graph& g)
 }
 
 std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
-                                        const PricedChains* chains)
+                                        const PricedChains* chains, bool outputPartial)
 {
     if (c.opFamilies.empty()) return std::nullopt;
     const std::string family = pricingFamily(c, g, n);
@@ -183,11 +196,21 @@ std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, co
     const NodeId id = NodeId(&n - g.nodes.data());
     if (chains && id >= 0 && size_t(id) < chains->chainOf.size() && chains->chainOf[size_t(id)] >= 0) {
         const NodeChain& chain = chains->chains[size_t(chains->chainOf[size_t(id)])];
-        return chain.nodes.back() == id ? chainSeconds(c, g, chain, share) : 0.0;
+        if (chain.kind != NodeChain::Kind::MatMulBias) return chain.nodes.back() == id ? chainSeconds(c, g, chain, share) : 0.0;
+        // An addmm is carried by its MatMul, whose layout says whether it stays whole: a partial
+        // product (row-parallel) is reduced before the bias is added, so the worker runs the
+        // MatMul and the Add apart, each at its own family's price, both carried here.
+        if (chain.nodes.front() != id) return 0.0;
+        if (!outputPartial) return chainSeconds(c, g, chain, share);
+        const Node& add = g.node(chain.nodes.back());
+        const std::optional<double> alone = nodeFamilySeconds(c, g, n, cost, share);
+        const std::optional<double> bias = nodeFamilySeconds(c, g, add, nodeCost(g, add), share);
+        if (!alone || !bias) return std::nullopt;
+        return *alone + *bias;
     }
     if (family == "control") return controlSeconds(c, g, n, share);
     if (family == "recurrent") return recurrentSeconds(c, g, n, cost, share);
-    const double unit = family == "matmul" ? matmulUnitFlops(g, n, cost.flops, share) : 0;
+    const double unit = family == "matmul" || family == "matmul_strided" ? matmulUnitFlops(g, n, cost.flops, share) : 0;
     return familyComputeSeconds(c, family, cost.flops * share, (cost.bytesRead + cost.bytesWritten) * share, unit);
 }
 

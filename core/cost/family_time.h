@@ -32,6 +32,11 @@ double matmulUnitFlops(const Graph& g, const Node& n, double flops, double share
 // all-reduce taking between torch ops, the peer's lateness included); 0 without one.
 double collectiveOverheadSeconds(const ClusterSpec& c);
 
+// A MatMul of two batched operands (rank >= 3) at least one of which a Transpose writes: the
+// worker's torch::matmul gets a strided view (attention's Q, K^T, V as exporters lay them out),
+// copies it and runs its backward's products on views too.
+bool stridedBatchedMatMul(const Graph& g, const Node& n);
+
 // The family node n of g is priced by on cluster c: its op's registry family, or a finer one the
 // calibration measures apart because one rate does not fit the whole family, when c carries a
 // rate for it (each falls back to the coarser one otherwise):
@@ -43,6 +48,8 @@ double collectiveOverheadSeconds(const ClusterSpec& c);
 // - "layer_norm" (torch's layer_norm with its affine gradients), "batchnorm" (the worker's
 //   inference form: four broadcast ops and their backward, reducing the affine gradients);
 // - "elementwise.<op>" for an element-wise op timed on its own (Clip, Max, HardSigmoid, ...).
+// - "matmul_strided" for a stridedBatchedMatMul (per product several times the contiguous batched
+//   cases of "matmul"; a file without that family prices these as "matmul").
 std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n);
 
 // The node chains the worker runs as one torch function (core/ops/node_chains): a decomposed
@@ -59,10 +66,13 @@ PricedChains pricedChains(const Graph& g);
 // (every output an integer value the importer folded); LSTM/GRU/RNN as the worker composes them,
 // per time step and direction; If/Loop/Scan by the nodes of their body. Nothing when the cluster
 // has no rate for it (the caller falls back to peak x efficiency). With `chains`, a node of a
-// chain costs nothing but the chain's last, which carries the fused function: layer_norm at the
-// "layer_norm" rate (normalization without one), gelu at the "gelu" rate (elementwise without one), addmm at the matmul rate.
+// chain costs nothing but the chain's carrier, which prices the fused function: the last node
+// for layer_norm at the "layer_norm" rate (normalization without one) and gelu at the "gelu"
+// rate (elementwise without one), the MatMul for addmm at the matmul rate. `outputPartial`: the
+// plan leaves n's output partial (a row-parallel MatMul); the worker then reduces it before
+// the bias Add and fuses nothing, so an addmm's MatMul carries the MatMul and the Add unfused.
 std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
-                                        const PricedChains* chains = nullptr);
+                                        const PricedChains* chains = nullptr, bool outputPartial = false);
 
 // Seconds of the optimizer's update of one weight tensor of `paramBytes` (fp32 bytes held by this
 // device); 0 when the cluster has no "optimizer" rate (GPU presets fold it into efficiency).

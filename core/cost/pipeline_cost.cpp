@@ -1,5 +1,6 @@
 #include "core/cost/pipeline_cost.h"
 
+#include "core/cost/family_time.h"
 #include "core/shard/collective.h"
 
 #include <algorithm>
@@ -25,9 +26,12 @@ bool scoreOp(const std::string& op)
            op == "Cast";
 }
 
-double sendTime(double bytes, const LinkSpec& link)
+// `perCall`: what a calibrated CPU cluster measured one collective costing inside a step beyond
+// the link's alpha-beta time (collectiveOverheadSeconds), paid by every send and collective here
+// as CostModel::collectiveTime pays it.
+double sendTime(double bytes, const LinkSpec& link, double perCall)
 {
-    return bytes > 0 ? link.latency + bytes / link.bandwidth : 0;
+    return bytes > 0 ? perCall + link.latency + bytes / link.bandwidth : 0;
 }
 
 } // namespace
@@ -263,10 +267,12 @@ std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfil
     const LinkSpec tpLink = axisLink(cluster, mesh, MeshAxis::Tp);
     // A send between stages: each of the tp devices sends its 1/tp slice, the receivers
     // all-gather it over their tp group (the scatter/gather optimisation).
+    const double perCall = collectiveOverheadSeconds(cluster);
     auto send = [&](double bytes) {
         if (bytes <= 0) return 0.0;
-        double t = sendTime(bytes / c.tp, ppLink);
-        if (c.tp > 1) t += (c.tp - 1) * tpLink.latency + collectiveWireBytes(CollectiveKind::AllGather, bytes, c.tp) / tpLink.bandwidth;
+        double t = sendTime(bytes / c.tp, ppLink, perCall);
+        if (c.tp > 1)
+            t += perCall + (c.tp - 1) * tpLink.latency + collectiveWireBytes(CollectiveKind::AllGather, bytes, c.tp) / tpLink.bandwidth;
         return t;
     };
     std::vector<StageSums> sums(static_cast<size_t>(parts));
@@ -380,10 +386,11 @@ std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfil
             const double buckets = std::ceil(bytes / kDdpBucketBytes);
             const double steps = 2.0 * (c.dp - 1);
             const double wire = collectiveWireBytes(CollectiveKind::AllReduce, bytes, c.dp);
-            double t = buckets * steps * dpLink.latency + wire / dpLink.bandwidth;
+            double t = buckets * (perCall + steps * dpLink.latency) + wire / dpLink.bandwidth;
             if (p == 1) {
                 const double lastBytes = bytes - (buckets - 1) * kDdpBucketBytes;
-                const double last = steps * dpLink.latency + collectiveWireBytes(CollectiveKind::AllReduce, lastBytes, c.dp) / dpLink.bandwidth;
+                const double last =
+                    perCall + steps * dpLink.latency + collectiveWireBytes(CollectiveKind::AllReduce, lastBytes, c.dp) / dpLink.bandwidth;
                 const double backward = rankCompute[size_t(r)] * o.backwardFactor / (1 + o.backwardFactor);
                 t = std::max(last, t - backward);
             }

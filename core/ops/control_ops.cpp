@@ -1,7 +1,9 @@
 // If, Loop and Scan: control flow whose bodies are graphs of their own (Attribute::graphs).
 // The plan shards the main graph only; a control-flow node runs its body whole on every rank,
 // so its one strategy is replicated and its cost is its body's:
-//   If:   the dearer branch (either may run).
+//   If:   the branch it takes when the importer knows its condition (a constant, or shape
+//         arithmetic the shape pass folded: the worker reads the same value), else the dearer
+//         branch (either may run).
 //   Loop: the body times the trip count when the count is a known constant, else once.
 //   Scan: the body times the scan length (axis 0 of the first scan input, or its scan axis).
 // The values a body reads from the enclosing scope are the node's implicit inputs (see
@@ -158,6 +160,7 @@ double scanSteps(const Graph& g, const Node& n)
 
 OpCost ifCost(const Graph& g, const Node& n)
 {
+    if (const char* taken = ifTakenBranch(g, n)) return costWithFlops(g, n, bodyFlops(g, n, subgraphOf(n, taken)));
     return costWithFlops(g, n, std::max(bodyFlops(g, n, subgraphOf(n, "then_branch")), bodyFlops(g, n, subgraphOf(n, "else_branch"))));
 }
 
@@ -175,6 +178,14 @@ const char* const kReplicated = "control flow: its body runs whole on every rank
 
 } // namespace
 
+const char* ifTakenBranch(const Graph& g, const Node& n)
+{
+    if (n.opType != "If" || n.inputs.empty() || n.input(0) == kNoTensor) return nullptr;
+    const Tensor& cond = g.tensor(n.input(0));
+    if (!cond.value || cond.value->size() != 1) return nullptr;
+    return cond.value->intAt(0) != 0 ? "then_branch" : "else_branch";
+}
+
 ControlBodies controlBodies(const Graph& g, const Node& n)
 {
     ControlBodies c;
@@ -182,8 +193,13 @@ ControlBodies controlBodies(const Graph& g, const Node& n)
         if (auto b = cachedBodyInContext(g, n, subgraphOf(n, attr))) c.alternatives.push_back(std::move(b));
     };
     if (n.opType == "If") {
-        add("then_branch");
-        add("else_branch");
+        if (const char* taken = ifTakenBranch(g, n)) {
+            add(taken);
+            c.branchKnown = !c.alternatives.empty();
+        } else {
+            add("then_branch");
+            add("else_branch");
+        }
     } else if (n.opType == "Loop") {
         add("body");
         c.runs = loopTrips(g, n);

@@ -88,6 +88,46 @@ std::vector<Case> familyCases()
     };
     bmm(8, 32, 32, 32);
     bmm(16, 64, 64, 64);
+    // Attention's batched products as exported models hand them to the worker: operands that
+    // are Transpose outputs, strided views of [seq, batch x heads, head-dim] (Q, V) or of K read
+    // as K^T, 3-D or 4-D [batch, heads, ...]. torch::matmul copies such a view before its bmm
+    // and its backward runs two more products on the strided operands: per product these cost
+    // several times the contiguous cases above ("matmul_strided", core/cost/family_time).
+    // `aStrided`: the left operand a view too (Q K^T); otherwise it is contiguous (softmax x V).
+    auto strided = [&](std::vector<int64_t> batch, int64_t m, int64_t k, int64_t n, bool aStrided) {
+        double b = 1;
+        std::string name;
+        for (int64_t d : batch) {
+            b *= double(d);
+            name += std::to_string(d) + "x";
+        }
+        name += "(" + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) + ")" + (aStrided ? " A,B^T views" : " B view");
+        const bool fourD = batch.size() == 2;
+        cs.push_back({"matmul_strided", name, 2.0 * b * m * k * n, 4.0 * b * (m * k + k * n + m * n), true,
+                      [=] {
+                          // The leaves are laid out as the exporter's producers write them; the
+                          // views the product reads are the Transposes' outputs.
+                          const int64_t bb = batch[0], h = fourD ? batch[1] : 1;
+                          Tensor a, bT;
+                          if (fourD) {
+                              a = aStrided ? leaf({bb, m, h, k}).permute({0, 2, 1, 3}) : leaf({bb, h, m, k});
+                              bT = leaf({bb, n, h, k}).permute({0, 2, 3, 1});
+                          } else {
+                              a = aStrided ? leaf({m, bb, k}).transpose(0, 1) : leaf({bb, m, k});
+                              bT = aStrided ? leaf({n, bb, k}).permute({1, 2, 0}) : leaf({k, bb, n}).transpose(0, 1);
+                          }
+                          return std::vector<Tensor>{a, bT};
+                      },
+                      [](const std::vector<Tensor>& v) { return torch::matmul(v[0], v[1]); }});
+        cs.back().products = b;
+    };
+    strided({2}, 2, 2, 2, true);
+    strided({16}, 16, 16, 16, true);  // encoder_4l_small: batch 4 x 4 heads, seq 16, head-dim 16
+    strided({16}, 16, 16, 16, false);
+    strided({8}, 32, 64, 32, true);   // bert_mini_4l: batch 2 x 4 heads, seq 32, head-dim 64
+    strided({8}, 32, 32, 64, false);
+    strided({2, 4}, 64, 64, 64, true); // [batch, heads, seq, head-dim] as GPT-style exports run it
+    strided({2, 8}, 128, 64, 128, true);
     // A classifier head on a batch of 2: reading the weight and writing its gradient bound it,
     // not its FLOPs; these give the family's byte rate.
     for (auto [m, k, n] : {std::tuple{2, 512, 1000}, {2, 1280, 1000}, {4, 256, 2048}}) {

@@ -311,14 +311,54 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
         put(t, std::move(v), s.outputs[o], L_.producedK[size_t(t)]);
     };
 
-    for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
-        if (!runs.empty() && !runs[size_t(n)]) continue;
+    // How node n runs in this call: not at all, alone, or as the last node of a checkpointed
+    // core or of a fused chain (the others of which run nothing themselves).
+    enum class Runs { No, Alone, Core, Fused };
+    auto howRuns = [&](NodeId n) {
+        if (!runs.empty() && !runs[size_t(n)]) return Runs::No;
         const Node& node = g_.node(n);
         bool allKnown = !node.outputs.empty();
         for (TensorId o : node.outputs) allKnown = allKnown && (o == kNoTensor || set[size_t(o)]);
-        if (allKnown) continue; // constants folded by the importer
-        if (const int c = coreOf_[size_t(n)]; c >= 0 && checkpointed[size_t(c)]) {
-            if (n == cores_[size_t(c)].nodes.back()) runCore(cores_[size_t(c)], node);
+        if (allKnown) return Runs::No; // constants folded by the importer
+        if (const int c = coreOf_[size_t(n)]; c >= 0 && checkpointed[size_t(c)])
+            return n == cores_[size_t(c)].nodes.back() ? Runs::Core : Runs::No;
+        if (const int f = fusedIn_[size_t(n)]; f >= 0 && fusedHere[size_t(f)])
+            return n == fusions_[size_t(f)].nodes.back() ? Runs::Fused : Runs::No;
+        return Runs::Alone;
+    };
+    auto readBy = [&](NodeId n, Runs how) {
+        std::vector<TensorId> r;
+        if (how == Runs::Core) r = cores_[size_t(coreOf_[size_t(n)])].inputs;
+        else if (how == Runs::Fused)
+            for (const FusedGroup::Port& p : fusions_[size_t(fusedIn_[size_t(n)])].inputs) r.push_back(p.tensor);
+        else if (how == Runs::Alone)
+            for (TensorId t : g_.node(n).inputs)
+                if (t != kNoTensor) r.push_back(t);
+        return r;
+    };
+    // Each value is let go after the last node of this call that reads it, unless the caller
+    // wants it: autograd holds on its own to what a backward needs, so a micro-batch's forward
+    // leaves behind what libtorch saved (what the cost model counts as kept), not every value it
+    // made. The outputs a node makes and nothing reads are let go at once.
+    std::vector<NodeId> lastRead(g_.tensors.size(), kNoNode);
+    std::vector<char> keep(g_.tensors.size(), 0);
+    for (TensorId t : wanted) keep[size_t(t)] = 1;
+    for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n)
+        for (TensorId t : readBy(n, howRuns(n))) lastRead[size_t(t)] = n;
+    auto letGo = [&](NodeId n, Runs how) {
+        for (TensorId t : readBy(n, how))
+            if (lastRead[size_t(t)] == n && !keep[size_t(t)]) values[size_t(t)].t = torch::Tensor();
+        for (TensorId o : g_.node(n).outputs)
+            if (o != kNoTensor && lastRead[size_t(o)] == kNoNode && !keep[size_t(o)]) values[size_t(o)].t = torch::Tensor();
+    };
+
+    for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
+        const Runs how = howRuns(n);
+        if (how == Runs::No) continue;
+        const Node& node = g_.node(n);
+        if (how == Runs::Core) {
+            runCore(cores_[size_t(coreOf_[size_t(n)])], node);
+            letGo(n, how);
             continue;
         }
         const OpStrategy& s = L_.nodes[size_t(n)];
@@ -327,9 +367,8 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
                            const std::function<std::vector<torch::Tensor>(const std::vector<torch::Tensor>&)>& fn) {
             profile_->push_back({std::move(covered), std::move(fused), timeForwardBackward(fn, in)});
         };
-        if (const int f = fusedIn_[size_t(n)]; f >= 0 && fusedHere[size_t(f)]) {
-            const FusedGroup& group = fusions_[size_t(f)];
-            if (n != group.nodes.back()) continue; // the chain runs at its last node, when all it reads is there
+        if (how == Runs::Fused) { // the chain runs at its last node, when all it reads is there
+            const FusedGroup& group = fusions_[size_t(fusedIn_[size_t(n)])];
             std::vector<torch::Tensor> in;
             for (const FusedGroup::Port& p : group.inputs) in.push_back(prepareInput(p.node, p.input, valueOf(g_.node(p.node), p.tensor)));
             torch::Tensor out;
@@ -343,6 +382,7 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
             if (profile_)
                 profile(group.nodes, fusionName(group.kind), in,
                         [&group](const std::vector<torch::Tensor>& x) { return std::vector<torch::Tensor>{runFusedGroup(group, x)}; });
+            letGo(n, how);
             continue;
         }
         KernelCall call{g_, node, s, {}, {}, L_.tp, tpIndex_};
@@ -367,6 +407,8 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
                 KernelCall alone{call.graph, call.node, call.strategy, x, call.outShapes, call.tp, call.tpIndex};
                 return runKernel(alone);
             });
+        call.in.clear();
+        letGo(n, how);
     }
     std::vector<LocalValue> outputs;
     for (TensorId t : wanted) {

@@ -10,6 +10,7 @@
 // of each of the k equal parts of d. The need is propagated from such Splits back through the
 // ops that keep the split (element-wise, column-parallel MatMul) to the weights, whose shards
 // are then cut interleaved; a reshard into an interleaved layout permutes first.
+#include "core/ir/trained_weights.h"
 #include "core/ir/graph.h"
 #include "core/shard/sharding_plan.h"
 #include "core/util/result.h"
@@ -26,10 +27,11 @@ struct ExecLayouts {
     std::vector<std::vector<int>> needK;  // per node, per input: interleave the node needs
 };
 
-// A float weight the run trains: an initializer, or a Constant node's value that is read as
-// data (paddle2onnx stores weights so). Scalars, BatchNormalization's running statistics and
-// constants read as sizes, scales or bounds (Resize scales, Clip limits) are not trained.
-bool isTrainable(const Graph& g, TensorId t);
+// A float weight the run trains (core/ir/trained_weights, the rule the cost model charges by):
+// an initializer, or a Constant node's value that is read as data (paddle2onnx stores weights
+// so). Scalars, BatchNormalization's running statistics and constants read as sizes, scales or
+// bounds (Resize scales, Clip limits) are not trained.
+inline bool isTrainable(const Graph& g, TensorId t) { return isTrainedWeight(g, t); }
 // The node's work is divided over tp (some output split or partial): a replicated float input
 // then needs Megatron's "f" (identity forward, all-reduce backward) so its gradient is complete.
 bool splitsWork(const OpStrategy& s);

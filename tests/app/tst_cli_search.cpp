@@ -152,6 +152,29 @@ private slots:
         QVERIFY2(out.contains(QStringLiteral("collectives per step: %1,").arg(tapasCollectives)), qPrintable(out));
     }
 
+    // An If on data is priced as its dearer branch, and the search says so: in the text and in
+    // the JSON's pricing_notes. A model without one has no note.
+    void an_if_on_data_is_named_in_the_pricing_notes()
+    {
+        const QString jarvis = QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/corpus/oww_hey_jarvis.onnx");
+        const QStringList args{QStringLiteral("search"), jarvis, QStringLiteral("--cluster"), QStringLiteral("cpu-mpi"),
+                               QStringLiteral("--mesh"), QStringLiteral("1x2")};
+        const Run text = runTapas(args);
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY2(QString::fromUtf8(text.out).contains(QStringLiteral("pricing: If 'If_32': its condition is known only when it runs")),
+                 text.out.constData());
+        const Run json = runTapas(args + QStringList{QStringLiteral("--json")});
+        QVERIFY2(json.exitCode == 0, json.err.constData());
+        const QJsonArray plans = QJsonDocument::fromJson(json.out).object().value(QStringLiteral("plans")).toArray();
+        QVERIFY(!plans.isEmpty());
+        const QJsonArray notes = plans.first().toObject().value(QStringLiteral("pricing_notes")).toArray();
+        QCOMPARE(notes.size(), 1);
+        QVERIFY(notes.first().toString().contains(QStringLiteral("dearer branch")));
+        const Run gpt = runTapas(searchArgs({QStringLiteral("--searchers"), QStringLiteral("tapas")}));
+        QVERIFY2(gpt.exitCode == 0, gpt.err.constData());
+        QVERIFY(!QString::fromUtf8(gpt.out).contains(QStringLiteral("pricing:")));
+    }
+
     void bad_mesh_and_cluster_name_the_field()
     {
         const Run mesh = runTapas(searchArgs({QStringLiteral("--mesh"), QStringLiteral("3x4")}));

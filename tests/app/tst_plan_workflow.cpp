@@ -704,6 +704,101 @@ private Q_SLOTS:
         QVERIFY(!editor.loadJsonFile(tmp_.filePath(QStringLiteral("missing.json"))).isEmpty());
     }
 
+    void cluster_editor_keeps_the_measurements_it_has_no_field_for()
+    {
+        // cpu-mpi carries op families measured by `tapas cluster calibrate`; the form has no field
+        // for them, and a hand edit of the node count must not drop them (nor turn it into a GPU).
+        Result<ClusterSpec> preset = loadClusterSpec("cpu-mpi");
+        QVERIFY2(preset.ok(), preset.error().c_str());
+        QVERIFY(!preset->opFamilies.empty());
+        ClusterEditor editor;
+        editor.show(); // the user clicks a button below
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        QVERIFY(editor.selectPreset(QStringLiteral("cpu-mpi")));
+        Result<ClusterSpec> shown = editor.cluster();
+        QVERIFY2(shown.ok(), shown.error().c_str());
+        QCOMPARE(shown->opFamilies.size(), preset->opFamilies.size());
+        QVERIFY(!shown->gpu);
+        QCOMPARE(static_cast<QComboBox*>(editor.fieldWidget(QStringLiteral("accelerator")))->currentText(), QStringLiteral("CPU"));
+        QVERIFY2(editor.measurementsLabel()->text().contains(QString::number(preset->opFamilies.size())),
+                 qPrintable(editor.measurementsLabel()->text()));
+        QVERIFY(editor.forgetMeasurementsButton()->isEnabled());
+
+        static_cast<QSpinBox*>(editor.fieldWidget(QStringLiteral("nodes")))->setValue(3);
+        Result<ClusterSpec> edited = editor.cluster();
+        QVERIFY2(edited.ok(), edited.error().c_str());
+        QCOMPARE(edited->nodes, 3);
+        QCOMPARE(edited->name, std::string("cpu-mpi-custom"));
+        QVERIFY(!edited->gpu);
+        QCOMPARE(edited->opFamilies.size(), preset->opFamilies.size());
+        for (const auto& [family, rate] : preset->opFamilies) {
+            QVERIFY2(edited->opFamilies.count(family), family.c_str());
+            QCOMPARE(edited->opFamilies.at(family).flopRate, rate.flopRate);
+            QCOMPARE(edited->opFamilies.at(family).overhead, rate.overhead);
+            QCOMPARE(edited->opFamilies.at(family).bySize.size(), rate.bySize.size());
+        }
+
+        // Save As writes them; the file reads back with them.
+        const QString saved = tmp_.filePath(QStringLiteral("calibrated.json"));
+        QCOMPARE(editor.saveJsonFile(saved), QString());
+        Result<ClusterSpec> reread = loadClusterSpecFile(saved.toStdString());
+        QVERIFY2(reread.ok(), reread.error().c_str());
+        QCOMPARE(reread->opFamilies.size(), preset->opFamilies.size());
+        QVERIFY(!reread->gpu);
+        QCOMPARE(reread->nodes, 3);
+
+        // Forgetting them is a choice the user makes with the button, and then they are gone.
+        QTest::mouseClick(editor.forgetMeasurementsButton(), Qt::LeftButton);
+        QVERIFY(editor.cluster()->opFamilies.empty());
+        QVERIFY(!editor.forgetMeasurementsButton()->isEnabled());
+        QVERIFY2(editor.measurementsLabel()->text().startsWith(QLatin1String("none")), qPrintable(editor.measurementsLabel()->text()));
+        QCOMPARE(editor.presetCombo()->currentIndex(), editor.presetCombo()->count() - 1);
+        // Loading the saved file brings them back.
+        QCOMPARE(editor.loadJsonFile(saved), QString());
+        QCOMPARE(editor.cluster()->opFamilies.size(), preset->opFamilies.size());
+    }
+
+    void cluster_editor_edits_the_roofline_and_the_accelerator()
+    {
+        ClusterEditor editor;
+        QVERIFY(editor.selectPreset(QStringLiteral("h100x16")));
+        auto* hbm = static_cast<QDoubleSpinBox*>(editor.fieldWidget(QStringLiteral("roofline.memory_bandwidth")));
+        auto* l2 = static_cast<QDoubleSpinBox*>(editor.fieldWidget(QStringLiteral("roofline.l2_bandwidth")));
+        auto* sms = static_cast<QSpinBox*>(editor.fieldWidget(QStringLiteral("roofline.multiprocessors")));
+        QVERIFY(hbm && l2 && sms);
+        hbm->setValue(0);
+        QVERIFY(!l2->isEnabled() && !sms->isEnabled()); // they only qualify a roofline
+        QVERIFY(!editor.cluster()->roofline.enabled());
+        hbm->setValue(3350);
+        QVERIFY(l2->isEnabled() && sms->isEnabled());
+        l2->setValue(12000);
+        sms->setValue(132);
+        Result<ClusterSpec> c = editor.cluster();
+        QVERIFY2(c.ok(), c.error().c_str());
+        QCOMPARE(c->roofline.memoryBandwidth, 3350e9);
+        QCOMPARE(c->roofline.l2Bandwidth, 12000e9);
+        QCOMPARE(c->roofline.multiprocessors, 132);
+        auto* accelerator = static_cast<QComboBox*>(editor.fieldWidget(QStringLiteral("accelerator")));
+        QCOMPARE(accelerator->currentText(), QStringLiteral("GPU"));
+        accelerator->setCurrentIndex(1);
+        Q_EMIT accelerator->activated(1); // what a pick by the user sends
+        QCOMPARE(editor.presetCombo()->currentIndex(), editor.presetCombo()->count() - 1);
+        QVERIFY(!editor.cluster()->gpu);
+        const QString saved = tmp_.filePath(QStringLiteral("roofline.json"));
+        QCOMPARE(editor.saveJsonFile(saved), QString());
+        Result<ClusterSpec> reread = loadClusterSpecFile(saved.toStdString());
+        QVERIFY2(reread.ok(), reread.error().c_str());
+        QCOMPARE(reread->roofline.memoryBandwidth, 3350e9);
+        QCOMPARE(reread->roofline.multiprocessors, 132);
+        QVERIFY(!reread->gpu);
+        // Switching the roofline off drops its qualifiers from the file too.
+        hbm->setValue(0);
+        QCOMPARE(editor.saveJsonFile(saved), QString());
+        reread = loadClusterSpecFile(saved.toStdString());
+        QVERIFY(!reread->roofline.enabled());
+        QCOMPARE(reread->roofline.multiprocessors, 0);
+    }
+
     void search_dialog_refuses_an_invalid_cluster_without_searching()
     {
         SearchDialog* d = actions()->searchDialog();

@@ -193,10 +193,11 @@ int run(const std::vector<std::string>& args)
         else if (args[i] == "--real-warmup" && i + 1 < args.size()) next(realOptions.warmup);
         else if (args[i] == "--models" && i + 1 < args.size()) realOptions.modelsDir = args[++i];
         else if (args[i] == "--profile") realOptions.profile = true;
+        else if (args[i] == "--profile-nodes") realOptions.profileNodes = true;
         else {
             std::fprintf(stderr, "tapas bench run: unknown option '%s' (options: --layers N --hidden H --heads A --seq S "
                                  "--batch B --vocab V --steps N --warmup N --repeats N --worker PATH --keep DIR --cluster PRESET|FILE --zoo-only --real-only "
-                                 "--only gpt,MODEL,... --real-steps N --real-warmup N --models DIR --profile)\n", args[i].c_str());
+                                 "--only gpt,MODEL,... --real-steps N --real-warmup N --models DIR --profile --profile-nodes)\n", args[i].c_str());
             return 2;
         }
     }

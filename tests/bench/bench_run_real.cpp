@@ -75,7 +75,10 @@ std::string findCorpusDir()
 }
 
 // Per op family: what the profile measured (nodes run alone) against what the cost model prices.
-void printFamilyProfile(const std::string& profilePath, const Graph& g, const ShardingPlan& plan, const ClusterSpec& cluster)
+// With `eachNode`, every profiled node (or fused chain) first, with its first node's input shapes:
+// what a family's ratio is made of.
+void printFamilyProfile(const std::string& profilePath, const Graph& g, const ShardingPlan& plan, const ClusterSpec& cluster,
+                        bool eachNode)
 {
     std::ifstream f(profilePath);
     const nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
@@ -101,12 +104,21 @@ void printFamilyProfile(const std::string& profilePath, const Graph& g, const Sh
             const Node& n = g.node(it->second);
             const std::string fam = pricingFamily(cluster, g, n);
             if (family.empty()) family = fam;
-            predicted += nodeFamilySeconds(cluster, g, n, nodeCost(g, n), plan.nodes[size_t(it->second)].computeFraction, &chains)
-                             .value_or(0);
+            const OpStrategy& s = plan.nodes[size_t(it->second)];
+            const bool partial = !s.outputs.empty() && s.outputs[0].kind == TensorLayout::P;
+            predicted += nodeFamilySeconds(cluster, g, n, nodeCost(g, n), s.computeFraction, &chains, partial).value_or(0);
         }
         if (const std::string fused = e.value("fused", ""); !fused.empty()) family = "fused " + fused;
         Sum& s = sums[family];
         const double measured = e.value("isolated_forward_backward_cpu_s", 0.0);
+        if (eachNode && !e["nodes"].empty()) {
+            std::string shapes;
+            if (const auto it = byName.find(e["nodes"][0].get<std::string>()); it != byName.end())
+                for (TensorId t : g.node(it->second).inputs)
+                    if (t != kNoTensor) shapes += (shapes.empty() ? "" : " ") + g.tensor(t).shape.toString();
+            std::printf("      %-44s %-14s %8.1fus %8.1fus %6.2f  %s\n", e["nodes"][0].get<std::string>().c_str(), family.c_str(),
+                        measured * 1e6, predicted * 1e6, predicted > 0 ? measured / predicted : 0.0, shapes.c_str());
+        }
         s.count += int(e["nodes"].size());
         s.measured += measured;
         s.predicted += predicted;
@@ -206,7 +218,7 @@ int runRealModels(const RealRunOptions& o)
             continue;
         }
         PlanRun run{path, plan, o.worker, o.ranks, o.steps, w->options};
-        if (o.profile) run.options["profile-nodes"] = "";
+        if (o.profile || o.profileNodes) run.options["profile-nodes"] = "";
         const RepeatedRun rep = runPlanRepeated(QString::fromStdString(o.dir + "/runs"), run, o.repeats, o.warmup);
         const RunFigures& fig = rep.last;
         if (!fig.ok) {
@@ -223,7 +235,8 @@ int runRealModels(const RealRunOptions& o)
                     med * 1e3, cpu * 1e3, predicted * 1e3, predicted > 0 ? med / predicted : 0.0, predicted > 0 ? cpu / predicted : 0.0,
                     rep.spread, rep.comm * 1e3, (t.tpComm + t.dpComm + t.ppComm) * 1e3,
                     humanBytes(fig.tensorPeak).c_str(), humanBytes(fig.predictedMemory).c_str());
-        if (o.profile) printFamilyProfile(fig.runDir + "/node_profile.0.json", *g, res->best.plan, *cluster);
+        for (const std::string& note : res->best.report.notes) std::printf("    pricing: %s\n", note.c_str());
+        if (o.profile || o.profileNodes) printFamilyProfile(fig.runDir + "/node_profile.0.json", *g, res->best.plan, *cluster, o.profileNodes);
         std::fflush(stdout);
     }
     return failures;

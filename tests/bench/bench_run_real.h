@@ -3,7 +3,7 @@
 // models (tests/common/real_model_workloads.h, the table tst_run_real_models reads) trained under
 // its TAPAS plan on 2 MPI ranks, measured step beside predicted step and memory. `--profile`
 // adds, per model, each op family's measured time (every node run alone, forward + backward)
-// beside the cost model's price for it.
+// beside the cost model's price for it; `--profile-nodes` also lists every node so.
 #include <string>
 #include <vector>
 
@@ -16,6 +16,7 @@ struct RealRunOptions {
     std::string dir;               // where plans and runs go
     int ranks = 2, steps = 8, warmup = 2, repeats = 3; // each model launched `repeats` times (RepeatedRun)
     bool profile = false;
+    bool profileNodes = false; // --profile-nodes: --profile with a line per node above the families
     std::string cluster = "cpu-mpi"; // preset name or spec file (`tapas cluster calibrate -o`) the plans are costed on
 };
 

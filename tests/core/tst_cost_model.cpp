@@ -136,6 +136,33 @@ private slots:
         QCOMPARE(t.activationMemory, 4.0 * 128 * 2 / 2);
     }
 
+    // Without a stated dtype a cost model prices in the devices' own: a CPU cluster's worker
+    // trains in fp32, so its activations and messages are 4 bytes an element, a GPU's fp16 2.
+    void the_dtype_follows_the_devices_unless_stated()
+    {
+        const Graph g = tinyMlp();
+        ClusterSpec gpu = testCluster();
+        ClusterSpec cpu = testCluster();
+        cpu.gpu = false;
+        const std::vector<OpStrategy> all = nodeStrategies(g, 1, 2);
+        const OpStrategy& column = strategy(all, "column");
+        CostModel onGpu(g, gpu, {2, 2});
+        CostModel onCpu(g, cpu, {2, 2});
+        QCOMPARE(onGpu.options().dtype, std::string("fp16"));
+        QCOMPARE(onCpu.options().dtype, std::string("fp32"));
+        // y kept for backward: 8/2 x 128 elements split over tp, 2 or 4 bytes each.
+        QCOMPARE(onGpu.nodeCost(1, column).activationMemory, 4.0 * 128 * 2 / 2);
+        QCOMPARE(onCpu.nodeCost(1, column).activationMemory, 4.0 * 128 * 4 / 2);
+        // x's partial gradient all-reduced over tp: 8/2 x 64 elements.
+        QCOMPARE(onCpu.nodeCost(1, column).tpComm, 2 * 1e-6 + 4.0 * 64 * 4 / 1e9);
+        // A stated dtype wins over the devices'.
+        CostOptions fp16;
+        fp16.dtype = "fp16";
+        CostModel stated(g, cpu, {2, 2}, fp16);
+        QCOMPARE(stated.options().dtype, std::string("fp16"));
+        QCOMPARE(stated.nodeCost(1, column).activationMemory, 4.0 * 128 * 2 / 2);
+    }
+
     // A calibrated cluster prices each node by its op family: overhead + max(FLOPs / FLOP rate,
     // bytes / byte rate) for forward and backward together, and each weight's Adam update by
     // its fp32 bytes on this device; a family the cluster did not measure keeps peak x efficiency.

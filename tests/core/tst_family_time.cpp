@@ -10,6 +10,8 @@
 #include "core/ops/control_bodies.h"
 #include "core/ops/node_chains.h"
 #include "core/ops/op_registry.h"
+#include "core/ops/shard_helpers.h"
+#include "core/shard/sharding_plan.h"
 #include "tests/common/float_tensor.h"
 #include "tests/common/zoo_plan.h"
 #include "core/zoo/zoo.h"
@@ -82,6 +84,14 @@ const NodeChain* firstChain(const PricedChains& p, NodeChain::Kind k)
     for (const NodeChain& c : p.chains)
         if (c.kind == k) return &c;
     return nullptr;
+}
+
+// Every node replicated on one device.
+ShardingPlan replicatedPlan(const Graph& g)
+{
+    std::vector<OpStrategy> s;
+    for (const Node& n : g.nodes) s.push_back(replicateStrategy(n));
+    return buildPlan(g, DeviceMesh{1, 1}, std::move(s));
 }
 
 // A plan that splits every node's first input along its last axis (LayerNorm's normalised one).
@@ -214,6 +224,49 @@ private slots:
         }
         QVERIFY(most >= 2);
         QCOMPARE(price(c, *g, ifNode), 1e-3 * double(most));
+    }
+
+    // An If whose condition the importer knows (a constant, or shape arithmetic it folded)
+    // runs that branch on the worker, which reads the same value: it is priced by that branch
+    // alone. A condition on data keeps the dearer branch, and the cost report says so.
+    void an_if_with_a_known_condition_is_priced_by_the_branch_it_takes()
+    {
+        ClusterSpec c = calibrated();
+        for (const char* f : {"normalization", "reduce", "indexing", "generator", "resize"}) c.opFamilies[f] = {0, 0, 1e-3};
+        const QString path = QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/kernels/branchy_then.onnx");
+        Result<Graph> g = importOnnxFile(path.toStdString());
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
+        const NodeId ifNode = testing::findNode(*g, "", "If");
+        QVERIFY(ifNode != kNoNode);
+        const Node& n = g->node(ifNode);
+        QVERIFY(!ifTakenBranch(*g, n)); // the sign of a sum: data
+        const double dearer = price(c, *g, ifNode);
+        const CostModel data(*g, c, DeviceMesh{1, 1});
+        const CostReport r = evaluatePlan(replicatedPlan(*g), data);
+        QCOMPARE(r.notes.size(), size_t(1));
+        QVERIFY(r.notes[0].find("'" + n.name + "'") != std::string::npos);
+        QVERIFY(r.notes[0].find("dearer branch") != std::string::npos);
+
+        // Each branch on its own, the condition made a known value.
+        double branch[2] = {0, 0};
+        for (int taken = 0; taken < 2; ++taken) {
+            Graph known = *g;
+            Tensor& cond = known.tensor(known.node(ifNode).input(0));
+            ConstValue v;
+            v.dtype = DType::Bool;
+            v.ints = {taken};
+            cond.value = v;
+            QCOMPARE(std::string(ifTakenBranch(known, known.node(ifNode))), std::string(taken ? "then_branch" : "else_branch"));
+            const ControlBodies bodies = controlBodies(known, known.node(ifNode));
+            QCOMPARE(bodies.alternatives.size(), size_t(1));
+            QVERIFY(bodies.branchKnown);
+            branch[taken] = price(c, known, ifNode);
+            QVERIFY(branch[taken] > 0);
+            const CostModel model(known, c, DeviceMesh{1, 1});
+            QVERIFY(evaluatePlan(replicatedPlan(known), model).notes.empty());
+        }
+        QCOMPARE(std::max(branch[0], branch[1]), dearer);
+        QVERIFY(branch[0] != branch[1]); // the test tells the branches apart
     }
 
     // The worker runs an exported LayerNorm's nine nodes as one torch::layer_norm: one dispatch
@@ -462,7 +515,8 @@ private slots:
         QCOMPARE(price(c, g, last, &chains), 1e-5 + bytes / 1e9);
     }
 
-    // MatMul + bias runs as one addmm: the MatMul's FLOPs at the matmul rate, the Add free.
+    // MatMul + bias runs as one addmm: the MatMul's FLOPs at the matmul rate, carried by the
+    // MatMul, the Add free.
     void a_matmul_with_its_bias_is_priced_as_one_addmm()
     {
         const ClusterSpec c = calibrated();
@@ -472,10 +526,84 @@ private slots:
         QVERIFY(addmm);
         QCOMPARE(addmm->nodes.size(), size_t(2));
         const NodeId mm = addmm->nodes.front(), add = addmm->nodes.back();
-        QCOMPARE(price(c, g, mm, &chains), 0.0);
+        QCOMPARE(price(c, g, add, &chains), 0.0);
         const OpCost oc = nodeCost(g, g.node(mm));
-        QCOMPARE(price(c, g, add, &chains), 4e-5 + oc.flops / 2e10);
-        QVERIFY(price(c, g, add, &chains) < price(c, g, mm) + price(c, g, add));
+        QCOMPARE(price(c, g, mm, &chains), 4e-5 + oc.flops / 2e10);
+        QVERIFY(price(c, g, mm, &chains) < price(c, g, mm) + price(c, g, add));
+    }
+
+    // A row-parallel MatMul leaves its output partial: the worker reduces it before the bias Add
+    // and fuses nothing (runtime/exec/node_fusion), so the MatMul carries both nodes unfused and
+    // the Add, which cannot see the MatMul's layout, stays free. The cost model passes the
+    // layout from the node's strategy.
+    void a_partial_matmul_and_its_bias_are_priced_apart()
+    {
+        const ClusterSpec c = calibrated();
+        const Graph g = exportedGpt();
+        const PricedChains chains = pricedChains(g);
+        const NodeChain* addmm = firstChain(chains, NodeChain::Kind::MatMulBias);
+        QVERIFY(addmm);
+        const NodeId mm = addmm->nodes.front(), add = addmm->nodes.back();
+        const Node& m = g.node(mm);
+        const double apart = nodeFamilySeconds(c, g, m, nodeCost(g, m), 0.5, &chains, true).value_or(-1);
+        const double fused = nodeFamilySeconds(c, g, m, nodeCost(g, m), 0.5, &chains, false).value_or(-1);
+        const double alone = nodeFamilySeconds(c, g, m, nodeCost(g, m), 0.5).value_or(-1);
+        const double bias = nodeFamilySeconds(c, g, g.node(add), nodeCost(g, g.node(add)), 0.5).value_or(-1);
+        QVERIFY(alone > 0 && bias > 0);
+        QCOMPARE(apart, alone + bias);
+        QVERIFY(apart > fused);
+        QCOMPARE(nodeFamilySeconds(c, g, g.node(add), nodeCost(g, g.node(add)), 0.5, &chains, false).value_or(-1), 0.0);
+
+        // Through the cost model: the MatMul's strategy with a partial output prices it apart.
+        const CostModel model(g, c, DeviceMesh{1, 2});
+        OpStrategy whole, partial;
+        whole.computeFraction = partial.computeFraction = 0.5;
+        whole.outputs = {TensorLayout::split(1)};
+        partial.outputs = {TensorLayout::partial()};
+        QCOMPARE(model.nodeCost(mm, partial).compute, apart);
+        QCOMPARE(model.nodeCost(mm, whole).compute, fused);
+    }
+
+    // Attention's products as exporters write them read Transpose outputs (strided views of
+    // Q, K^T, V), which torch copies before its bmm and runs its backward's products on: a
+    // calibrated "matmul_strided" rate prices them, by the size of one product; a contiguous
+    // batched MatMul and a file without that family keep "matmul".
+    void strided_batched_matmuls_are_priced_by_their_own_family()
+    {
+        ClusterSpec c = calibrated();
+        const Graph g = exportedGpt();
+        NodeId strided = kNoNode;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()) && strided == kNoNode; ++n)
+            if (stridedBatchedMatMul(g, g.node(n))) strided = n;
+        QVERIFY(strided != kNoNode); // the GPT's Q K^T reads Transposes
+        QCOMPARE(pricingFamily(c, g, g.node(strided)), std::string("matmul"));
+        const double plain = price(c, g, strided);
+
+        c.opFamilies["matmul_strided"] = {5e8, 0, 6e-5};
+        c.opFamilies["matmul_strided"].bySize = {{1e3, 1e8}, {1e6, 1e9}};
+        QCOMPARE(pricingFamily(c, g, g.node(strided)), std::string("matmul_strided"));
+        const Node& n = g.node(strided);
+        const OpCost oc = nodeCost(g, n);
+        const double unit = matmulUnitFlops(g, n, oc.flops, 1.0);
+        QVERIFY(unit < oc.flops); // one product of the batch x heads
+        QCOMPARE(price(c, g, strided), 6e-5 + oc.flops / c.opFamilies["matmul_strided"].flopRateAt(unit));
+        QVERIFY(price(c, g, strided) > plain);
+
+        // The same product on contiguous operands (no Transpose writes them) stays "matmul".
+        Graph flat;
+        const TensorId a = testing::addFloatTensor(flat, "a", {8, 16, 32}, TensorKind::Input);
+        const TensorId b = testing::addFloatTensor(flat, "b", {8, 32, 16}, TensorKind::Input);
+        const TensorId y = testing::addFloatTensor(flat, "y", {8, 16, 16}, TensorKind::Activation);
+        flat.inputs = {a, b};
+        flat.outputs = {y};
+        Node mm;
+        mm.name = "bmm";
+        mm.opType = "MatMul";
+        mm.inputs = {a, b};
+        mm.outputs = {y};
+        flat.addNode(mm);
+        QVERIFY(!stridedBatchedMatMul(flat, flat.node(0)));
+        QCOMPARE(pricingFamily(c, flat, flat.node(0)), std::string("matmul"));
     }
 
     // A plan that splits LayerNorm's normalised axis keeps the worker from fusing it: the

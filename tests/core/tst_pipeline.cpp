@@ -55,7 +55,7 @@ struct Profiled {
     std::vector<BlockProfile> blocks;
 };
 
-Profiled profile(const Graph& g, const ClusterSpec& c, int tp, int microBatches)
+Profiled profile(const Graph& g, const ClusterSpec& c, int tp, int microBatches, const char* searcher = nullptr)
 {
     Profiled p;
     p.folded = *foldGraph(g);
@@ -67,7 +67,10 @@ Profiled profile(const Graph& g, const ClusterSpec& c, int tp, int microBatches)
     r.memoryLimit = 1e300;
     p.model = std::make_unique<CostModel>(g, c, r.mesh, r.cost);
     DpConfig config;
-    p.micro = *runBlockSearcher("tapas", r, p.folded, config);
+    // TAPAS's block search, or a whole searcher by name (the Megatron-LM layout).
+    Result<SearchResult> res = searcher ? findSearcher(searcher)->search(r) : runBlockSearcher("tapas", r, p.folded, config);
+    if (!res) qFatal("%s", res.error().c_str());
+    p.micro = std::move(res).value();
     p.blocks = blockProfiles(p.micro.best.plan, p.micro.best.report, *p.model, p.folded);
     return p;
 }
@@ -177,6 +180,31 @@ private slots:
         QCOMPARE(r.best.plan.pipeline.microBatches, 8 / 1 / 1); // dp 1 (8 devices = pp 4 x tp 2), batch 8 in micro-batches of 1
     }
 
+    // What a layer keeps for its backward is what autograd saves (core/cost/saved_activations),
+    // which Korthikanti et al. 2022 (sec. 4.1) count in fp16 bytes as s b h (10 + 24 / t) +
+    // 5 a s^2 b / t on t tensor-parallel devices. The zoo GPT has no dropout, whose masks and
+    // output are 2 s b h and 3 a s^2 b of that: without them a layer keeps the two LayerNorms'
+    // inputs and the two GEMM inputs they feed (8 s b h, whole on every device), Q, K and V, the
+    // projection's input and the MLP's two 4h values (24 s b h / t), and the softmax's output
+    // (2 a s^2 b / t), exactly.
+    void a_layer_keeps_what_korthikanti_counts_without_dropout()
+    {
+        const ClusterSpec c = *loadClusterSpec("a100x8");
+        const double h = 256, a = 8, s = 128, b = 4;
+        for (const int t : {1, 2, 4}) {
+            const Graph g = gpt(2, int64_t(h), int64_t(a), int64_t(s), int64_t(b));
+            ClusterSpec node = c; // one node of t devices: the whole searcher plans tp t, dp 1
+            node.devicesPerNode = t;
+            const Profiled p = profile(g, node, t, 1, "megatron");
+            const std::vector<int> layers = layerBlocks(p.folded);
+            QCOMPARE(int(layers.size()), 2);
+            const double kept = p.blocks[size_t(layers[1])].terms.activationMemory;
+            const double expected = s * b * h * (8 + 24.0 / t) + 2 * a * s * s * b / t;
+            QVERIFY2(qAbs(kept / expected - 1) < 1e-9,
+                     qPrintable(QStringLiteral("tp %1: %2 B kept, Korthikanti without dropout %3 B").arg(t).arg(kept).arg(expected)));
+        }
+    }
+
     void full_recomputation_keeps_each_layers_input_and_selective_drops_the_quadratic_part()
     {
         const ClusterSpec c = *loadClusterSpec("a100x8");
@@ -247,6 +275,31 @@ private slots:
         QVERIFY(free.fits);
         QCOMPARE(free.schedule.stages.front().recompute, Recompute::Selective); // rank 0 holds the most
         QCOMPARE(free.schedule.stages.back().recompute, Recompute::None);
+    }
+
+    // A calibrated CPU cluster's per-call collective cost (the "collective" family: an
+    // all-reduce between torch ops beyond the same call back to back) is paid by every send
+    // between stages and every gradient bucket, as the unstaged cost model pays it.
+    void sends_and_gradient_buckets_pay_the_calibrated_per_call_cost()
+    {
+        const ClusterSpec c = *loadClusterSpec("a100x8");
+        const Graph g = gpt(4, 256, 8, 128, 16);
+        const Profiled p = profile(g, c, 1, 4);
+        PipelineConfig cfg;
+        cfg.pp = 2;
+        cfg.dp = 2;
+        cfg.tp = 1;
+        cfg.microBatches = 2;
+        cfg.microBatchSize = 4;
+        cfg.recompute = Recompute::None;
+        ClusterSpec calibrated = c;
+        calibrated.opFamilies["collective"] = {0, 0, 1e-3};
+        const PipelineEvaluation plain = *evaluatePipeline(p.blocks, cfg, *p.model, c, 1e15);
+        const PipelineEvaluation paid = *evaluatePipeline(p.blocks, cfg, *p.model, calibrated, 1e15);
+        // Each stage sends once per micro-batch (the first forward, the last its gradient back).
+        QVERIFY(qAbs(paid.total.ppComm - plain.total.ppComm - cfg.microBatches * 1e-3) < 1e-9);
+        QVERIFY(paid.total.dpComm >= plain.total.dpComm + 1e-3 - 1e-12); // at least one bucket
+        QCOMPARE(paid.total.compute, plain.total.compute);
     }
 
     void gpt3_175b_fits_on_1024_a100_only_with_stages()

@@ -146,6 +146,26 @@ private Q_SLOTS:
             }
         }
         QVERIFY(spec->opFamilies.at("matmul").byteBySize.empty()); // its bytes-bound heads count FLOPs too
+        // Attention's products as the worker gets them (operands that are Transpose outputs,
+        // 3-D and 4-D): a family of their own, with its overhead and its rate by product size
+        // from the encoder's 16 x (16x16x16) up.
+        QVERIFY(spec->opFamilies.count("matmul_strided"));
+        const tapas::OpFamilyRate& strided = spec->opFamilies.at("matmul_strided");
+        QVERIFY(strided.overhead > 0 && strided.overhead < 0.1 && strided.flopRate > 1e6);
+        QVERIFY(strided.bySize.size() >= 3);
+        for (size_t i = 0; i < strided.bySize.size(); ++i) {
+            QVERIFY(strided.bySize[i].flopRate > 1e6);
+            if (i > 0) QVERIFY(strided.bySize[i].unitFlops > strided.bySize[i - 1].unitFlops);
+        }
+        QCOMPARE(strided.bySize.front().unitFlops, 2.0 * 16 * 16 * 16);
+        int views = 0;
+        for (const auto& c : cases) {
+            const QJsonObject o = c.toObject();
+            if (o.value(QStringLiteral("family")).toString() != QStringLiteral("matmul_strided")) continue;
+            ++views;
+            QVERIFY(o.value(QStringLiteral("case")).toString().contains(QStringLiteral("view")));
+        }
+        QVERIFY(views >= 6);
         // The all-reduce between torch ops: timed over many calls, and what its median call costs
         // beyond the same all-reduce back to back is the "collective" family's overhead.
         const QJsonObject step = cal.value(QStringLiteral("collective_in_step")).toObject();

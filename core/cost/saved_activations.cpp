@@ -1,0 +1,179 @@
+#include "core/cost/saved_activations.h"
+#include "core/ir/trained_weights.h"
+
+#include <optional>
+#include <string_view>
+
+namespace tapas {
+
+namespace {
+
+bool among(std::string_view op, std::initializer_list<std::string_view> ops)
+{
+    for (std::string_view o : ops)
+        if (op == o) return true;
+    return false;
+}
+
+// Ops whose backward needs nothing of their floating inputs or output (linear in every input,
+// or shape and index ops): the Add of a mask, a scale by a constant, every view.
+bool savesNothing(std::string_view op)
+{
+    return among(op, {"Add", "Sub", "Neg", "Sum", "Mean", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
+                      "Concat", "Split", "Slice", "Expand", "Tile", "Identity", "Cast", "CastLike", "Pad", "ReduceMean",
+                      "ReduceSum", "GlobalAveragePool", "AveragePool", "Dropout", "Resize", "Upsample", "DepthToSpace",
+                      "SpaceToDepth", "Gather", "GatherElements", "GatherND", "Where", "CumSum", "Trilu", "Floor", "Ceil",
+                      "Round", "Sign", "Shape", "Size", "ConstantOfShape", "Range", "Equal", "Less", "LessOrEqual",
+                      "Greater", "GreaterOrEqual", "Not", "And", "Or", "Xor", "ArgMax", "ArgMin", "NonZero", "OneHot",
+                      "ScatterND", "ScatterElements", "EyeLike", "RandomNormalLike", "RandomUniformLike"});
+}
+
+// Element-wise functions whose derivative torch computes from their output.
+bool savesOutput(std::string_view op)
+{
+    return among(op, {"Softmax", "LogSoftmax", "Sigmoid", "Tanh", "Exp", "Sqrt", "Relu", "Reciprocal", "Elu", "Selu"});
+}
+
+// Functions whose derivative torch computes from their (first) input.
+bool savesFirstInput(std::string_view op)
+{
+    return among(op, {"Erf", "Log", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Gelu", "Abs",
+                      "LeakyRelu", "HardSigmoid", "HardSwish", "Softplus", "Softsign", "Mish", "Clip", "ThresholdedRelu",
+                      "Celu", "BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization",
+                      "LpNormalization", "MaxPool", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSumExp"});
+}
+
+// A view of its first input (when that input is laid out contiguously, for a Reshape).
+bool isView(const Node& n)
+{
+    return among(n.opType, {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Transpose", "Split", "Slice", "Expand"});
+}
+
+// The view keeps its input's contiguous layout: a reshape of it is again a view.
+bool keepsContiguous(const Node& n)
+{
+    if (among(n.opType, {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"})) return true;
+    if (n.opType == "Transpose") {
+        const std::vector<int64_t> perm = n.attrInts("perm");
+        for (size_t i = 0; i < perm.size(); ++i)
+            if (perm[i] != int64_t(i)) return false;
+        return !perm.empty();
+    }
+    if (n.opType == "Split") return n.attrInt("axis", 0) == 0;
+    return false; // Slice, Expand: strided
+}
+
+// A Dropout that draws a mask: training_mode known true and a ratio above 0 (opset 12 on; an
+// older Dropout, and one whose mode is left to run time, is taken as not training).
+bool drawsMask(const Graph& g, const Node& n)
+{
+    if (n.opType != "Dropout" || n.inputs.size() < 3 || n.inputs[2] == kNoTensor) return false;
+    const std::optional<ConstValue>& training = g.tensor(n.inputs[2]).value;
+    if (!training || training->size() < 1 || training->floatAt(0) == 0) return false;
+    if (n.inputs[1] == kNoTensor) return true; // the default ratio, 0.5
+    const std::optional<ConstValue>& ratio = g.tensor(n.inputs[1]).value;
+    return !ratio || ratio->size() < 1 || ratio->floatAt(0) > 0;
+}
+
+} // namespace
+
+SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& chains)
+{
+    const size_t T = g.tensors.size();
+    SavedActivations out;
+    out.kept.assign(T, 0);
+    out.storage.resize(T);
+    out.dropoutMask.assign(g.nodes.size(), 0);
+    for (size_t t = 0; t < T; ++t) out.storage[t] = TensorId(t);
+    std::vector<char> contiguous(T, 1);
+    std::vector<char> grad(T, 0); // takes a gradient
+    std::vector<char> saved(T, 0);
+    for (size_t t = 0; t < T; ++t) grad[t] = (g.tensors[t].isParameter() && !g.tensors[t].value) || isTrainedWeight(g, TensorId(t));
+
+    std::vector<int> chainOf(g.nodes.size(), -1);
+    for (size_t c = 0; c < chains.size(); ++c)
+        for (NodeId n : chains[c].nodes) chainOf[size_t(n)] = int(c);
+
+    auto floating = [&](TensorId t) { return t != kNoTensor && dtypeIsFloating(g.tensor(t).dtype) && !g.tensor(t).value; };
+    auto gradOf = [&](TensorId t) { return t != kNoTensor && grad[size_t(t)]; };
+    auto save = [&](TensorId t) {
+        if (floating(t)) saved[size_t(t)] = 1;
+    };
+
+    for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
+        const Node& n = g.node(id);
+        bool anyGrad = false;
+        for (TensorId t : n.inputs) anyGrad = anyGrad || gradOf(t);
+        for (TensorId o : n.outputs)
+            if (floating(o)) grad[size_t(o)] = anyGrad;
+
+        out.dropoutMask[size_t(id)] = drawsMask(g, n);
+        // Storage: a view shares its input's.
+        const bool view = isView(n) || (n.opType == "Dropout" && !out.dropoutMask[size_t(id)]);
+        if (view && !n.inputs.empty() && n.inputs[0] != kNoTensor) {
+            const TensorId in = n.inputs[0];
+            const bool copies = (n.opType == "Reshape" || n.opType == "Flatten") && !contiguous[size_t(in)];
+            for (TensorId o : n.outputs) {
+                if (o == kNoTensor || copies || !floating(o)) continue;
+                out.storage[size_t(o)] = out.storage[size_t(in)];
+                contiguous[size_t(o)] = contiguous[size_t(in)] && keepsContiguous(n);
+            }
+        }
+
+        if (const int c = chainOf[size_t(id)]; c >= 0) {
+            const NodeChain& chain = chains[size_t(c)];
+            if (id != chain.nodes.back()) continue; // the fused function runs (and saves) at the last node
+            bool chainGrad = false;
+            for (const NodeChain::Port& p : chain.inputs) chainGrad = chainGrad || gradOf(p.tensor);
+            if (chain.output != kNoTensor && floating(chain.output)) grad[size_t(chain.output)] = chainGrad;
+            if (!chainGrad || chain.inputs.empty()) continue;
+            if (chain.kind == NodeChain::Kind::MatMulBias) {
+                if (chain.inputs.size() >= 2) {
+                    if (gradOf(chain.inputs[1].tensor)) save(chain.inputs[0].tensor);
+                    if (gradOf(chain.inputs[0].tensor)) save(chain.inputs[1].tensor);
+                }
+            } else {
+                save(chain.inputs[0].tensor); // layer_norm and gelu keep their input
+            }
+            continue;
+        }
+        if (!anyGrad || savesNothing(n.opType)) continue;
+        const TensorId a = n.inputs.size() > 0 ? n.inputs[0] : kNoTensor;
+        const TensorId b = n.inputs.size() > 1 ? n.inputs[1] : kNoTensor;
+        if (among(n.opType, {"MatMul", "Gemm", "Mul", "Conv", "ConvTranspose", "Einsum"})) {
+            // Each operand is needed for the other one's gradient.
+            if (gradOf(b)) save(a);
+            if (gradOf(a)) save(b);
+            if (n.opType == "Einsum")
+                for (TensorId t : n.inputs) save(t);
+        } else if (n.opType == "Div") {
+            if (gradOf(a) || gradOf(b)) save(b);
+            if (gradOf(b)) save(a);
+        } else if (n.opType == "Pow") {
+            save(a);
+            if (gradOf(b)) {
+                save(b);
+                if (!n.outputs.empty()) save(n.outputs[0]);
+            }
+        } else if (savesOutput(n.opType)) {
+            if (!n.outputs.empty()) save(n.outputs[0]);
+        } else if (savesFirstInput(n.opType)) {
+            save(a);
+        } else if (among(n.opType, {"ReduceMax", "ReduceMin", "GlobalMaxPool", "Max", "Min", "PRelu"})) {
+            for (TensorId t : n.inputs) save(t);
+            if (!n.outputs.empty() && n.opType != "PRelu") save(n.outputs[0]);
+        } else {
+            // Recurrent cells, control flow and ops without a rule here: everything they touch,
+            // which is more than autograd may keep, never less.
+            for (TensorId t : n.inputs) save(t);
+            for (TensorId o : n.outputs) save(o);
+        }
+    }
+    for (TensorId t : g.outputs)
+        if (floating(t)) saved[size_t(t)] = 1;
+    for (size_t t = 0; t < T; ++t)
+        if (saved[t]) out.kept[size_t(out.storage[t])] = 1;
+    return out;
+}
+
+} // namespace tapas
