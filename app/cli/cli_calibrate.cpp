@@ -81,6 +81,10 @@ void printSummary(const ClusterSpec& c, const nlohmann::json& cal)
             std::snprintf(b, sizeof b, "    by product size %12.3g FLOPs %12s", p.unitFlops, gflops(p.flopRate).c_str());
             printOut(b);
         }
+        for (const OpFamilyRate::ByteSizeRate& p : r.byteBySize) {
+            std::snprintf(b, sizeof b, "    by node size %15.3g B %29s", p.bytes, gflops(p.byteRate).c_str());
+            printOut(b);
+        }
     }
     if (const auto it = cal.find("collective_in_step"); it != cal.end() && it->is_object()) {
         std::snprintf(b, sizeof b,

@@ -96,6 +96,24 @@ Result<std::map<std::string, OpFamilyRate>> readOpFamilies(const json& obj, cons
                 r.bySize.push_back(p);
             }
         }
+        if (rates.contains("byte_rate_by_size")) {
+            const json& table = rates.at("byte_rate_by_size");
+            const std::string tpath = path + ".byte_rate_by_size";
+            if (!table.is_array()) return R::failure(fieldError(origin, tpath, "must be an array of {\"bytes\", \"byte_rate\"}"));
+            for (size_t i = 0; i < table.size(); ++i) {
+                const std::string ipath = tpath + "[" + std::to_string(i) + "]";
+                if (!table[i].is_object()) return R::failure(fieldError(origin, ipath, "must be an object with 'bytes' and 'byte_rate'"));
+                OpFamilyRate::ByteSizeRate p;
+                for (auto [key, dst] : {std::pair{"bytes", &p.bytes}, std::pair{"byte_rate", &p.byteRate}}) {
+                    Result<double> v = readPositive(table[i], key, ipath + "." + key, origin);
+                    if (!v) return R::failure(v.error());
+                    *dst = *v;
+                }
+                if (!r.byteBySize.empty() && p.bytes <= r.byteBySize.back().bytes)
+                    return R::failure(fieldError(origin, ipath + ".bytes", "must be larger than the entry before it (sizes ascend)"));
+                r.byteBySize.push_back(p);
+            }
+        }
         if (r.flopRate == 0 && r.byteRate == 0 && r.overhead == 0)
             return R::failure(fieldError(origin, path, "has no rate and no overhead: leave the family out instead"));
         out[family] = r;
@@ -140,6 +158,18 @@ double OpFamilyRate::flopRateAt(double unitFlops) const
     const SizeRate &a = bySize[i - 1], &b = bySize[i];
     const double t = std::log(unitFlops / a.unitFlops) / std::log(b.unitFlops / a.unitFlops);
     return a.flopRate + t * (b.flopRate - a.flopRate);
+}
+
+double OpFamilyRate::byteRateAt(double bytes) const
+{
+    if (byteBySize.empty()) return byteRate;
+    if (bytes <= byteBySize.front().bytes) return byteBySize.front().byteRate;
+    if (bytes >= byteBySize.back().bytes) return byteBySize.back().byteRate;
+    size_t i = 1;
+    while (byteBySize[i].bytes < bytes) ++i;
+    const ByteSizeRate &a = byteBySize[i - 1], &b = byteBySize[i];
+    const double t = std::log(bytes / a.bytes) / std::log(b.bytes / a.bytes);
+    return a.byteRate + t * (b.byteRate - a.byteRate);
 }
 
 double ClusterSpec::peakFlops(const std::string& dtype) const
@@ -251,6 +281,8 @@ std::string clusterSpecToJson(const ClusterSpec& c)
         j["op_families"][family] = {{"flop_rate", r.flopRate}, {"byte_rate", r.byteRate}, {"overhead_s", r.overhead}};
         for (const OpFamilyRate::SizeRate& p : r.bySize)
             j["op_families"][family]["flop_rate_by_size"].push_back({{"unit_flops", p.unitFlops}, {"flop_rate", p.flopRate}});
+        for (const OpFamilyRate::ByteSizeRate& p : r.byteBySize)
+            j["op_families"][family]["byte_rate_by_size"].push_back({{"bytes", p.bytes}, {"byte_rate", p.byteRate}});
     }
     return j.dump(2);
 }

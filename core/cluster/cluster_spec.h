@@ -37,6 +37,17 @@ struct OpFamilyRate {
     // The FLOP rate for products of `unitFlops` each: interpolated in log(unitFlops) between
     // the measured sizes, the nearest one's outside them; flopRate without a table.
     double flopRateAt(double unitFlops) const;
+    // The byte rate by the bytes one node moves, ascending ("byte_rate_by_size"): an element-wise
+    // op or a pool whose operands stay in the cores' caches runs several times faster than one
+    // streaming from memory. Empty: byteRate at every size.
+    struct ByteSizeRate {
+        double bytes = 0;
+        double byteRate = 0;
+    };
+    std::vector<ByteSizeRate> byteBySize;
+    // The byte rate for a node moving `bytes`: interpolated in log(bytes) between the measured
+    // sizes, the nearest one's outside them; byteRate without a table.
+    double byteRateAt(double bytes) const;
 };
 
 // What a GPU's kernels are bound by beside its peak FLOP/s (core/cost/gpu_roofline.h): a cluster

@@ -14,7 +14,8 @@ std::optional<double> familyComputeSeconds(const ClusterSpec& c, const std::stri
     const OpFamilyRate& r = it->second;
     const double flopRate = r.flopRateAt(unitFlops > 0 ? unitFlops : flops);
     const double byFlops = flopRate > 0 ? flops / flopRate : 0;
-    const double byBytes = r.byteRate > 0 ? bytes / r.byteRate : 0;
+    const double byteRate = r.byteRateAt(bytes);
+    const double byBytes = byteRate > 0 ? bytes / byteRate : 0;
     return r.overhead + std::max(byFlops, byBytes);
 }
 
@@ -55,19 +56,37 @@ bool stridedBatchedMatMul(const Graph& g, const Node& n)
 
 std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n)
 {
-    if (c.opFamilies.count("matmul_strided") && stridedBatchedMatMul(g, n)) return "matmul_strided";
-    return pricingFamily(c, n);
-}
-
-std::string pricingFamily(const ClusterSpec& c, const Node& n)
-{
     const OpDef* def = OpRegistry::instance().find(n.opType);
     if (!def) return {};
-    auto finer = [&](const char* family) { return c.opFamilies.count(family) ? std::string(family) : def->family; };
-    if ((n.opType == "Conv" || n.opType == "ConvTranspose") && n.attrInt("group", 1) > 1) return finer("conv_grouped");
-    if (n.opType == "MaxPool" || n.opType == "AveragePool" || n.opType == "GlobalAveragePool" || n.opType == "GlobalMaxPool")
-        return finer("pool");
-    if (n.opType == "LayerNormalization") return finer("layer_norm");
+    if (c.opFamilies.count("matmul_strided") && stridedBatchedMatMul(g, n)) return "matmul_strided";
+    auto finer = [&](const std::string& family, const std::string& otherwise) {
+        return c.opFamilies.count(family) ? family : otherwise;
+    };
+    if (n.opType == "Conv" || n.opType == "ConvTranspose") {
+        const int64_t group = n.attrInt("group", 1);
+        if (group > 1) {
+            // Depthwise (a group per input channel): torch's depthwise kernels, not grouped GEMMs.
+            const Shape& x = g.tensor(n.input(0)).shape;
+            const bool depthwise = x.rank() >= 2 && x.dims[1].isKnown() && x.dims[1].value == group;
+            const std::string grouped = finer("conv_grouped", def->family);
+            return depthwise ? finer("conv_depthwise", grouped) : grouped;
+        }
+        if (n.opType == "Conv") {
+            if (g.tensor(n.input(0)).shape.rank() == 3) return finer("conv1d", def->family); // torch runs it as a 2-D conv of height 1
+            const std::vector<int64_t> k = n.attrInts("kernel_shape");
+            const bool pointwise = !k.empty() && std::all_of(k.begin(), k.end(), [](int64_t d) { return d == 1; });
+            if (pointwise) return finer("conv_pointwise", def->family); // a GEMM over the pixels, no unfold
+        }
+        return def->family;
+    }
+    if (n.opType == "MaxPool") return finer("max_pool", finer("pool", def->family));
+    if (n.opType == "GlobalAveragePool" || n.opType == "GlobalMaxPool") return finer("global_pool", finer("pool", def->family));
+    if (n.opType == "AveragePool") return finer("pool", def->family);
+    if (n.opType == "LayerNormalization") return finer("layer_norm", def->family);
+    if (n.opType == "BatchNormalization") return finer("batchnorm", def->family);
+    // An element-wise op the calibration timed on its own (a clamp's backward builds masks, a
+    // broadcast maximum reduces one): its own rate, the family's otherwise.
+    if (def->family == "elementwise") return finer("elementwise." + n.opType, def->family);
     return def->family;
 }
 

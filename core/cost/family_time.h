@@ -37,16 +37,19 @@ double collectiveOverheadSeconds(const ClusterSpec& c);
 // copies it and runs its backward's products on views too.
 bool stridedBatchedMatMul(const Graph& g, const Node& n);
 
-// The family node n is priced by on cluster c: its op's registry family, or a finer one the
+// The family node n of g is priced by on cluster c: its op's registry family, or a finer one the
 // calibration measures apart because one rate does not fit the whole family, when c carries a
-// rate for it: "conv_grouped" (group > 1: depthwise and grouped convolutions run far below the
-// dense FLOP rate), "pool" (pooling is bound by bytes, not by the convolutions' FLOPs) and
-// "layer_norm" (torch's layer_norm with its affine gradients costs several times a softmax's
-// fixed cost per node).
-std::string pricingFamily(const ClusterSpec& c, const Node& n);
-// The same for node n of g, which also knows what writes n's inputs: "matmul_strided" for a
-// stridedBatchedMatMul (per product several times the contiguous batched cases of "matmul";
-// a file without that family prices these as "matmul").
+// rate for it (each falls back to the coarser one otherwise):
+// - convolutions by what torch runs: "conv_depthwise" (a group per input channel) and
+//   "conv_grouped" (other group > 1), "conv1d" (rank-3 input), "conv_pointwise" (1x1 kernels:
+//   a GEMM without unfold), "conv" for the rest;
+// - "max_pool", "global_pool" (GlobalAverage/GlobalMaxPool), "pool" (bound by bytes, not by
+//   the convolutions' FLOPs);
+// - "layer_norm" (torch's layer_norm with its affine gradients), "batchnorm" (the worker's
+//   inference form: four broadcast ops and their backward, reducing the affine gradients);
+// - "elementwise.<op>" for an element-wise op timed on its own (Clip, Max, HardSigmoid, ...).
+// - "matmul_strided" for a stridedBatchedMatMul (per product several times the contiguous batched
+//   cases of "matmul"; a file without that family prices these as "matmul").
 std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n);
 
 // The node chains the worker runs as one torch function (core/ops/node_chains): a decomposed

@@ -378,6 +378,8 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
         spec["op_families"][family] = {{"flop_rate", r.flopRate}, {"byte_rate", r.byteRate}, {"overhead_s", r.overhead}};
         for (const OpFamilyRate::SizeRate& p : r.bySize)
             spec["op_families"][family]["flop_rate_by_size"].push_back({{"unit_flops", p.unitFlops}, {"flop_rate", p.flopRate}});
+        for (const OpFamilyRate::ByteSizeRate& p : r.byteBySize)
+            spec["op_families"][family]["byte_rate_by_size"].push_back({{"bytes", p.bytes}, {"byte_rate", p.byteRate}});
     }
     if (step.overhead > 0) spec["op_families"]["collective"] = {{"flop_rate", 0.0}, {"byte_rate", 0.0}, {"overhead_s", step.overhead}};
     nlohmann::ordered_json familyTable = nlohmann::ordered_json::array();

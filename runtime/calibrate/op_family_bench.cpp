@@ -55,6 +55,13 @@ double elems(const std::vector<int64_t>& s)
     return n;
 }
 
+std::string shapeName(const std::vector<int64_t>& shape)
+{
+    std::string s;
+    for (int64_t d : shape) s += (s.empty() ? "" : "x") + std::to_string(d);
+    return s;
+}
+
 // Every family's cases: first its tiny one (the overhead), then the training-sized ones.
 std::vector<Case> familyCases()
 {
@@ -128,52 +135,78 @@ std::vector<Case> familyCases()
         cs.back().bytesBound = true;
     }
 
-    auto conv = [&](int64_t b, int64_t c, int64_t hw, int64_t o, int64_t kk, int64_t stride = 1) {
-        const int64_t ohw = (hw + 2 * (kk / 2) - kk) / stride + 1;
-        const double out = double(b) * o * ohw * ohw;
-        cs.push_back({"conv",
-                      std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(hw) + "^2 k" + std::to_string(kk) +
-                          (stride > 1 ? " s" + std::to_string(stride) : std::string()) + " o" + std::to_string(o),
-                      2.0 * out * c * kk * kk, 4.0 * (double(b) * c * hw * hw + double(o) * c * kk * kk + out), true,
-                      [=] { return std::vector<Tensor>{leaf({b, c, hw, hw}), leaf({o, c, kk, kk})}; },
-                      [=](const std::vector<Tensor>& v) { return torch::conv2d(v[0], v[1], {}, stride, kk / 2); }});
+    // Convolutions, by what torch runs for each kind (core/cost/family_time's pricingFamily):
+    // each kind's first case is its tiny one (the overhead), then the corpus's shapes at a
+    // rank's share (a batch of 1-2, strided stems, few-channel audio layers, 1x3 and 3x1
+    // kernels), so the rate by size (OpFamilyRate::bySize) spans the small nodes that run far
+    // below the large cases' rate. FLOPs and bytes as the Conv cost rule counts them.
+    auto conv2d = [&](const std::string& family, int64_t b, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
+                      int64_t stride = 1, int64_t groups = 1) {
+        const int64_t oh = (h + 2 * (kh / 2) - kh) / stride + 1, ow = (w + 2 * (kw / 2) - kw) / stride + 1;
+        const double out = double(b) * o * oh * ow;
+        const double weight = double(o) * (c / groups) * kh * kw;
+        cs.push_back({family,
+                      std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w) + " k" +
+                          std::to_string(kh) + "x" + std::to_string(kw) + (stride > 1 ? " s" + std::to_string(stride) : std::string()) +
+                          " o" + std::to_string(o) + (groups > 1 ? " g" + std::to_string(groups) : std::string()),
+                      2.0 * out * double(c / groups) * kh * kw, 4.0 * (double(b) * c * h * w + weight + out), true,
+                      [=] { return std::vector<Tensor>{leaf({b, c, h, w}), leaf({o, c / groups, kh, kw})}; },
+                      [=](const std::vector<Tensor>& v) {
+                          return torch::conv2d(v[0], v[1], {}, stride, std::vector<int64_t>{kh / 2, kw / 2}, 1, groups);
+                      }});
     };
-    conv(1, 1, 2, 1, 1);
-    conv(8, 64, 28, 64, 3);
-    conv(8, 32, 56, 64, 1);
-    // What the corpus trains on 2 ranks: a batch of 1-2 per rank, strided stems, few channels
-    // (audio front ends), and 1-D convolutions; torch's CPU kernels run these well below the
-    // rate of the large square cases, and the family's rate is the median over all.
-    conv(1, 64, 56, 32, 3);
-    conv(1, 128, 28, 64, 3, 2);
-    conv(1, 3, 224, 32, 7, 2);
-    conv(2, 16, 40, 32, 3);
-    conv(2, 32, 20, 32, 3);
-    auto conv1d = [&](int64_t b, int64_t c, int64_t len, int64_t o, int64_t kk) {
-        const double out = double(b) * o * len;
-        cs.push_back({"conv", "1-D " + std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(len) + " k" + std::to_string(kk),
+    // Dense convolutions with a spatial kernel (unfold + GEMM, col2im in the backward).
+    conv2d("conv", 1, 1, 4, 4, 1, 3, 3);
+    conv2d("conv", 8, 64, 28, 28, 64, 3, 3);
+    conv2d("conv", 1, 64, 56, 56, 64, 3, 3);
+    conv2d("conv", 1, 128, 28, 28, 64, 3, 3, 2);
+    conv2d("conv", 1, 3, 224, 224, 64, 7, 7, 2);
+    conv2d("conv", 2, 16, 40, 40, 32, 3, 3);
+    conv2d("conv", 2, 32, 20, 20, 32, 3, 3);
+    conv2d("conv", 1, 3, 48, 192, 8, 3, 3, 2);
+    conv2d("conv", 1, 24, 74, 32, 24, 3, 1);
+    conv2d("conv", 1, 48, 34, 16, 48, 1, 3);
+    conv2d("conv", 1, 96, 10, 2, 96, 3, 1);
+    // 1x1 kernels: a GEMM over the pixels.
+    conv2d("conv_pointwise", 1, 1, 2, 2, 1, 1, 1);
+    conv2d("conv_pointwise", 8, 32, 56, 56, 64, 1, 1);
+    conv2d("conv_pointwise", 1, 16, 112, 112, 96, 1, 1);
+    conv2d("conv_pointwise", 1, 96, 56, 56, 24, 1, 1);
+    conv2d("conv_pointwise", 1, 960, 7, 7, 160, 1, 1);
+    conv2d("conv_pointwise", 1, 200, 2, 96, 32, 1, 1);
+    conv2d("conv_pointwise", 1, 16, 3, 96, 88, 1, 1);
+    conv2d("conv_pointwise", 1, 88, 1, 1, 22, 1, 1);
+    // Depthwise (a group per channel; MobileNet, PP-OCR) and other grouped convolutions: a
+    // handful of FLOPs per output element, which torch's CPU kernels run far below the dense rate.
+    conv2d("conv_depthwise", 1, 2, 2, 2, 2, 3, 3, 1, 2);
+    conv2d("conv_depthwise", 1, 144, 56, 56, 144, 3, 3, 1, 144);
+    conv2d("conv_depthwise", 1, 384, 14, 14, 384, 3, 3, 1, 384);
+    conv2d("conv_depthwise", 1, 200, 2, 96, 200, 5, 5, 1, 200);
+    conv2d("conv_depthwise", 1, 88, 3, 96, 88, 5, 5, 1, 88);
+    conv2d("conv_depthwise", 1, 8, 24, 96, 8, 3, 3, 1, 8);
+    conv2d("conv_grouped", 1, 2, 2, 2, 2, 1, 1, 1, 2);
+    conv2d("conv_grouped", 8, 64, 28, 28, 64, 3, 3, 1, 8);
+    conv2d("conv_grouped", 1, 64, 28, 28, 64, 3, 3, 1, 8);
+    conv2d("conv_grouped", 1, 128, 14, 14, 128, 3, 3, 1, 8);
+    // 1-D convolutions (audio: Silero's encoder, the STFT as a strided convolution): torch runs
+    // them as 2-D ones of height 1, whose backward costs far more per FLOP than a 2-D conv's.
+    auto conv1d = [&](int64_t b, int64_t c, int64_t len, int64_t o, int64_t kk, int64_t stride = 1) {
+        const int64_t olen = (len + 2 * (kk / 2) - kk) / stride + 1;
+        const double out = double(b) * o * olen;
+        cs.push_back({"conv1d",
+                      "1-D " + std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(len) + " k" + std::to_string(kk) +
+                          (stride > 1 ? " s" + std::to_string(stride) : std::string()) + " o" + std::to_string(o),
                       2.0 * out * c * kk, 4.0 * (double(b) * c * len + double(o) * c * kk + out), true,
                       [=] { return std::vector<Tensor>{leaf({b, c, len}), leaf({o, c, kk})}; },
-                      [=](const std::vector<Tensor>& v) { return torch::conv1d(v[0], v[1], {}, 1, kk / 2); }});
+                      [=](const std::vector<Tensor>& v) { return torch::conv1d(v[0], v[1], {}, stride, kk / 2); }});
     };
+    conv1d(1, 1, 4, 1, 3);
+    conv1d(1, 64, 2, 64, 3);
+    conv1d(1, 128, 3, 64, 3);
     conv1d(1, 64, 64, 64, 3);
     conv1d(1, 16, 256, 32, 3);
-    // Grouped and depthwise convolutions (MobileNet, PP-OCR): a handful of FLOPs per output
-    // element, which torch's CPU kernels run far below the dense rate; priced as a family of
-    // their own ("conv_grouped", core/cost/family_time).
-    auto grouped = [&](int64_t b, int64_t c, int64_t hw, int64_t kk, int64_t groups) {
-        const double out = double(b) * c * hw * hw;
-        cs.push_back({"conv_grouped",
-                      std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(hw) + "^2 k" + std::to_string(kk) + " g" +
-                          std::to_string(groups),
-                      2.0 * out * double(c / groups) * kk * kk, 4.0 * (2 * out + double(c) * (c / groups) * kk * kk), true,
-                      [=] { return std::vector<Tensor>{leaf({b, c, hw, hw}), leaf({c, c / groups, kk, kk})}; },
-                      [=](const std::vector<Tensor>& v) { return torch::conv2d(v[0], v[1], {}, 1, kk / 2, 1, groups); }});
-    };
-    grouped(1, 2, 2, 1, 2);
-    grouped(8, 64, 28, 3, 64);
-    grouped(8, 128, 14, 3, 128);
-    grouped(8, 64, 28, 3, 8);
+    conv1d(1, 1, 576, 258, 256, 128);
+    conv1d(2, 1, 16000, 257, 512, 160);
 
     // Memory-bound families: FLOPs do not bound them, bytes do.
     const std::vector<int64_t> big{512, 1024};
@@ -187,10 +220,31 @@ std::vector<Case> familyCases()
                       },
                       std::move(run)});
     };
+    // Element-wise ops by size: the rate of one whose operands stay in the cores' caches is
+    // several times that of one streaming from memory (OpFamilyRate::byteBySize). Per size the
+    // median of add, mul and relu (and erf at the largest).
     add("elementwise", "add 4", {4}, 3, [](const std::vector<Tensor>& v) { return v[0] + v[1]; }, 2);
-    add("elementwise", "add 512x1024", big, 3, [](const std::vector<Tensor>& v) { return v[0] + v[1]; }, 2);
-    add("elementwise", "mul 512x1024", big, 3, [](const std::vector<Tensor>& v) { return v[0] * v[1]; }, 2);
+    for (const std::vector<int64_t>& shape : {std::vector<int64_t>{1, 16, 3, 96}, {1, 64, 28, 28}, {1, 64, 56, 56}, big}) {
+        const std::string dims = shapeName(shape);
+        add("elementwise", "add " + dims, shape, 3, [](const std::vector<Tensor>& v) { return v[0] + v[1]; }, 2);
+        add("elementwise", "mul " + dims, shape, 3, [](const std::vector<Tensor>& v) { return v[0] * v[1]; }, 2);
+        add("elementwise", "relu " + dims, shape, 2, [](const std::vector<Tensor>& v) { return torch::relu(v[0]); });
+    }
     add("elementwise", "erf 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::erf(v[0]); });
+    // Element-wise ops whose kernels (runtime/exec/kernels/elementwise_kernels) cost more than an
+    // add: a clamp's backward builds a mask of both bounds, a maximum against a broadcast scalar
+    // compares and reduces, HardSigmoid is a multiply-add and a clamp. Each its own family
+    // ("elementwise.<op>"), tiny case first.
+    const std::vector<std::vector<int64_t>> ewSizes{{1, 200, 1, 1}, {1, 24, 74, 32}, {1, 144, 56, 56}};
+    auto opCases = [&](const std::string& op, double bytesPerElem, std::function<Tensor(const std::vector<Tensor>&)> run) {
+        add("elementwise." + op, op + " 4", {4}, bytesPerElem, run);
+        for (const auto& shape : ewSizes) add("elementwise." + op, op + " " + shapeName(shape), shape, bytesPerElem, run);
+    };
+    opCases("Clip", 2, [](const std::vector<Tensor>& v) { return v[0].clamp(0, 6); });
+    opCases("Max", 2, [](const std::vector<Tensor>& v) { return torch::maximum(v[0], torch::zeros({1})); });
+    opCases("Min", 2, [](const std::vector<Tensor>& v) { return torch::minimum(v[0], torch::zeros({1})); });
+    opCases("HardSigmoid", 2, [](const std::vector<Tensor>& v) { return (v[0] * 0.2 + 0.5).clamp(0, 1); });
+    opCases("LeakyRelu", 2, [](const std::vector<Tensor>& v) { return torch::leaky_relu(v[0], 0.2); });
     // GELU as the worker runs an exported erf chain (one torch::gelu, core/ops/node_chains):
     // its own rate, since erf's polynomial costs several times an add's pass over the bytes.
     add("gelu", "gelu 4", {4}, 2, [](const std::vector<Tensor>& v) { return torch::gelu(v[0]); });
@@ -212,13 +266,23 @@ std::vector<Case> familyCases()
     add("normalization", "layernorm 512x1024", big, 2,
         [](const std::vector<Tensor>& v) { return torch::layer_norm(v[0], {1024}); });
     add("normalization", "softmax 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::softmax(v[0], -1); });
-    // BatchNorm as the worker runs it (the inference form with stored statistics, broadcast
-    // element-wise over the channels: runtime/exec/kernels/normalization_kernels).
-    add("normalization", "batchnorm 2x64x56x56", {2, 64, 56, 56}, 2, [](const std::vector<Tensor>& v) {
-        const Tensor mean = torch::zeros({1, 64, 1, 1}), var = torch::ones({1, 64, 1, 1});
-        const Tensor scale = torch::ones({1, 64, 1, 1}).set_requires_grad(true), shift = torch::zeros({1, 64, 1, 1}).set_requires_grad(true);
-        return (v[0] - mean) / torch::sqrt(var + 1e-5) * scale + shift;
-    });
+    // BatchNorm as the worker runs it (runtime/exec/kernels/normalization_kernels: the inference
+    // form with stored statistics, four broadcast ops whose backward reduces the scale's and
+    // shift's gradients): a family of its own, whose fixed cost is four ops', not a softmax's.
+    auto batchNorm = [&](std::vector<int64_t> shape) {
+        const int64_t ch = shape[1];
+        add("batchnorm", "batchnorm " + shapeName(shape), shape, 2, [ch](const std::vector<Tensor>& v) {
+            const Tensor mean = torch::zeros({1, ch, 1, 1}), var = torch::ones({1, ch, 1, 1});
+            const Tensor scale = torch::ones({1, ch, 1, 1}).set_requires_grad(true);
+            const Tensor shift = torch::zeros({1, ch, 1, 1}).set_requires_grad(true);
+            return (v[0] - mean) / (var + 1e-5).sqrt() * scale + shift;
+        });
+    };
+    batchNorm({1, 2, 2, 2});
+    batchNorm({1, 16, 3, 96});
+    batchNorm({1, 200, 2, 96});
+    batchNorm({1, 24, 12, 96});
+    batchNorm({2, 64, 56, 56});
     add("reduce", "mean 4", {4}, 1, [](const std::vector<Tensor>& v) { return v[0].mean({-1}, true); });
     add("reduce", "mean 512x1024", big, 1, [](const std::vector<Tensor>& v) { return v[0].mean({-1}, true); });
     // Shape ops are views in the interpreter: their cost is the overhead alone.
@@ -229,14 +293,29 @@ std::vector<Case> familyCases()
         [](const std::vector<Tensor>& v) { return torch::upsample_nearest2d(v[0], std::vector<int64_t>{4, 4}); });
     add("resize", "nearest 8x64x28x28", {8, 64, 28, 28}, 5,
         [](const std::vector<Tensor>& v) { return torch::upsample_nearest2d(v[0], std::vector<int64_t>{56, 56}); });
-    // Pooling reads each input element a few times and writes less: bound by bytes, as the
-    // element-wise ops are, not by the convolutions' FLOP rate ("pool").
-    add("pool", "max 1x1x2x2 k2", {1, 1, 2, 2}, 1.25,
-        [](const std::vector<Tensor>& v) { return torch::max_pool2d(v[0], {2, 2}, {2, 2}); });
-    add("pool", "max 8x64x56x56 k3s2", {8, 64, 56, 56}, 1.25,
-        [](const std::vector<Tensor>& v) { return torch::max_pool2d(v[0], {3, 3}, {2, 2}, {1, 1}); });
-    add("pool", "global avg 8x256x14x14", {8, 256, 14, 14}, 1.0,
-        [](const std::vector<Tensor>& v) { return v[0].mean({2, 3}, true); });
+    // Pooling by kind, bound by bytes (input read, output written), not by the convolutions'
+    // FLOP rate: max pooling (its backward scatters through the saved indices) and global
+    // average pooling (a mean), each with its tiny case and the corpus's sizes.
+    auto pool = [&](const std::string& family, std::vector<int64_t> shape, double outFraction,
+                    std::function<Tensor(const std::vector<Tensor>&)> run) {
+        add(family, family + " " + shapeName(shape), shape, 1 + outFraction, std::move(run));
+    };
+    auto maxPool = [](int64_t k, int64_t s, int64_t p) {
+        return [=](const std::vector<Tensor>& v) { return torch::max_pool2d(v[0], {k, k}, {s, s}, {p, p}); };
+    };
+    pool("max_pool", {1, 1, 2, 2}, 0.25, maxPool(2, 2, 0));
+    pool("max_pool", {1, 200, 2, 96}, 0.25, maxPool(2, 2, 0));
+    pool("max_pool", {1, 24, 72, 32}, 0.25, maxPool(2, 2, 0));
+    pool("max_pool", {1, 64, 112, 112}, 0.25, maxPool(3, 2, 1));
+    pool("max_pool", {8, 64, 56, 56}, 0.25, maxPool(3, 2, 1));
+    auto globalAvg = [](const std::vector<Tensor>& v) { return v[0].mean({2, 3}, true); };
+    pool("global_pool", {1, 1, 2, 2}, 0.25, globalAvg);
+    pool("global_pool", {1, 88, 3, 96}, 0, globalAvg);
+    pool("global_pool", {1, 1280, 7, 7}, 0, globalAvg);
+    pool("global_pool", {8, 256, 14, 14}, 0, globalAvg);
+    // Other pooling (AveragePool with a window).
+    pool("pool", {1, 1, 2, 2}, 0.25, [](const std::vector<Tensor>& v) { return torch::avg_pool2d(v[0], {2, 2}, {2, 2}); });
+    pool("pool", {1, 64, 56, 56}, 0.25, [](const std::vector<Tensor>& v) { return torch::avg_pool2d(v[0], {2, 2}, {2, 2}); });
     add("generator", "arange 4", {4}, 1, [](const std::vector<Tensor>&) { return torch::arange(4, torch::kFloat32); }, 0, false);
 
     // The worker's Adam update of one weight (runtime/exec/plan_trainer): bytes are the weight's.
@@ -272,7 +351,8 @@ std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>
 {
     std::map<std::string, double> overhead;
     std::map<std::string, std::vector<double>> flopRates, byteRates;
-    std::map<std::string, std::map<double, std::vector<double>>> bySize; // family -> product FLOPs -> rates
+    std::map<std::string, std::map<double, std::vector<double>>> bySize;     // family -> product FLOPs -> rates
+    std::map<std::string, std::map<double, std::vector<double>>> byteBySize; // family -> case bytes -> rates
     for (const FamilyCase& c : cases) {
         if (!overhead.count(c.family)) { // the family's first case is its tiny one
             overhead[c.family] = c.seconds;
@@ -282,10 +362,10 @@ std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>
         const double work = std::max(c.seconds - overhead[c.family], 0.1 * c.seconds);
         if (c.flops > 0 && !c.bytesBound) {
             flopRates[c.family].push_back(c.flops / work);
-            if (c.family == "matmul" || c.family == "matmul_strided")
-                bySize[c.family][c.flops / c.products].push_back(c.flops / work);
+            bySize[c.family][c.flops / c.products].push_back(c.flops / work);
         } else {
             byteRates[c.family].push_back(c.bytes / work);
+            if (c.flops == 0) byteBySize[c.family][c.bytes].push_back(c.bytes / work);
         }
     }
     std::map<std::string, OpFamilyRate> rates;
@@ -294,8 +374,12 @@ std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>
         r.overhead = o;
         if (flopRates.count(family)) r.flopRate = median(flopRates[family], EvenMiddle::Lower);
         if (byteRates.count(family)) r.byteRate = median(byteRates[family], EvenMiddle::Lower);
+        // A rate by size wherever the cases span two sizes or more: the small nodes of the
+        // corpus run far below the large cases' rate, in every family.
         if (bySize.count(family) && bySize[family].size() >= 2)
             for (auto& [unit, rs] : bySize[family]) r.bySize.push_back({unit, median(rs, EvenMiddle::Lower)});
+        if (byteBySize.count(family) && byteBySize[family].size() >= 2)
+            for (auto& [bytes, rs] : byteBySize[family]) r.byteBySize.push_back({bytes, median(rs, EvenMiddle::Lower)});
         rates[family] = r;
     }
     return rates;

@@ -29,10 +29,11 @@ std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::functio
 
 // Each family's rate from its cases: the first (tiny) case is the overhead; the others, less
 // the overhead, give the median FLOP rate (FLOP-counted families) or byte rate (memory-bound
-// families, and the bytes-bound cases of FLOP-counted ones: matmul gets both). Matmul and
-// matmul_strided (batched products of transposed views) also get
-// its rate by the size of one product (OpFamilyRate::bySize): cases of one product size give
-// their median rate, sizes ascending.
+// families, and the bytes-bound cases of FLOP-counted ones: matmul gets both). A family whose
+// cases span two sizes or more (matmul and matmul_strided by the size of one product) also gets
+// its rate by size: FLOP-counted cases by the FLOPs of one product (OpFamilyRate::bySize),
+// memory-bound ones by their bytes (byteBySize); the cases of one size give their median rate,
+// sizes ascending.
 std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>& cases);
 
 } // namespace tapas::runtime

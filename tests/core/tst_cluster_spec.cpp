@@ -101,6 +101,27 @@ private slots:
         QCOMPARE(d->opFamilies.at("matmul").bySize.size(), size_t(3));
         QCOMPARE(d->opFamilies.at("matmul").bySize[1].unitFlops, 1e7);
         QCOMPARE(d->opFamilies.at("matmul").bySize[2].flopRate, 3e10);
+        // ... and a memory-bound family's rate by the bytes a node moves.
+        c.opFamilies["elementwise"].byteBySize = {{1e4, 2e10}, {1e6, 1e10}, {1e7, 4e9}};
+        d = parseClusterSpec(clusterSpecToJson(c), "rt");
+        QVERIFY2(d.ok(), d.error().c_str());
+        QCOMPARE(d->opFamilies.at("elementwise").byteBySize.size(), size_t(3));
+        QCOMPARE(d->opFamilies.at("elementwise").byteBySize[1].bytes, 1e6);
+        QCOMPARE(d->opFamilies.at("elementwise").byteBySize[2].byteRate, 4e9);
+        QVERIFY(d->opFamilies.at("matmul").byteBySize.empty());
+    }
+
+    // Bytes are interpolated the same way: log(bytes) between measured sizes, the nearest
+    // measured size's rate outside them, the one byte rate without a table.
+    void byte_rate_by_size_interpolates_in_log_bytes()
+    {
+        OpFamilyRate r{0, 4e9, 1e-5};
+        QCOMPARE(r.byteRateAt(1e3), 4e9);
+        r.byteBySize = {{1e4, 2e10}, {1e6, 1e10}, {1e7, 4e9}};
+        QCOMPARE(r.byteRateAt(10), 2e10);
+        QCOMPARE(r.byteRateAt(1e5), 1.5e10); // halfway in log between 1e4 and 1e6
+        QCOMPARE(r.byteRateAt(1e6), 1e10);
+        QCOMPARE(r.byteRateAt(1e9), 4e9);
     }
 
     // The rate by size is interpolated in log(size) between measured sizes and holds at the
@@ -148,6 +169,15 @@ private slots:
                                               {"flop_rate_by_size", {{{"unit_flops", 1e6}, {"flop_rate", 1e9}},
                                                                      {{"unit_flops", 1e5}, {"flop_rate", 2e9}}}}}),
              "field 'op_families.matmul.flop_rate_by_size[1].unit_flops' must be larger than the entry before it"},
+            {withField("op_families.elementwise", {{"flop_rate", 0}, {"byte_rate", 1e9}, {"overhead_s", 1e-5}, {"byte_rate_by_size", "x"}}),
+             "field 'op_families.elementwise.byte_rate_by_size' must be an array"},
+            {withField("op_families.elementwise", {{"flop_rate", 0}, {"byte_rate", 1e9}, {"overhead_s", 1e-5},
+                                                   {"byte_rate_by_size", {{{"bytes", 1e6}}}}}),
+             "field 'op_families.elementwise.byte_rate_by_size[0].byte_rate' is missing"},
+            {withField("op_families.elementwise", {{"flop_rate", 0}, {"byte_rate", 1e9}, {"overhead_s", 1e-5},
+                                                   {"byte_rate_by_size", {{{"bytes", 1e6}, {"byte_rate", 1e9}},
+                                                                          {{"bytes", 1e6}, {"byte_rate", 2e9}}}}}),
+             "field 'op_families.elementwise.byte_rate_by_size[1].bytes' must be larger than the entry before it"},
         };
         for (const Case& c : cases) {
             Result<ClusterSpec> r = parseClusterSpec(c.text, "x.json");

@@ -112,14 +112,14 @@ private slots:
         ClusterSpec c = calibrated();
         const Graph depthwise = convGraph(64);
         const OpCost oc = nodeCost(depthwise, depthwise.node(0));
-        QCOMPARE(pricingFamily(c, depthwise.node(0)), std::string("conv"));
+        QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv"));
         QCOMPARE(price(c, depthwise, 0), 5e-5 + oc.flops / 1e10);
         c.opFamilies["conv_grouped"] = {1e8, 0, 6e-5};
-        QCOMPARE(pricingFamily(c, depthwise.node(0)), std::string("conv_grouped"));
+        QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv_grouped"));
         QCOMPARE(price(c, depthwise, 0), 6e-5 + oc.flops / 1e8);
         // A dense convolution stays in "conv".
         const Graph dense = convGraph(1);
-        QCOMPARE(pricingFamily(c, dense.node(0)), std::string("conv"));
+        QCOMPARE(pricingFamily(c, dense, dense.node(0)), std::string("conv"));
         QCOMPARE(price(c, dense, 0), 5e-5 + nodeCost(dense, dense.node(0)).flops / 1e10);
         // The cost model uses it.
         CostModel m(depthwise, c, {1, 1});
@@ -141,10 +141,10 @@ private slots:
         n.inputs = {x};
         n.outputs = {y};
         g.addNode(n);
-        QCOMPARE(pricingFamily(c, g.node(0)), std::string("conv"));
+        QCOMPARE(pricingFamily(c, g, g.node(0)), std::string("conv"));
         c.opFamilies["pool"] = {0, 2e9, 1e-5};
         const OpCost oc = nodeCost(g, g.node(0));
-        QCOMPARE(pricingFamily(c, g.node(0)), std::string("pool"));
+        QCOMPARE(pricingFamily(c, g, g.node(0)), std::string("pool"));
         QCOMPARE(price(c, g, 0), 1e-5 + (oc.bytesRead + oc.bytesWritten) / 2e9);
     }
 
@@ -330,11 +330,128 @@ private slots:
         n.inputs = {x, w, b};
         n.outputs = {y};
         one.addNode(n);
-        QCOMPARE(pricingFamily(c, one.node(0)), std::string("layer_norm"));
+        QCOMPARE(pricingFamily(c, one, one.node(0)), std::string("layer_norm"));
         const OpCost oc = nodeCost(one, one.node(0));
         QCOMPARE(price(c, one, 0), 9e-5 + (oc.bytesRead + oc.bytesWritten) / 1e9);
         c.opFamilies.erase("layer_norm");
-        QCOMPARE(pricingFamily(c, one.node(0)), std::string("normalization"));
+        QCOMPARE(pricingFamily(c, one, one.node(0)), std::string("normalization"));
+    }
+
+    // Convolutions are priced by what torch runs for them, each kind falling back to the coarser
+    // family on a cluster calibrated without it: depthwise (a group per channel) apart from other
+    // grouped convolutions, 1-D ones, 1x1 kernels, and dense ones with a spatial kernel.
+    void convolutions_are_priced_by_the_kind_torch_runs()
+    {
+        ClusterSpec c = calibrated();
+        auto conv = [](std::vector<int64_t> x, std::vector<int64_t> w, int64_t group, std::vector<int64_t> kernel) {
+            Graph g;
+            const TensorId tx = testing::addFloatTensor(g, "x", x, TensorKind::Input);
+            const TensorId tw = testing::addFloatTensor(g, "W", w, TensorKind::Weight);
+            std::vector<int64_t> y = x;
+            y[1] = w[0];
+            const TensorId ty = testing::addFloatTensor(g, "y", y, TensorKind::Activation);
+            g.inputs = {tx};
+            g.outputs = {ty};
+            Node n;
+            n.name = "conv";
+            n.opType = "Conv";
+            n.inputs = {tx, tw};
+            n.outputs = {ty};
+            Attribute a;
+            a.name = "group";
+            a.kind = Attribute::Kind::Int;
+            a.i = group;
+            n.attrs.push_back(a);
+            Attribute k;
+            k.name = "kernel_shape";
+            k.kind = Attribute::Kind::Ints;
+            k.ints = kernel;
+            n.attrs.push_back(k);
+            g.addNode(n);
+            return g;
+        };
+        const Graph depthwise = conv({1, 64, 28, 28}, {64, 1, 3, 3}, 64, {3, 3});
+        const Graph grouped = conv({1, 64, 28, 28}, {64, 8, 3, 3}, 8, {3, 3});
+        const Graph oneD = conv({1, 64, 100}, {64, 64, 3}, 1, {3});
+        const Graph pointwise = conv({1, 64, 28, 28}, {32, 64, 1, 1}, 1, {1, 1});
+        const Graph dense = conv({1, 64, 28, 28}, {32, 64, 3, 3}, 1, {3, 3});
+        for (const Graph* g : {&depthwise, &grouped, &oneD, &pointwise, &dense})
+            QCOMPARE(pricingFamily(c, *g, g->node(0)), std::string("conv"));
+        c.opFamilies["conv_grouped"] = {1e9, 0, 2e-5};
+        QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv_grouped"));
+        c.opFamilies["conv_depthwise"] = {5e8, 0, 3e-5};
+        c.opFamilies["conv1d"] = {2e9, 0, 1e-4};
+        c.opFamilies["conv_pointwise"] = {3e10, 0, 1e-5};
+        QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv_depthwise"));
+        QCOMPARE(pricingFamily(c, grouped, grouped.node(0)), std::string("conv_grouped"));
+        QCOMPARE(pricingFamily(c, oneD, oneD.node(0)), std::string("conv1d"));
+        QCOMPARE(pricingFamily(c, pointwise, pointwise.node(0)), std::string("conv_pointwise"));
+        QCOMPARE(pricingFamily(c, dense, dense.node(0)), std::string("conv"));
+        QCOMPARE(price(c, oneD, 0), 1e-4 + nodeCost(oneD, oneD.node(0)).flops / 2e9);
+        QCOMPARE(price(c, depthwise, 0), 3e-5 + nodeCost(depthwise, depthwise.node(0)).flops / 5e8);
+        // A conv family's rate by size: a small convolution pays the small size's rate.
+        c.opFamilies["conv"].bySize = {{1e5, 1e9}, {1e7, 5e9}, {1e9, 2e10}};
+        const double flops = nodeCost(dense, dense.node(0)).flops;
+        QCOMPARE(price(c, dense, 0), 5e-5 + flops / c.opFamilies["conv"].flopRateAt(flops));
+        QVERIFY(price(c, dense, 0) > 5e-5 + flops / 1e10); // below the one rate of `calibrated`
+    }
+
+    // Pooling by kind, BatchNorm as its own family, and element-wise ops the calibration timed on
+    // their own; a memory-bound family's byte rate by the bytes the node moves.
+    void pools_batchnorm_and_costly_elementwise_ops_take_their_own_rates()
+    {
+        ClusterSpec c = calibrated();
+        auto unary = [](const std::string& op, std::vector<int64_t> x, std::vector<int64_t> y, int extraInputs = 0) {
+            Graph g;
+            const TensorId tx = testing::addFloatTensor(g, "x", x, TensorKind::Input);
+            const TensorId ty = testing::addFloatTensor(g, "y", y, TensorKind::Activation);
+            g.inputs = {tx};
+            g.outputs = {ty};
+            Node n;
+            n.name = "n";
+            n.opType = op;
+            n.inputs = {tx};
+            for (int i = 0; i < extraInputs; ++i)
+                n.inputs.push_back(testing::addFloatTensor(g, "p" + std::to_string(i), {x[1]}, TensorKind::Weight));
+            n.outputs = {ty};
+            g.addNode(n);
+            return g;
+        };
+        const Graph maxPool = unary("MaxPool", {1, 64, 56, 56}, {1, 64, 28, 28});
+        const Graph gap = unary("GlobalAveragePool", {1, 64, 56, 56}, {1, 64, 1, 1});
+        const Graph bn = unary("BatchNormalization", {1, 64, 56, 56}, {1, 64, 56, 56}, 4);
+        const Graph clip = unary("Clip", {1, 64, 56, 56}, {1, 64, 56, 56});
+        const Graph relu = unary("Relu", {1, 64, 56, 56}, {1, 64, 56, 56});
+        c.opFamilies["pool"] = {0, 1e9, 1e-5};
+        c.opFamilies["normalization"] = {0, 5e9, 1e-5};
+        QCOMPARE(pricingFamily(c, maxPool, maxPool.node(0)), std::string("pool"));
+        QCOMPARE(pricingFamily(c, gap, gap.node(0)), std::string("pool"));
+        QCOMPARE(pricingFamily(c, bn, bn.node(0)), std::string("normalization"));
+        QCOMPARE(pricingFamily(c, clip, clip.node(0)), std::string("elementwise"));
+        c.opFamilies["max_pool"] = {0, 2e9, 2e-5};
+        c.opFamilies["global_pool"] = {0, 8e9, 3e-5};
+        c.opFamilies["batchnorm"] = {0, 3e9, 6e-5};
+        c.opFamilies["elementwise.Clip"] = {0, 1e9, 4e-5};
+        QCOMPARE(pricingFamily(c, maxPool, maxPool.node(0)), std::string("max_pool"));
+        QCOMPARE(pricingFamily(c, gap, gap.node(0)), std::string("global_pool"));
+        QCOMPARE(pricingFamily(c, bn, bn.node(0)), std::string("batchnorm"));
+        QCOMPARE(pricingFamily(c, clip, clip.node(0)), std::string("elementwise.Clip"));
+        QCOMPARE(pricingFamily(c, relu, relu.node(0)), std::string("elementwise"));
+        auto bytes = [](const Graph& g) {
+            const OpCost oc = nodeCost(g, g.node(0));
+            return oc.bytesRead + oc.bytesWritten;
+        };
+        QCOMPARE(price(c, bn, 0), 6e-5 + bytes(bn) / 3e9);
+        QCOMPARE(price(c, clip, 0), 4e-5 + bytes(clip) / 1e9);
+        QCOMPARE(price(c, gap, 0), 3e-5 + bytes(gap) / 8e9);
+        // By size: a Relu whose bytes sit between two measured sizes pays the interpolated rate,
+        // one past the largest the largest's.
+        c.opFamilies["elementwise"].byteBySize = {{1e5, 2e10}, {bytes(relu) * 10, 5e9}};
+        const double rate = c.opFamilies["elementwise"].byteRateAt(bytes(relu));
+        QVERIFY(rate > 5e9 && rate < 2e10);
+        QCOMPARE(price(c, relu, 0), 3e-5 + bytes(relu) / rate);
+        c.opFamilies["elementwise"].byteBySize = {{1e3, 2e10}, {1e4, 5e9}};
+        QCOMPARE(price(c, relu, 0), 3e-5 + bytes(relu) / 5e9);
     }
 
     // Matmul's rate by product size: a small GEMM pays the small size's rate, a batched MatMul

@@ -127,6 +127,25 @@ private Q_SLOTS:
             if (i > 0) QVERIFY(bySize[i].unitFlops > bySize[i - 1].unitFlops);
         }
         QVERIFY(bySize.front().unitFlops <= 2.0 * 32 * 32 * 32); // one product of the 8 x (32x32x32) case
+        // The convolutions by the kind torch runs, each with its rate by size (the corpus's small
+        // nodes apart from the large cases), and the memory-bound families the corpus's small
+        // tensors run far faster per byte than large ones with a byte rate by size.
+        for (const char* family : {"conv", "conv_pointwise", "conv_depthwise", "conv_grouped", "conv1d"}) {
+            const tapas::OpFamilyRate& r = spec->opFamilies.at(family);
+            QVERIFY2(r.overhead > 0 && r.flopRate > 1e5 && r.bySize.size() >= 2, family);
+            for (size_t i = 1; i < r.bySize.size(); ++i) QVERIFY2(r.bySize[i].unitFlops > r.bySize[i - 1].unitFlops, family);
+        }
+        for (const char* family : {"elementwise", "batchnorm", "max_pool", "global_pool", "elementwise.Clip", "elementwise.Max",
+                                   "elementwise.HardSigmoid", "elementwise.LeakyRelu"}) {
+            const auto it = spec->opFamilies.find(family);
+            QVERIFY2(it != spec->opFamilies.end(), family);
+            QVERIFY2(it->second.overhead > 0 && it->second.byteRate > 1e6 && it->second.byteBySize.size() >= 2, family);
+            for (size_t i = 0; i < it->second.byteBySize.size(); ++i) {
+                QVERIFY2(it->second.byteBySize[i].byteRate > 1e6, family);
+                if (i > 0) QVERIFY2(it->second.byteBySize[i].bytes > it->second.byteBySize[i - 1].bytes, family);
+            }
+        }
+        QVERIFY(spec->opFamilies.at("matmul").byteBySize.empty()); // its bytes-bound heads count FLOPs too
         // Attention's products as the worker gets them (operands that are Transpose outputs,
         // 3-D and 4-D): a family of their own, with its overhead and its rate by product size
         // from the encoder's 16 x (16x16x16) up.
