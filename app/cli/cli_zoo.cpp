@@ -80,6 +80,10 @@ int runZoo(const QStringList& args)
         parser.addOption({QString::fromLatin1(o.name), QString::fromLatin1(o.help), QStringLiteral("n")});
     parser.addOption({QStringLiteral("part"), QStringLiteral("GANs: generator, discriminator or both (default)."),
                       QStringLiteral("part")});
+    parser.addOption({QStringLiteral("dropout"),
+                      QStringLiteral("gpt: hidden and attention dropout probability, written as training-mode Dropout nodes "
+                                     "where Megatron-LM applies them (default 0: none)."),
+                      QStringLiteral("p")});
     parser.addOption({QStringLiteral("opset"),
                       QStringLiteral("14 (default: decomposed LayerNorm, like torch 1.13) or 17 (LayerNormalization)."),
                       QStringLiteral("n")});
@@ -134,6 +138,19 @@ int runZoo(const QStringList& args)
             return kExitBadInput;
         }
         options.part = parser.value(QStringLiteral("part")).toStdString();
+    }
+    if (parser.isSet(QStringLiteral("dropout"))) {
+        if (!applies("dropout")) {
+            printErr("tapas zoo: --dropout does not apply to " + name + " (it reads: " + joined(model->options) + ")");
+            return kExitBadInput;
+        }
+        bool ok = false;
+        const double p = parser.value(QStringLiteral("dropout")).toDouble(&ok);
+        if (!ok || p < 0 || p >= 1) {
+            printErr("tapas zoo: --dropout needs a probability in [0, 1), got '" + parser.value(QStringLiteral("dropout")).toStdString() + "'");
+            return kExitBadInput;
+        }
+        options.dropout = p;
     }
     if (parser.isSet(QStringLiteral("opset"))) {
         const QString v = parser.value(QStringLiteral("opset"));

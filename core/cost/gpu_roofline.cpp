@@ -69,6 +69,75 @@ bool foldedAway(const Graph& g, const Node& n)
     return true;
 }
 
+// A Transpose read only by GEMMs is no kernel: cuBLAS reads either operand transposed (its transa
+// and transb) and a batch of them at a stride, which is how Megatron-LM runs the attention's
+// products on views of its [s, b*heads, d] tensors (baddbmm/bmm on transposed views) and its
+// tied LM head (F.linear on word_embeddings.weight, the table as stored).
+bool readOnlyByGemms(const Graph& g, const Node& n)
+{
+    if (n.opType != "Transpose" || n.outputs.empty() || n.outputs[0] == kNoTensor) return false;
+    const std::vector<NodeId>& readers = g.tensor(n.outputs[0]).consumers;
+    if (readers.empty()) return false;
+    for (NodeId r : readers)
+        if (g.node(r).opType != "MatMul" && g.node(r).opType != "Gemm") return false;
+    return true;
+}
+
+// The single reader of t, or kNoNode.
+NodeId onlyReader(const Graph& g, TensorId t)
+{
+    if (t == kNoTensor || g.tensor(t).consumers.size() != 1) return kNoNode;
+    return g.tensor(t).consumers.front();
+}
+
+bool isScalarConstant(const Graph& g, TensorId t)
+{
+    return t != kNoTensor && g.tensor(t).value && g.tensor(t).shape.isFullyKnown() && g.tensor(t).shape.numElementsOr(0) == 1;
+}
+
+// Megatron-LM's attention core runs as two GEMMs around one fused kernel (megatron/model/
+// transformer.py, fused_softmax.py; --masked-softmax-fusion on by default):
+// - the scores' scale is the score GEMM's alpha (torch.baddbmm(..., alpha=1/norm_factor)): a Div
+//   or Mul by a scalar constant whose input a MatMul alone produced is no pass of its own;
+// - the mask is applied inside the softmax kernel (ScaledUpperTriangMaskedSoftmax for a causal
+//   mask, ScaledMaskedSoftmax reading a padding mask): a Where or Add read only by a Softmax is no
+//   pass of its own, and the Softmax's pass over the scores is the fused kernel's.
+bool scaleInGemm(const Graph& g, const Node& n)
+{
+    if ((n.opType != "Div" && n.opType != "Mul") || n.inputs.size() != 2 || n.outputs.empty()) return false;
+    if (!isScalarConstant(g, n.input(1))) return false;
+    const NodeId p = n.input(0) == kNoTensor ? kNoNode : g.tensor(n.input(0)).producer;
+    return p != kNoNode && g.node(p).opType == "MatMul" && onlyReader(g, n.input(0)) != kNoNode;
+}
+
+bool maskInSoftmax(const Graph& g, const Node& n)
+{
+    if ((n.opType != "Where" && n.opType != "Add") || n.outputs.empty()) return false;
+    const NodeId r = onlyReader(g, n.outputs[0]);
+    return r != kNoNode && g.node(r).opType == "Softmax";
+}
+
+// A Split whose every part only Reshapes read: Megatron-LM splits its packed QKV into views
+// (split_tensor_along_last_dim) that the attention's GEMMs read at a stride, no copy.
+bool splitIntoViews(const Graph& g, const Node& n)
+{
+    if (n.opType != "Split" || n.outputs.empty()) return false;
+    for (TensorId t : n.outputs) {
+        if (t == kNoTensor || g.tensor(t).consumers.empty()) return false;
+        for (NodeId r : g.tensor(t).consumers)
+            if (g.node(r).opType != "Reshape") return false;
+    }
+    return true;
+}
+
+// A training-mode Dropout (ONNX: training_mode a constant true); without it Dropout is the identity.
+bool trainingDropout(const Graph& g, const Node& n)
+{
+    if (n.opType != "Dropout" || n.inputs.size() < 3 || n.input(2) == kNoTensor) return false;
+    const Tensor& mode = g.tensor(n.input(2));
+    return mode.value && mode.value->size() == 1 && mode.value->intAt(0) != 0;
+}
+
 // The cost rules count bytes in the graph's dtype (an fp32 export); a step runs in the compute
 // dtype. Scaled by the node's first floating tensor (the bulk of what it moves).
 double bytesScale(const Graph& g, const Node& n, double elemBytes)
@@ -132,8 +201,19 @@ std::vector<RooflineOp> rooflineOps(const Graph& g, const PricedChains& chains, 
         const Node& n = g.node(id);
         RooflineOp& op = ops[size_t(id)];
         const int chain = size_t(id) < chains.chainOf.size() ? chains.chainOf[size_t(id)] : -1;
-        if (foldedAway(g, n)) {
+        if (foldedAway(g, n) || readOnlyByGemms(g, n) || scaleInGemm(g, n) || maskInSoftmax(g, n) || splitIntoViews(g, n) ||
+            (n.opType == "Dropout" && !trainingDropout(g, n))) {
             op.kind = RooflineOp::Kind::Free;
+        } else if (n.opType == "Dropout") {
+            // torch's fused dropout reads x and writes its output and a one-byte keep mask (the
+            // backward reads the mask and the gradient, writes the gradient). Before a residual Add
+            // (Megatron-LM's bias_dropout_add, --bias-dropout-fusion on by default) it is one
+            // kernel with the Add: only the mask is its own.
+            const double elems = elementsIfKnown(g, n.input(0)).value_or(0);
+            const NodeId r = n.outputs.empty() ? kNoNode : onlyReader(g, n.outputs[0]);
+            const bool intoAdd = r != kNoNode && g.node(r).opType == "Add";
+            op.kind = RooflineOp::Kind::Fused;
+            op.bytes = elems * (intoAdd ? 1 : 2 * elemBytes + 1);
         } else if (chain >= 0 && chains.chains[size_t(chain)].kind != NodeChain::Kind::MatMulBias) {
             const NodeChain& c = chains.chains[size_t(chain)];
             op.kind = RooflineOp::Kind::Free;

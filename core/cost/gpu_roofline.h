@@ -22,7 +22,8 @@
 // - multiprocessors 108 (A100 whitepaper); the tile shapes below from NVIDIA's matmul guide.
 // The chains the exporters unfold (LayerNorm, GELU: core/ops/node_chains.h) run as one fused
 // kernel, as Megatron-LM and apex run them: one pass over their input and output; a bias added
-// to a GEMM's output is the GEMM's epilogue.
+// to a GEMM's output is the GEMM's epilogue; a Transpose that only GEMMs read is their operand's
+// transpose flag or batch stride, no kernel.
 #include "core/cluster/cluster_spec.h"
 #include "core/cost/family_time.h"
 #include "core/ir/graph.h"

@@ -23,18 +23,6 @@ std::string commentSafeNodeLabel(const Graph& g, NodeId n)
     return "node '" + commentSafe(node.name.empty() ? "#" + std::to_string(n) : node.name) + "' (" + node.opType + ")";
 }
 
-const char* roleStrategy(MegatronRole r)
-{
-    switch (r) {
-    case MegatronRole::Column: return "column";
-    case MegatronRole::Row: return "row";
-    case MegatronRole::VocabEmbedding: return "vocab";
-    case MegatronRole::ReplicatedWeight: return "replicate";
-    case MegatronRole::None: break;
-    }
-    return nullptr;
-}
-
 class MegatronExporter : public PlanExporter {
 public:
     std::string name() const override { return "megatron"; }
@@ -59,10 +47,9 @@ public:
         if (tp > 1) {
             const std::vector<MegatronRole> roles = megatronRoles(g);
             for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
-                const char* want = roleStrategy(roles[size_t(n)]);
-                const std::string& have = p.nodes[size_t(n)].name;
-                if (want && have != want)
-                    problems.push_back(commentSafeNodeLabel(g, n) + " runs '" + have + "' where Megatron-LM runs it '" + want + "'");
+                if (!takesMegatronRole(roles[size_t(n)], p.nodes[size_t(n)]))
+                    problems.push_back(commentSafeNodeLabel(g, n) + " runs '" + p.nodes[size_t(n)].name + "' where Megatron-LM runs it '" +
+                                       megatronRoleName(roles[size_t(n)]) + "'");
                 if (isNormReduction(g, n)) (normSeqSplit(g, p, n) ? seqSplit : seqWhole) += 1;
             }
             if (seqSplit > 0 && seqWhole > 0)

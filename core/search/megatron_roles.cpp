@@ -11,9 +11,21 @@ namespace {
 
 bool isParam(const Graph& g, TensorId t) { return t != kNoTensor && g.tensor(t).isParameter(); }
 
-bool isWeightMatMul(const Graph& g, const Node& n)
+// The word table transposed for a tied LM head (the zoo GPT's and HF GPT-2's export:
+// MatMul(x, Transpose(wte))).
+bool transposesTable(const Graph& g, const Node& n, TensorId table)
 {
-    return (n.opType == "MatMul" || n.opType == "Gemm") && isParam(g, n.input(1)) && g.tensor(n.input(1)).shape.rank() == 2;
+    return table != kNoTensor && n.opType == "Transpose" && n.input(0) == table;
+}
+
+// A product by a weight matrix, or by the word table transposed (the tied head).
+bool isWeightMatMul(const Graph& g, const Node& n, TensorId wordTable)
+{
+    if (n.opType != "MatMul" && n.opType != "Gemm") return false;
+    const TensorId w = n.input(1);
+    if (isParam(g, w)) return g.tensor(w).shape.rank() == 2;
+    const NodeId p = w == kNoTensor ? kNoNode : g.tensor(w).producer;
+    return p != kNoNode && transposesTable(g, g.node(p), wordTable);
 }
 
 bool stopsWalk(const Node& n)
@@ -75,7 +87,11 @@ std::vector<MegatronRole> megatronRoles(const Graph& g)
             roles[size_t(id)] = n.input(0) == wordTable ? MegatronRole::VocabEmbedding : MegatronRole::ReplicatedWeight;
             continue;
         }
-        if (!isWeightMatMul(g, n)) {
+        if (transposesTable(g, n, wordTable)) {
+            roles[size_t(id)] = MegatronRole::VocabHead;
+            continue;
+        }
+        if (!isWeightMatMul(g, n, wordTable)) {
             bool hasWeight = false;
             for (TensorId t : n.inputs) hasWeight |= isParam(g, t) && g.tensor(t).shape.rank() >= 2;
             if (hasWeight) roles[size_t(id)] = MegatronRole::ReplicatedWeight; // no Megatron recipe (convs, ...)
@@ -93,7 +109,7 @@ std::vector<MegatronRole> megatronRoles(const Graph& g)
             const NodeId p = g.tensor(t).producer;
             if (p == kNoNode) continue;
             const Node& pn = g.node(p);
-            if (isWeightMatMul(g, pn)) {
+            if (isWeightMatMul(g, pn, wordTable)) {
                 fromColumn = roles[size_t(p)] == MegatronRole::Column;
                 continue;
             }
@@ -104,6 +120,34 @@ std::vector<MegatronRole> megatronRoles(const Graph& g)
         roles[size_t(id)] = fromColumn ? MegatronRole::Row : MegatronRole::Column;
     }
     return roles;
+}
+
+bool takesMegatronRole(MegatronRole r, const OpStrategy& s)
+{
+    switch (r) {
+    case MegatronRole::Column: return s.name == "column";
+    case MegatronRole::Row: return s.name == "row";
+    case MegatronRole::VocabEmbedding: return s.name == "vocab";
+    case MegatronRole::ReplicatedWeight: return s.name == "replicate";
+    case MegatronRole::VocabHead: // the table read as the lookup keeps it: split over its rows
+        return !s.inputs.empty() && s.inputs[0].kind == TensorLayout::S &&
+               (s.inputs[0].dim == 0 || s.inputs[0].dim == -2);
+    case MegatronRole::None: return true;
+    }
+    return true;
+}
+
+const char* megatronRoleName(MegatronRole r)
+{
+    switch (r) {
+    case MegatronRole::Column: return "column";
+    case MegatronRole::Row: return "row";
+    case MegatronRole::VocabEmbedding: return "vocab";
+    case MegatronRole::ReplicatedWeight: return "replicate";
+    case MegatronRole::VocabHead: return "the word table split over its vocabulary rows";
+    case MegatronRole::None: break;
+    }
+    return "";
 }
 
 } // namespace tapas

@@ -4,17 +4,25 @@
 // normalisation's reduction) from a column-parallel one, and column-parallel otherwise; the
 // word embedding (the table the input ids index) is vocabulary-parallel; position tables stay
 // replicated. So QKV and MLP-up come out column-parallel,
-// attention-out and MLP-down row-parallel, the LM head column-parallel.
+// attention-out and MLP-down row-parallel, the LM head column-parallel. A tied head reads the
+// word table again through a Transpose: that Transpose keeps the table split over its vocabulary
+// rows (VocabHead), as Megatron-LM's parallel_lm_logits multiplies by each rank's own shard of
+// word_embeddings.weight, and the product it feeds is a weight product (column-parallel).
 #include "core/ir/graph.h"
+#include "core/shard/op_sharding.h"
 
 #include <vector>
 
 namespace tapas {
 
-enum class MegatronRole : uint8_t { None, Column, Row, VocabEmbedding, ReplicatedWeight };
+enum class MegatronRole : uint8_t { None, Column, Row, VocabEmbedding, ReplicatedWeight, VocabHead };
 
 // Indexed by NodeId.
 std::vector<MegatronRole> megatronRoles(const Graph& g);
+// Whether strategy s is the one Megatron-LM runs for a node of role r (any strategy for None).
+bool takesMegatronRole(MegatronRole r, const OpStrategy& s);
+// How Megatron-LM runs a node of role r, for messages ("column", "vocab", ...); empty for None.
+const char* megatronRoleName(MegatronRole r);
 
 // The word embedding's lookup: the largest 2-D table indexed by the model's input ids (the
 // largest table of all when no lookup reads the ids); kNoNode without a table.

@@ -37,16 +37,7 @@ public:
         const std::vector<MegatronRole> roles = megatronRoles(*request.graph);
         DpConfig config;
         config.beam = request.beam;
-        config.allow = [roles](NodeId n, const OpStrategy& s) {
-            switch (roles[size_t(n)]) {
-            case MegatronRole::Column: return s.name == "column";
-            case MegatronRole::Row: return s.name == "row";
-            case MegatronRole::VocabEmbedding: return s.name == "vocab";
-            case MegatronRole::ReplicatedWeight: return s.name == "replicate";
-            case MegatronRole::None: return true;
-            }
-            return true;
-        };
+        config.allow = [roles](NodeId n, const OpStrategy& s) { return takesMegatronRole(roles[size_t(n)], s); };
         return config;
     }
 };

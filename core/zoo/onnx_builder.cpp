@@ -171,6 +171,14 @@ std::string OnnxBuilder::constFloats(const std::vector<float>& values, const Int
     return constantNode(std::move(t));
 }
 
+std::string OnnxBuilder::constBool(bool v)
+{
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::BOOL);
+    t.add_int32_data(v ? 1 : 0);
+    return constantNode(std::move(t));
+}
+
 std::string OnnxBuilder::constantNode(onnx::TensorProto value)
 {
     const std::string nodeName = freshNodeName("Constant");

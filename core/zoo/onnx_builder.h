@@ -75,6 +75,7 @@ public:
     std::string constScalarInt(int64_t v) { return constInts({v}, {}); }
     std::string constFloat(float v) { return constFloats({v}, {}); } // 0-d float tensor
     std::string constFloats(const std::vector<float>& values, const Ints& dims);
+    std::string constBool(bool v); // 0-d bool tensor
 
     // A node in the current scope; returns its outputs. An empty input name omits that input.
     std::vector<std::string> ops(const std::string& opType, const std::vector<std::string>& inputs,

@@ -58,7 +58,7 @@ const std::vector<Entry>& entries()
     };
     static const std::vector<Entry> kEntries = {
         {{"gpt", "GPT-2 style decoder-only LM (default GPT-2 small, 124M; GPT-3 175B: --layers 96 --hidden 12288 --heads 96 --seq 2048)",
-          kTransformer}, zoo::buildGpt},
+          with(kTransformer, {"dropout"})}, zoo::buildGpt},
         {{"bert", "BERT encoder with pooler (default BERT-base, 110M)", kTransformer}, zoo::buildBert},
         {{"vit", "Vision Transformer classifier (default ViT-B/16, 86M)",
           {"layers", "hidden", "heads", "ffn", "batch", "image-size", "patch", "classes", "channels"}}, zoo::buildVit},

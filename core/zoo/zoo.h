@@ -21,6 +21,11 @@ struct ZooOptions {
     int64_t latent = -1;         // GAN noise size
     int64_t depth = -1;          // ResNet depth: 18, 34, 50, 101, 152
     std::string part;            // GANs: "generator", "discriminator" or "both" (default)
+    // Hidden and attention dropout probability (Megatron-LM's --hidden-dropout and
+    // --attention-dropout, 0.1 by default there): the GPT is written with training-mode Dropout
+    // nodes where Megatron-LM applies them (embeddings, attention probabilities, before each
+    // residual add). 0 (the default) writes none, as an eval-mode export has none. gpt only.
+    double dropout = 0;
     int opset = 14;              // 14 writes LayerNorm decomposed and Gelu as Erf, like torch 1.13
     bool scrubNames = false;     // write nodes without names (fold must not need them)
 };

@@ -98,6 +98,12 @@ Val mergeHeads(OnnxBuilder& b, const Val& x, const SeqDims& d, int64_t hidden)
     return reshapeLead(b, t, {d.batch, d.seq}, {hidden});
 }
 
+Val dropout(OnnxBuilder& b, const Val& x, double p)
+{
+    if (p <= 0) return x;
+    return b.ops("Dropout", {x, b.constFloat(float(p)), b.constBool(true)}, {}, 2)[0];
+}
+
 Val attention(OnnxBuilder& b, const Val& q, const Val& k, const Val& v, const SeqDims& qd,
               const SeqDims& kd, const AttentionSpec& spec)
 {
@@ -107,7 +113,7 @@ Val attention(OnnxBuilder& b, const Val& q, const Val& k, const Val& v, const Se
     Val scores = b.op("MatMul", {qh, kh});
     if (spec.scale) scores = b.op("Div", {scores, b.constFloat(float(std::sqrt(double(spec.headDim))))});
     if (spec.mask) scores = spec.mask(b, scores);
-    const Val probs = b.op("Softmax", {scores}, {Attr::of("axis", -1)});
+    const Val probs = dropout(b, b.op("Softmax", {scores}, {Attr::of("axis", -1)}), spec.dropout);
     const Val ctx = b.op("MatMul", {probs, vh});
     return mergeHeads(b, ctx, qd, spec.heads * spec.headDim);
 }

@@ -46,7 +46,11 @@ struct AttentionSpec {
     int64_t heads = 0, headDim = 0;
     bool scale = true;                                   // T5 does not scale the scores
     std::function<Val(OnnxBuilder&, const Val&)> mask; // scores -> masked scores
+    double dropout = 0; // on the probabilities (Megatron-LM's --attention-dropout); 0: none
 };
+// Training-mode Dropout of x with probability p (ONNX Dropout with training_mode true: the
+// output and its keep mask, as torch.onnx exports nn.Dropout in train mode); x itself when p is 0.
+Val dropout(OnnxBuilder& b, const Val& x, double p);
 // Scaled dot-product attention over already projected q, k, v ([B,S,hidden] each); returns
 // the merged heads [B,Sq,hidden] before the output projection.
 Val attention(OnnxBuilder& b, const Val& q, const Val& k, const Val& v,

@@ -24,6 +24,7 @@ Result<std::string> buildBiggan(const ZooOptions& o);
 struct DecoderLmConfig {
     int64_t layers, hidden, heads, ffn, vocab, positions;
     SeqDims dims;
+    double dropout = 0; // hidden and attention dropout (ZooOptions::dropout)
 };
 // GPT-2 small defaults overridden by the options; positions = max(1024, --seq).
 Result<DecoderLmConfig> decoderLmConfig(const ZooOptions& o);

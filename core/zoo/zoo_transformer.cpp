@@ -55,12 +55,13 @@ Val gptBlock(OnnxBuilder& b, const Val& x, const DecoderLmConfig& c, int64_t lay
         const auto parts = b.ops("Split", {qkv, b.constInts({h, h, h})}, {Attr::of("axis", 2)}, 3);
         AttentionSpec spec{c.heads, h / c.heads, true, [&](OnnxBuilder& bb, const Val& scores) {
                                return causalMask(bb, scores, c.dims, c.positions);
-                           }};
+                           }, c.dropout};
         attn = attention(b, parts[0], parts[1], parts[2], c.dims, c.dims, spec);
         auto s3 = b.scope("c_proj");
         attn = linear(b, attn, h, h);
     }
-    const Val mid = b.op("Add", {attn, x});
+    // Megatron-LM's bias-dropout-add: dropout on the projection's output, then the residual.
+    const Val mid = b.op("Add", {dropout(b, attn, c.dropout), x});
     Val normed2;
     {
         auto s = b.scope("ln_2");
@@ -71,7 +72,7 @@ Val gptBlock(OnnxBuilder& b, const Val& x, const DecoderLmConfig& c, int64_t lay
         auto s = b.scope("mlp");
         ff = mlp(b, normed2, layer);
     }
-    return b.op("Add", {mid, ff});
+    return b.op("Add", {mid, dropout(b, ff, c.dropout)});
 }
 
 } // namespace
@@ -117,7 +118,7 @@ void buildDecoderLm(OnnxBuilder& b, const DecoderLmConfig& c, const MlpBuilder& 
             auto s = b.scope("wpe");
             pe = b.op("Gather", {wpe, pos});
         }
-        x = b.op("Add", {tok, pe});
+        x = dropout(b, b.op("Add", {tok, pe}), c.dropout); // Megatron-LM's embedding dropout
         for (int64_t i = 0; i < c.layers; ++i) {
             auto s = b.scope("h." + std::to_string(i));
             x = gptBlock(b, x, c, i, mlp);
@@ -145,6 +146,9 @@ Result<DecoderLmConfig> decoderLmConfig(const ZooOptions& o)
     c.vocab = pick(o.vocab, 50257);
     c.positions = o.seq > 1024 ? o.seq : 1024;
     c.dims = {dimOf(o.batch, "batch"), dimOf(o.seq, "seq")};
+    c.dropout = o.dropout;
+    if (o.dropout < 0 || o.dropout >= 1)
+        return Result<DecoderLmConfig>::failure("zoo: --dropout must be in [0, 1), got " + std::to_string(o.dropout));
     if (Status s = checkTransformer(c.layers, c.hidden, c.heads, c.ffn, c.vocab); !s)
         return Result<DecoderLmConfig>::failure(s.error);
     return c;

@@ -105,6 +105,7 @@ Compared compare(const Row& row, const json& ref)
     o.seq = seq;
     o.batch = row.batch;
     o.vocab = vocab;
+    o.dropout = ref.value("dropout", 0.0); // as Megatron-LM ran: training-mode dropout
     Result<Graph> g = zooGraph("gpt", o);
     if (!g) {
         out.error = g.error();

@@ -7,6 +7,7 @@
 #include "core/cost/cost_model.h"
 #include "core/cost/gpu_roofline.h"
 #include "core/ops/op_registry.h"
+#include "core/search/searcher.h"
 #include "core/shard/op_sharding.h"
 #include "tests/common/zoo_graph.h"
 
@@ -145,6 +146,84 @@ private slots:
             found = true;
         }
         QVERIFY(found);
+    }
+
+    // Megatron-LM's attention and residuals as its kernels run them (gpu_roofline.cpp): the scale
+    // is the score GEMM's alpha, the mask is applied inside the softmax kernel, the packed QKV is
+    // split into views and the transposes the GEMMs read are their operands' flags; a training-
+    // mode Dropout on the probabilities (or the embeddings) is its own pass (input, output and a
+    // byte of mask), one before a residual Add (bias-dropout-add) only writes its mask.
+    void megatron_attention_kernels_are_priced_as_megatron_runs_them()
+    {
+        ZooOptions o{.layers = 1, .hidden = 256, .heads = 4, .seq = 128, .batch = 8};
+        o.dropout = 0.1;
+        const Graph g = testing::zooGraphOf("gpt", o);
+        const GpuRoofline r = a100Roofline();
+        CostModel model(g, a100(), DeviceMesh{1, 1, 1});
+        auto compute = [&](NodeId n) { return model.nodeCost(n, nodeStrategies(g, n, 1).front()).compute; };
+        auto readers = [&](NodeId n) { return g.tensor(g.node(n).outputs[0]).consumers; };
+        auto producer = [&](NodeId n, int i) { return g.tensor(g.node(n).input(i)).producer; };
+        int scales = 0, masks = 0, splits = 0, viewTransposes = 0, copyTransposes = 0, ownDropouts = 0, residualDropouts = 0;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+            const Node& node = g.node(n);
+            if (node.opType == "Div" && producer(n, 0) != kNoNode && g.node(producer(n, 0)).opType == "MatMul") {
+                QCOMPARE(compute(n), 0.0);
+                ++scales;
+            } else if (node.opType == "Where") {
+                QCOMPARE(g.node(readers(n).front()).opType, std::string("Softmax"));
+                QCOMPARE(compute(n), 0.0);
+                ++masks;
+            } else if (node.opType == "Split") {
+                QCOMPARE(compute(n), 0.0);
+                ++splits;
+            } else if (node.opType == "Transpose") {
+                const bool intoGemm = g.node(readers(n).front()).opType == "MatMul";
+                QVERIFY2(intoGemm ? compute(n) == 0 : compute(n) > 0, node.name.c_str());
+                (intoGemm ? viewTransposes : copyTransposes) += 1;
+            } else if (node.opType == "Dropout") {
+                const double elems = double(g.tensor(node.input(0)).shape.numElementsOr(0));
+                const bool residual = readers(n).size() == 1 && g.node(readers(n).front()).opType == "Add";
+                QCOMPARE(compute(n), 3 * elems * (residual ? 1 : 2 * 2 + 1) / r.memoryBandwidth);
+                (residual ? residualDropouts : ownDropouts) += 1;
+            }
+        }
+        QCOMPARE(scales, 1);
+        QCOMPARE(masks, 1);
+        QCOMPARE(splits, 1);
+        QCOMPARE(viewTransposes, 4); // Q, K and V by heads, and the tied head's table
+        QCOMPARE(copyTransposes, 1); // the heads merged back: a contiguous copy in Megatron-LM too
+        QCOMPARE(ownDropouts, 2);    // the attention probabilities and the embeddings
+        QCOMPARE(residualDropouts, 2);
+        // Without dropout the export has no Dropout node (an eval-mode export).
+        const Graph plain = testing::zooGraphOf("gpt", {.layers = 1, .hidden = 256, .heads = 4, .seq = 128, .batch = 8});
+        for (const Node& node : plain.nodes) QVERIFY(node.opType != "Dropout");
+    }
+
+    // The tied LM head on a cluster with a roofline: Megatron-LM multiplies by each rank's shard
+    // of the word table (column-parallel, parallel_lm_logits), the Transpose keeps the table split
+    // over its vocabulary as the lookup does, so the table's gradient needs no all-reduce over tp.
+    // (With the Transpose held replicated, the roofline's faster GEMMs made that whole-table
+    // all-reduce cost more than the split saved, and Megatron's head ran replicated.)
+    void megatron_head_is_column_parallel_under_the_roofline()
+    {
+        const Graph g = testing::zooGraphOf("gpt", {.layers = 2, .hidden = 256, .heads = 8, .vocab = 50257, .seq = 64, .batch = 8});
+        SearchRequest request;
+        request.graph = &g;
+        request.cluster = a100();
+        request.mesh = DeviceMesh{2, 4, 1};
+        const Result<SearchResult> m = findSearcher("megatron")->search(request);
+        QVERIFY2(m.ok(), m.ok() ? "" : m.error().c_str());
+        const TensorId table = g.findTensor("transformer.wte.weight");
+        int heads = 0;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) {
+            if (g.node(n).opType != "Transpose" || g.node(n).input(0) != table) continue;
+            ++heads;
+            const OpStrategy& t = m->best.plan.nodes[size_t(n)];
+            QCOMPARE(t.inputs.front(), TensorLayout::split(0));
+            const NodeId head = g.tensor(g.node(n).outputs[0]).consumers.front();
+            QCOMPARE(m->best.plan.nodes[size_t(head)].name, std::string("column"));
+        }
+        QCOMPARE(heads, 1);
     }
 
     void calibrated_cpu_cluster_keeps_its_families()

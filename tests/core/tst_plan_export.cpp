@@ -203,7 +203,8 @@ private slots:
 
     // The zoo GPT is GPT-2 as transformers writes it: its projections are Conv1D modules (weight
     // stored [in, out]), which parallelize_module cannot shard, so they are named, not styled; the
-    // word embedding is an nn.Embedding. The file loads and builds its plan without DTensor.
+    // word embedding is an nn.Embedding and the tied head an nn.Linear, column-parallel as
+    // Megatron-LM runs it (parallel_lm_logits). The file loads and builds its plan without DTensor.
     void dtensor_plan_styles_only_linear_and_embedding_modules()
     {
         Fixture f;
@@ -213,6 +214,7 @@ private slots:
         QVERIFY2(py.find("# transformer.h.1.attn.c_proj: the plan splits it 'row', but it is a Conv1D-style module") !=
                      std::string::npos, py.c_str());
         QVERIFY2(py.find("c_attn\"] = ") == std::string::npos, py.c_str());
+        QVERIFY2(py.find("plan[\"lm_head\"] = ColwiseParallel()") != std::string::npos, py.c_str());
         QVERIFY2(py.find("init_device_mesh(device_type, (DP_SIZE, TP_SIZE)") != std::string::npos, py.c_str());
         QTemporaryDir dir;
         QVERIFY(writeExportFiles(dir.path().toStdString(), files).ok());
@@ -220,7 +222,7 @@ private slots:
         const Run r = run(kPython, {QStringLiteral("-m"), QStringLiteral("py_compile"), dir.filePath(QStringLiteral("dtensor_plan.py"))});
         QVERIFY2(r.code == 0, qPrintable(r.output));
         const Run built = checkPlanInPython(dir, QStringLiteral("none"));
-        QVERIFY2(built.code == 0 && built.output.contains(QStringLiteral("plan 1 entries")), qPrintable(built.output));
+        QVERIFY2(built.code == 0 && built.output.contains(QStringLiteral("plan 2 entries")), qPrintable(built.output));
     }
 
     // A real torch export (nn.TransformerEncoder, 12 layers, 4 heads): the Megatron plan's

@@ -143,9 +143,18 @@ private slots:
             vocab += roles[size_t(n)] == MegatronRole::VocabEmbedding;
         }
         using M = MegatronRole;
-        // Per layer: QKV column, attention-out row, MLP-up column, MLP-down row.
-        QCOMPARE(weightProducts, (std::vector<M>{M::Column, M::Row, M::Column, M::Row, M::Column, M::Row, M::Column, M::Row}));
+        // Per layer: QKV column, attention-out row, MLP-up column, MLP-down row; then the tied
+        // LM head, a product by the word table transposed, column-parallel (parallel_lm_logits).
+        QCOMPARE(weightProducts, (std::vector<M>{M::Column, M::Row, M::Column, M::Row, M::Column, M::Row, M::Column, M::Row, M::Column}));
         QCOMPARE(vocab, 1);
+        int heads = 0;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n)
+            if (roles[size_t(n)] == MegatronRole::VocabHead) {
+                ++heads;
+                QCOMPARE(g.node(n).opType, std::string("Transpose"));
+                QCOMPARE(g.node(n).input(0), g.node(wordEmbedding(g)).input(0));
+            }
+        QCOMPARE(heads, 1);
     }
 
     // bert_mini's attention-out projection is a Gemm with a bias: Megatron makes it row parallel,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Exported by Tapas Studio (tapas export --format mpirun).
 # Model 'gpt' (157 nodes, hash 0dc51d387505177c), cluster 'h100x16'.
-# Plan by searcher 'megatron' (tapas test): mesh 2x8 (dp 2 x tp 8), 5 collectives, predicted step 0.748 ms, 0.01 GB per device.
+# Plan by searcher 'megatron' (tapas test): mesh 2x8 (dp 2 x tp 8), 5 collectives, predicted step 0.746 ms, 0.01 GB per device.
 #
 # Starts tapas-worker train-plan on 16 ranks: 2 node(s) x 8 GPUs, hosts from the hostfile next to this script.
 # Rank mapping (devices node-major, tp fastest: rank = dp * 8 + tp):

@@ -9,7 +9,7 @@
 #SBATCH --nodelist=gpu-a.example,gpu-b.example
 # Exported by Tapas Studio (tapas export --format slurm).
 # Model 'gpt' (157 nodes, hash 0dc51d387505177c), cluster 'h100x16'.
-# Plan by searcher 'megatron' (tapas test): mesh 2x8 (dp 2 x tp 8), 5 collectives, predicted step 0.748 ms, 0.01 GB per device.
+# Plan by searcher 'megatron' (tapas test): mesh 2x8 (dp 2 x tp 8), 5 collectives, predicted step 0.746 ms, 0.01 GB per device.
 #
 # Submit with: sbatch launch_slurm.sh. Rank mapping (devices node-major, tp fastest:
 # rank = dp * 8 + tp; node names as SLURM assigns them):

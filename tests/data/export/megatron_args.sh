@@ -2,7 +2,7 @@
 # shellcheck disable=SC2034  # the variables are for the script that sources this file
 # Exported by Tapas Studio (tapas export --format megatron).
 # Model 'gpt' (157 nodes, hash 0dc51d387505177c), cluster 'h100x16'.
-# Plan by searcher 'megatron' (tapas test): mesh 2x8 (dp 2 x tp 8), 5 collectives, predicted step 0.748 ms, 0.01 GB per device.
+# Plan by searcher 'megatron' (tapas test): mesh 2x8 (dp 2 x tp 8), 5 collectives, predicted step 0.746 ms, 0.01 GB per device.
 #
 # Megatron-LM arguments for this plan (flag names as megatron/training/arguments.py defines them):
 # a GPT of 2 layers, hidden 256, 8 heads, sequence 64, vocabulary 1024 (Megatron-LM pads it to 1024, a multiple of 128 x tp 8);
