@@ -22,9 +22,10 @@ using namespace tapas;
 
 namespace {
 
-Graph gpt(int64_t layers, int64_t hidden, int64_t heads, int64_t seq, int64_t batch, int64_t vocab = 1024)
+Graph gpt(int64_t layers, int64_t hidden, int64_t heads, int64_t seq, int64_t batch, int64_t vocab = 1024, double dropout = 0)
 {
     ZooOptions o;
+    o.dropout = dropout;
     o.layers = layers;
     o.hidden = hidden;
     o.heads = heads;
@@ -181,28 +182,34 @@ private slots:
     }
 
     // What a layer keeps for its backward is what autograd saves (core/cost/saved_activations),
-    // which Korthikanti et al. 2022 (sec. 4.1) count in fp16 bytes as s b h (10 + 24 / t) +
-    // 5 a s^2 b / t on t tensor-parallel devices. The zoo GPT has no dropout, whose masks and
-    // output are 2 s b h and 3 a s^2 b of that: without them a layer keeps the two LayerNorms'
-    // inputs and the two GEMM inputs they feed (8 s b h, whole on every device), Q, K and V, the
-    // projection's input and the MLP's two 4h values (24 s b h / t), and the softmax's output
-    // (2 a s^2 b / t), exactly.
-    void a_layer_keeps_what_korthikanti_counts_without_dropout()
+    // which Korthikanti et al. 2022 (sec. 4.1, eq. 2 with tensor parallelism) count in fp16 bytes
+    // as s b h (10 + 24 / t) + 5 a s^2 b / t on t tensor-parallel devices: the two LayerNorms'
+    // inputs, the two GEMM inputs they feed and the two hidden dropouts' masks (10 s b h, whole on
+    // every device); Q, K and V, the projection's input and the MLP's two 4h values (24 s b h / t);
+    // the softmax's output, the attention dropout's mask and output (5 a s^2 b / t). With Megatron's
+    // dropout 0.1 the zoo GPT keeps exactly that; without dropout exactly that less the masks and
+    // the dropped probabilities: s b h (8 + 24 / t) + 2 a s^2 b / t.
+    void a_layer_keeps_what_korthikanti_counts()
     {
         const ClusterSpec c = *loadClusterSpec("a100x8");
         const double h = 256, a = 8, s = 128, b = 4;
-        for (const int t : {1, 2, 4}) {
-            const Graph g = gpt(2, int64_t(h), int64_t(a), int64_t(s), int64_t(b));
-            ClusterSpec node = c; // one node of t devices: the whole searcher plans tp t, dp 1
-            node.devicesPerNode = t;
-            const Profiled p = profile(g, node, t, 1, "megatron");
-            const std::vector<int> layers = layerBlocks(p.folded);
-            QCOMPARE(int(layers.size()), 2);
-            const double kept = p.blocks[size_t(layers[1])].terms.activationMemory;
-            const double expected = s * b * h * (8 + 24.0 / t) + 2 * a * s * s * b / t;
-            QVERIFY2(qAbs(kept / expected - 1) < 1e-9,
-                     qPrintable(QStringLiteral("tp %1: %2 B kept, Korthikanti without dropout %3 B").arg(t).arg(kept).arg(expected)));
-        }
+        for (const double dropout : {0.1, 0.0})
+            for (const int t : {1, 2, 4}) {
+                const Graph g = gpt(2, int64_t(h), int64_t(a), int64_t(s), int64_t(b), 1024, dropout);
+                ClusterSpec node = c; // one node of t devices: the whole searcher plans tp t, dp 1
+                node.devicesPerNode = t;
+                const Profiled p = profile(g, node, t, 1, "megatron");
+                const std::vector<int> layers = layerBlocks(p.folded);
+                QCOMPARE(int(layers.size()), 2);
+                const double kept = p.blocks[size_t(layers[1])].terms.activationMemory;
+                const double expected = dropout > 0 ? s * b * h * (10 + 24.0 / t) + 5 * a * s * s * b / t
+                                                    : s * b * h * (8 + 24.0 / t) + 2 * a * s * s * b / t;
+                QVERIFY2(qAbs(kept / expected - 1) < 1e-9, qPrintable(QStringLiteral("dropout %1, tp %2: %3 B kept, Korthikanti %4 B")
+                                                                         .arg(dropout)
+                                                                         .arg(t)
+                                                                         .arg(kept)
+                                                                         .arg(expected)));
+            }
     }
 
     void full_recomputation_keeps_each_layers_input_and_selective_drops_the_quadratic_part()
