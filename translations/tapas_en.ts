@@ -93,7 +93,7 @@
 <context>
     <name>tapas::ClusterEditor</name>
     <message>
-        <location filename="../views/cluster_editor.cpp" line="+119"/>
+        <location filename="../views/cluster_editor.cpp" line="+139"/>
         <source>&amp;Preset:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -180,6 +180,86 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>&amp;Accelerator:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>What a batch script asks the scheduler for</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory bandwidth:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>L2 bandwidth:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Multiprocessors:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no roofline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no waves</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Device memory bandwidth per device. When set, each op is priced by a roofline (GEMMs by their tiles and waves, element-wise ops by the bytes they move) instead of peak x efficiency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>How fast the L2 cache feeds a GEMM&apos;s tiles</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Streaming multiprocessors that run a GEMM&apos;s tiles in waves</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Measured:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Forget Measurements</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Drop the op families measured by calibration: every op is then priced from the fields above</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>&amp;Load JSON…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -189,12 +269,32 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+84"/>
         <source>cluster editor</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+10"/>
+        <source>none (peak x efficiency)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No op family was timed on these devices: every op is priced by the fields above</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 calibrated op families</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Timed on these devices by tapas cluster calibrate, they price their ops instead of peak x efficiency: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+53"/>
         <source>Cannot read %1: %2</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3638,7 +3738,7 @@ Start a new run with the form on the left.</source>
 <context>
     <name>tapas::SearchDialog</name>
     <message>
-        <location filename="../app/studio/search_dialog.cpp" line="+223"/>
+        <location filename="../app/studio/search_dialog.cpp" line="+224"/>
         <source>Search Sharding Plans</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3655,6 +3755,16 @@ Start a new run with the form on the left.</source>
     <message>
         <location line="+4"/>
         <source>Compute &amp;type:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The devices&apos; own (fp32 on CPUs, fp16 on GPUs)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The dtype activations, gradients and messages are priced in</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3837,7 +3947,7 @@ Start a new run with the form on the left.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-148"/>
+        <location line="-150"/>
         <source>Searching: %1…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3857,7 +3967,7 @@ Start a new run with the form on the left.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+169"/>
+        <location line="+171"/>
         <source>Open a model first.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3898,12 +4008,12 @@ Start a new run with the form on the left.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-288"/>
+        <location line="-290"/>
         <source>Search cancelled; the previous plans are kept.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+298"/>
+        <location line="+300"/>
         <source>No searcher found a plan:</source>
         <translation type="unfinished"></translation>
     </message>

@@ -93,7 +93,7 @@
 <context>
     <name>tapas::ClusterEditor</name>
     <message>
-        <location filename="../views/cluster_editor.cpp" line="+119"/>
+        <location filename="../views/cluster_editor.cpp" line="+139"/>
         <source>&amp;Preset:</source>
         <translation>预设(&amp;P)：</translation>
     </message>
@@ -180,6 +180,86 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>&amp;Accelerator:</source>
+        <translation>加速器(&amp;A)：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>What a batch script asks the scheduler for</source>
+        <translation>批处理脚本向调度器申请的设备类型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory bandwidth:</source>
+        <translation>显存带宽：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>L2 bandwidth:</source>
+        <translation>L2 带宽：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Multiprocessors:</source>
+        <translation>多处理器数：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no roofline</source>
+        <translation>无屋顶线模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a limit</source>
+        <translation>不作限制</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no waves</source>
+        <translation>不按波次</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Device memory bandwidth per device. When set, each op is priced by a roofline (GEMMs by their tiles and waves, element-wise ops by the bytes they move) instead of peak x efficiency</source>
+        <translation>每设备的显存带宽。设置后按屋顶线模型为每个算子计价（GEMM 按分块与波次，逐元素算子按搬运的字节数），而不是峰值 × 效率</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>How fast the L2 cache feeds a GEMM&apos;s tiles</source>
+        <translation>L2 缓存向 GEMM 分块供数的速度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Streaming multiprocessors that run a GEMM&apos;s tiles in waves</source>
+        <translation>按波次执行 GEMM 分块的流式多处理器数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Measured:</source>
+        <translation>实测：</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Forget Measurements</source>
+        <translation>丢弃实测数据(&amp;F)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Drop the op families measured by calibration: every op is then priced from the fields above</source>
+        <translation>丢弃校准测得的算子族：此后每个算子都按上面的字段计价</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>&amp;Load JSON…</source>
         <translation>载入 JSON(&amp;L)…</translation>
     </message>
@@ -189,12 +269,32 @@
         <translation>另存为 JSON(&amp;S)…</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+84"/>
         <source>cluster editor</source>
         <translation>集群编辑器</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+10"/>
+        <source>none (peak x efficiency)</source>
+        <translation>无（峰值 × 效率）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No op family was timed on these devices: every op is priced by the fields above</source>
+        <translation>这些设备上没有测时的算子族：每个算子都按上面的字段计价</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 calibrated op families</source>
+        <translation>%1 个已校准的算子族</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Timed on these devices by tapas cluster calibrate, they price their ops instead of peak x efficiency: %1</source>
+        <translation>由 tapas cluster calibrate 在这些设备上测时，它们代替峰值 × 效率为各自的算子计价：%1</translation>
+    </message>
+    <message>
+        <location line="+53"/>
         <source>Cannot read %1: %2</source>
         <translation>无法读取 %1：%2</translation>
     </message>
@@ -3699,7 +3799,7 @@ Start a new run with the form on the left.</source>
 <context>
     <name>tapas::SearchDialog</name>
     <message>
-        <location filename="../app/studio/search_dialog.cpp" line="+223"/>
+        <location filename="../app/studio/search_dialog.cpp" line="+224"/>
         <source>Search Sharding Plans</source>
         <translation>搜索切分方案</translation>
     </message>
@@ -3723,7 +3823,7 @@ Start a new run with the form on the left.</source>
         <translation>计算类型(&amp;T)：</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>Symbolic dimensions</source>
         <translation>符号维度</translation>
     </message>
@@ -3808,7 +3908,7 @@ Start a new run with the form on the left.</source>
         <translation>修改维度后，搜索前会重新导入模型。</translation>
     </message>
     <message>
-        <location line="-148"/>
+        <location line="-150"/>
         <source>Searching: %1…</source>
         <translation>正在搜索：%1…</translation>
     </message>
@@ -3818,7 +3918,7 @@ Start a new run with the form on the left.</source>
         <translation>搜索已停止：%1</translation>
     </message>
     <message>
-        <location line="+196"/>
+        <location line="+198"/>
         <source>Open a model first.</source>
         <translation>请先打开模型。</translation>
     </message>
@@ -3854,12 +3954,12 @@ Start a new run with the form on the left.</source>
         <translation>正在取消…</translation>
     </message>
     <message>
-        <location line="-288"/>
+        <location line="-290"/>
         <source>Search cancelled; the previous plans are kept.</source>
         <translation>搜索已取消；保留之前的方案。</translation>
     </message>
     <message>
-        <location line="+298"/>
+        <location line="+300"/>
         <source>No searcher found a plan:</source>
         <translation>没有搜索器找到方案：</translation>
     </message>
@@ -3881,7 +3981,7 @@ Start a new run with the form on the left.</source>
         <translation>否</translation>
     </message>
     <message>
-        <location line="-294"/>
+        <location line="-296"/>
         <source>&amp;Mesh:</source>
         <translation>网格(&amp;M)：</translation>
     </message>
@@ -3891,7 +3991,17 @@ Start a new run with the form on the left.</source>
         <translation>dp × tp，或固定流水线级数时的 dp × pp × tp</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+2"/>
+        <source>The devices&apos; own (fp32 on CPUs, fp16 on GPUs)</source>
+        <translation>设备自身的类型（CPU 为 fp32，GPU 为 fp16）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The dtype activations, gradients and messages are priced in</source>
+        <translation>激活、梯度和消息计价所用的数据类型</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <location line="+32"/>
         <source>Pipeline</source>
         <translation>流水线</translation>
