@@ -35,6 +35,9 @@ packages=(
   libopenblas0-pthread
   # ParaGAN's real image set (--data fashion-mnist), read through zlib from its gzip'd IDX files.
   zlib1g-dev dataset-fashion-mnist
+  # PyTorch under /usr/bin/python3: the DTensor export checked against a real module tree
+  # (tst_plan_export), the DDP reference row of `tapas bench run`, and the corpus's export scripts.
+  python3-torch python3-torchvision python3-onnx
 )
 missing=()
 for p in "${packages[@]}"; do
