@@ -52,17 +52,16 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     flopRate_ = cluster_.peakFlops(options_.dtype) * cluster_.efficiency;
     if (flopRate_ <= 0) flopRate_ = 1;
     elemBytes_ = options_.dtype == "fp32" ? 4 : 2;
-    if (!cluster_.opFamilies.empty()) chains_ = pricedChains(g_);
-    saved_ = savedActivations(g_, cluster_.opFamilies.empty() ? pricedChains(g_).chains : chains_.chains);
+    // Found once: the calibrated families, the roofline and the saved activations all price
+    // the chains the worker fuses.
+    chains_ = pricedChains(g_);
+    saved_ = savedActivations(g_, chains_.chains);
     roofline_ = gpuRoofline(cluster_, options_.dtype);
-    if (roofline_) rooflineOps_ = rooflineOps(g_, pricedChains(g_), elemBytes_);
+    if (roofline_) rooflineOps_ = rooflineOps(g_, chains_, elemBytes_);
     weights_.assign(g_.tensors.size(), 0);
-    for (TensorId t = 0; t < TensorId(g_.tensors.size()); ++t) {
-        const Tensor& x = g_.tensor(t);
-        // What the worker trains, a Constant node's weights whose values the importer knows
-        // (paddle2onnx) included, plus stored float data it reads as-is (running statistics).
-        weights_[size_t(t)] = (x.isParameter() && !x.value) || isTrainedWeight(g_, t);
-    }
+    // What the worker trains, a Constant node's weights whose values the importer knows
+    // (paddle2onnx) included, plus stored float data it reads as-is (running statistics).
+    for (TensorId t = 0; t < TensorId(g_.tensors.size()); ++t) weights_[size_t(t)] = isHeldWeight(g_, t);
     for (const Node& n : g_.nodes)
         if (n.opType == "If" && !ifTakenBranch(g_, n))
             notes_.push_back("If '" + n.name + "': its condition is known only when it runs (it reads data); priced as its dearer branch");

@@ -119,7 +119,7 @@ private:
     int elemBytes_ = 2;
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> sharedWeights_;
     double wholeGradientBytes_ = 0;
-    PricedChains chains_; // on a calibrated cluster: the chains the worker runs fused
+    PricedChains chains_; // the chains the worker runs fused
     SavedActivations saved_; // what the backward holds on to: a node's activation memory
     std::vector<char> weights_; // per tensor: a weight (memory, gradient sync, optimizer state)
     std::optional<GpuRoofline> roofline_; // on a cluster with a roofline: how each node is priced

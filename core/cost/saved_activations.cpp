@@ -88,7 +88,7 @@ SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& 
     std::vector<char> contiguous(T, 1);
     std::vector<char> grad(T, 0); // takes a gradient
     std::vector<char> saved(T, 0);
-    for (size_t t = 0; t < T; ++t) grad[t] = (g.tensors[t].isParameter() && !g.tensors[t].value) || isTrainedWeight(g, TensorId(t));
+    for (size_t t = 0; t < T; ++t) grad[t] = isHeldWeight(g, TensorId(t));
 
     std::vector<int> chainOf(g.nodes.size(), -1);
     for (size_t c = 0; c < chains.size(); ++c)

@@ -32,4 +32,10 @@ bool isTrainedWeight(const Graph& g, TensorId t)
     return true;
 }
 
+bool isHeldWeight(const Graph& g, TensorId t)
+{
+    const Tensor& x = g.tensor(t);
+    return (x.isParameter() && !x.value) || isTrainedWeight(g, t);
+}
+
 } // namespace tapas

@@ -11,4 +11,8 @@ namespace tapas {
 // (paddle2onnx keeps every weight so), even when the importer knows its value.
 bool isTrainedWeight(const Graph& g, TensorId t);
 
+// A weight as a step holds it (its memory, and a gradient unless it is a running statistic): a
+// trained one, or stored float data the importer did not fold into a known value.
+bool isHeldWeight(const Graph& g, TensorId t);
+
 } // namespace tapas

@@ -340,11 +340,16 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
     // wants it: autograd holds on its own to what a backward needs, so a micro-batch's forward
     // leaves behind what libtorch saved (what the cost model counts as kept), not every value it
     // made. The outputs a node makes and nothing reads are let go at once.
+    // Decided once before any node runs: a node's own outputs are set only by itself, so its
+    // decision cannot change while the earlier nodes run.
+    std::vector<Runs> plan(g_.nodes.size());
     std::vector<NodeId> lastRead(g_.tensors.size(), kNoNode);
     std::vector<char> keep(g_.tensors.size(), 0);
     for (TensorId t : wanted) keep[size_t(t)] = 1;
-    for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n)
-        for (TensorId t : readBy(n, howRuns(n))) lastRead[size_t(t)] = n;
+    for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
+        plan[size_t(n)] = howRuns(n);
+        for (TensorId t : readBy(n, plan[size_t(n)])) lastRead[size_t(t)] = n;
+    }
     auto letGo = [&](NodeId n, Runs how) {
         for (TensorId t : readBy(n, how))
             if (lastRead[size_t(t)] == n && !keep[size_t(t)]) values[size_t(t)].t = torch::Tensor();
@@ -353,7 +358,7 @@ std::vector<LocalValue> GraphInterpreter::run(const std::unordered_map<TensorId,
     };
 
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
-        const Runs how = howRuns(n);
+        const Runs how = plan[size_t(n)];
         if (how == Runs::No) continue;
         const Node& node = g_.node(n);
         if (how == Runs::Core) {
