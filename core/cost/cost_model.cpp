@@ -91,6 +91,25 @@ double CostModel::replicaBytes(TensorId t) const
     return elems * bytes / (batched && !x.value ? batchShards() : 1);
 }
 
+StepWorkingSet CostModel::workingSet(const ShardingPlan& plan) const
+{
+    std::vector<double> bytes(g_.tensors.size(), 0);
+    auto floatingValue = [&](TensorId t) { return dtypeIsFloating(g_.tensor(t).dtype) && !g_.tensor(t).value; };
+    for (TensorId t : g_.inputs)
+        if (floatingValue(t)) bytes[size_t(t)] = replicaBytes(t);
+    for (NodeId id = 0; id < NodeId(g_.nodes.size()); ++id) {
+        const Node& n = g_.node(id);
+        for (size_t o = 0; o < n.outputs.size(); ++o) {
+            const TensorId t = n.outputs[o];
+            if (t == kNoTensor || !floatingValue(t)) continue;
+            const bool split = size_t(id) < plan.nodes.size() && o < plan.nodes[size_t(id)].outputs.size() &&
+                               plan.nodes[size_t(id)].outputs[o].kind == TensorLayout::S;
+            bytes[size_t(t)] = replicaBytes(t) / (split ? mesh_.tp : 1);
+        }
+    }
+    return stepWorkingSet(g_, saved_, chains_.chains, weights_, bytes);
+}
+
 double CostModel::collectiveTime(CollectiveKind k, double fullBytes, MeshAxis axis, double* wireBytes) const
 {
     const int n = axis == MeshAxis::Tp ? mesh_.tp : mesh_.dp;
@@ -341,6 +360,10 @@ void finishReport(CostReport& r, const ShardingPlan& plan, const CostModel& mode
                 r.perBlock[b] += r.perNode[size_t(n)];
         }
     }
+    // The nodes' activation memory is what the forward keeps; the step holds more at its fullest
+    // moment (the values and gradients alive beside it, the input batch). A staged plan's memory
+    // is its stages' (costPlanStages replaces this total).
+    r.total.activationMemory += model.workingSet(plan).aboveKept();
     r.fits = r.total.memory() <= model.cluster().memoryBytes;
     r.notes = model.pricingNotes();
 }

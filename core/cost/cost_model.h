@@ -10,6 +10,7 @@
 #include "core/cost/family_time.h"
 #include "core/cost/gpu_roofline.h"
 #include "core/cost/saved_activations.h"
+#include "core/cost/step_working_set.h"
 #include "core/fold/folded_graph.h"
 #include "core/ir/trained_weights.h"
 #include "core/shard/sharding_plan.h"
@@ -101,6 +102,9 @@ public:
 
     // Bytes of t in the compute dtype for one data-parallel replica (activations: local batch).
     double replicaBytes(TensorId t) const;
+    // The step's activation memory at its fullest under the plan's layouts: what the forward
+    // keeps, the values and gradients alive beside it, the input batch (step_working_set.h).
+    StepWorkingSet workingSet(const ShardingPlan& plan) const;
     // dp x microBatches: the pieces one step's batch is cut into (a node cost is for one).
     int batchShards() const { return mesh_.dp * std::max(1, options_.microBatches); }
     const Graph& graph() const { return g_; }

@@ -96,11 +96,17 @@ SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& 
 
     auto floating = [&](TensorId t) { return t != kNoTensor && dtypeIsFloating(g.tensor(t).dtype) && !g.tensor(t).value; };
     auto gradOf = [&](TensorId t) { return t != kNoTensor && grad[size_t(t)]; };
+    out.releasedAfter.assign(T, kNoNode);
+    NodeId current = kNoNode; // the node whose backward reads what save() is given
     auto save = [&](TensorId t) {
-        if (floating(t)) saved[size_t(t)] = 1;
+        if (!floating(t)) return;
+        saved[size_t(t)] = 1;
+        NodeId& r = out.releasedAfter[size_t(out.storage[size_t(t)])];
+        if (r == kNoNode || current < r) r = current;
     };
 
     for (NodeId id = 0; id < NodeId(g.nodes.size()); ++id) {
+        current = id;
         const Node& n = g.node(id);
         bool anyGrad = false;
         for (TensorId t : n.inputs) anyGrad = anyGrad || gradOf(t);
@@ -170,9 +176,14 @@ SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& 
         }
     }
     for (TensorId t : g.outputs)
-        if (floating(t)) saved[size_t(t)] = 1;
+        if (floating(t)) {
+            saved[size_t(t)] = 1;
+            out.releasedAfter[size_t(out.storage[size_t(t)])] = kNoNode; // held until the loss is read
+        }
     for (size_t t = 0; t < T; ++t)
         if (saved[t]) out.kept[size_t(out.storage[t])] = 1;
+    out.needsGrad = std::move(grad);
+    for (size_t t = 0; t < T; ++t) out.needsGrad[t] = out.needsGrad[t] && floating(TensorId(t));
     return out;
 }
 

@@ -29,6 +29,13 @@ struct SavedActivations {
     // drew, one byte an element of its output (Korthikanti's "s b h" and "a s^2 b" mask terms);
     // a Dropout that is not training is a view of its input.
     std::vector<char> dropoutMask;
+    // Per tensor: a floating activation that takes a gradient (it depends on a trained weight),
+    // so the backward makes a gradient of it.
+    std::vector<char> needsGrad;
+    // Per tensor that owns a kept storage: the earliest node (in graph order) whose backward
+    // reads it, after which the backward lets it go; kNoNode for a graph output (the loss reads
+    // it) or a storage nothing saves.
+    std::vector<NodeId> releasedAfter;
 };
 
 // `chains`: the node chains the worker fuses (findNodeChains on the graph alone).

@@ -248,12 +248,20 @@ private slots:
 
     // Memory per device by hand on in[8,64] -> Relu -> x -> MatMul(x, W[64,128]) -> y (fp16):
     // weights are whole on every dp replica and split by tp; a kept activation counts its
-    // replica's batch, 1/tp of it when split over tp, all of it when replicated or partial.
+    // replica's batch, 1/tp of it when split over tp, all of it when replicated or partial. The
+    // step's activation memory is the kept values (the nodes' own) plus what is alive beside
+    // them at the fullest moment: here the input batch and the loss's gradient of y, when the
+    // backward begins (x takes no gradient: nothing before it is trained).
     void memory_per_device_dp_versus_tp_by_hand()
     {
         const Graph g = tinyMlp();
         const ClusterSpec c = testCluster();
         const double weight = 64.0 * 128 * 16; // Adam in mixed precision: 16 bytes per parameter
+        auto kept = [](const CostReport& r) {
+            double sum = 0;
+            for (const CostTerms& t : r.perNode) sum += t.activationMemory;
+            return sum;
+        };
         {
             const DeviceMesh dp{4, 1};
             const CostModel m(g, c, dp);
@@ -261,7 +269,8 @@ private slots:
             const CostReport r = evaluatePlan(plan, m);
             QCOMPARE(r.total.weightMemory, weight);
             // 2 samples per replica: x 2x64, y 2x128, 2 bytes each
-            QCOMPARE(r.total.activationMemory, 2.0 * 64 * 2 + 2.0 * 128 * 2);
+            QCOMPARE(kept(r), 2.0 * 64 * 2 + 2.0 * 128 * 2);
+            QCOMPARE(r.total.activationMemory, kept(r) + 2.0 * 64 * 2 + 2.0 * 128 * 2);
         }
         {
             const DeviceMesh tp{1, 4};
@@ -272,14 +281,16 @@ private slots:
             QVERIFY(checkPlan(g, column).ok());
             const CostReport rc = evaluatePlan(column, m);
             QCOMPARE(rc.total.weightMemory, weight / 4);
-            QCOMPARE(rc.total.activationMemory, 8.0 * 64 * 2 + 8.0 * 128 * 2 / 4);
+            QCOMPARE(kept(rc), 8.0 * 64 * 2 + 8.0 * 128 * 2 / 4);
+            QCOMPARE(rc.total.activationMemory, kept(rc) + 8.0 * 64 * 2 + 8.0 * 128 * 2 / 4);
             // Row-parallel: x split by features (1/4), y partial (whole on every device).
             const ShardingPlan row = buildPlan(g, tp, {strategy(nodeStrategies(g, 0, 4), "S(1)"),
                                                        strategy(nodeStrategies(g, 1, 4), "row")});
             QVERIFY(checkPlan(g, row).ok());
             const CostReport rr = evaluatePlan(row, m);
             QCOMPARE(rr.total.weightMemory, weight / 4);
-            QCOMPARE(rr.total.activationMemory, 8.0 * 64 * 2 / 4 + 8.0 * 128 * 2);
+            QCOMPARE(kept(rr), 8.0 * 64 * 2 / 4 + 8.0 * 128 * 2);
+            QCOMPARE(rr.total.activationMemory, kept(rr) + 8.0 * 64 * 2 + 8.0 * 128 * 2);
         }
         {
             // dp 2 x tp 2: 4 samples per replica, column split two ways.
@@ -289,8 +300,54 @@ private slots:
                                                              strategy(nodeStrategies(g, 1, 2), "column")});
             const CostReport r = evaluatePlan(column, m);
             QCOMPARE(r.total.weightMemory, weight / 2);
-            QCOMPARE(r.total.activationMemory, 4.0 * 64 * 2 + 4.0 * 128 * 2 / 2);
+            QCOMPARE(kept(r), 4.0 * 64 * 2 + 4.0 * 128 * 2 / 2);
+            QCOMPARE(r.total.activationMemory, kept(r) + 4.0 * 64 * 2 + 4.0 * 128 * 2 / 2);
         }
+    }
+
+    // in[8,64] -> MatMul(W1[64,128]) -> h -> Relu -> r -> MatMul(W2[128,32]) -> y, fp16, one
+    // device. Kept: r (Relu's output, MatMul2's operand) and y (the loss reads it); h goes after
+    // Relu reads it. Forward at Relu: in + h + r = 5,120 B. Backward of MatMul2: in + r + y, dy
+    // and the new dr = 1024 + 2048 + 512 + 512 + 2048; of Relu: dr and the new dh beside
+    // in + r + y (dy gone) = 7,680 B, the step's peak, 5,120 B above the kept 2,560.
+    void a_step_holds_gradients_beside_what_it_keeps()
+    {
+        Graph g;
+        auto tensor = [&](const char* name, std::initializer_list<int64_t> dims, TensorKind kind) {
+            return tapas::testing::addFloatTensor(g, name, dims, kind);
+        };
+        const TensorId in = tensor("in", {8, 64}, TensorKind::Input);
+        const TensorId w1 = tensor("W1", {64, 128}, TensorKind::Weight);
+        const TensorId h = tensor("h", {8, 128}, TensorKind::Activation);
+        const TensorId r = tensor("r", {8, 128}, TensorKind::Activation);
+        const TensorId w2 = tensor("W2", {128, 32}, TensorKind::Weight);
+        const TensorId y = tensor("y", {8, 32}, TensorKind::Activation);
+        g.inputs = {in};
+        g.outputs = {y};
+        auto add = [&](const char* name, const char* op, std::vector<TensorId> inputs, TensorId out) {
+            Node n;
+            n.name = name;
+            n.opType = op;
+            n.inputs = std::move(inputs);
+            n.outputs = {out};
+            g.addNode(n);
+        };
+        add("mm1", "MatMul", {in, w1}, h);
+        add("relu", "Relu", {h}, r);
+        add("mm2", "MatMul", {r, w2}, y);
+        g.batch.probed = true;
+        g.batch.inputs = {{in, 0}};
+        g.batch.size = 8;
+        const DeviceMesh one{1, 1};
+        const CostModel m(g, testCluster(), one);
+        const ShardingPlan plan = buildPlan(g, one, {nodeStrategies(g, 0, 1).front(), nodeStrategies(g, 1, 1).front(),
+                                                     nodeStrategies(g, 2, 1).front()});
+        const StepWorkingSet w = m.workingSet(plan);
+        QCOMPARE(w.kept, 2048.0 + 512.0);
+        QCOMPARE(w.forwardPeak, 1024.0 + 2048.0 + 2048.0);
+        QCOMPARE(w.backwardPeak, 1024.0 + 2048.0 + 512.0 + 2048.0 + 2048.0);
+        const CostReport rep = evaluatePlan(plan, m);
+        QCOMPARE(rep.total.activationMemory, w.backwardPeak);
     }
 
     void data_parallel_degree_must_divide_the_batch()
