@@ -2,6 +2,7 @@
 
 #include "core/ir/dim_bindings.h"
 #include "core/onnx/onnx_importer.h"
+#include "core/ops/control_bodies.h"
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,21 @@ Result<int64_t> parseBatchOption(const QCommandLineParser& parser)
         return Result<int64_t>::failure("--batch '" + parser.value(batchOption()).toStdString() +
                                         "': expected a positive integer (samples per step)");
     return int64_t(v);
+}
+
+QCommandLineOption assumeBranchOption()
+{
+    return QCommandLineOption(QStringList{QStringLiteral("assume-branch")},
+                              QStringLiteral("Price an If whose condition reads data as the branch the workload takes, "
+                                             "e.g. --assume-branch If_32=else (repeatable; otherwise its dearer branch)."),
+                              QStringLiteral("node=then|else"));
+}
+
+Status applyAssumedBranches(const QCommandLineParser& parser, Graph& g)
+{
+    std::vector<std::string> specs;
+    for (const QString& v : parser.values(assumeBranchOption())) specs.push_back(v.toStdString());
+    return assumeIfBranches(g, specs);
 }
 
 QCommandLineOption jsonOption()

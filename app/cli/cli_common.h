@@ -27,6 +27,11 @@ QCommandLineOption dimOption();
 // `--batch N`: train with N samples a step; the importer probes the model for its batch axis and
 // binds (or, for a fixed-batch export, re-batches) it.
 QCommandLineOption batchOption();
+// --assume-branch NODE=then|else (repeatable): the branch an If whose condition reads data is
+// priced by (core/ops/control_bodies.h, assumeIfBranches).
+QCommandLineOption assumeBranchOption();
+// Applies the --assume-branch values to `g`; the refusal names the value at fault.
+Status applyAssumedBranches(const QCommandLineParser& parser, Graph& g);
 // The value of --batch: 0 when absent; an error naming the value when not a positive integer.
 Result<int64_t> parseBatchOption(const QCommandLineParser& parser);
 // The `--json` switch.

@@ -126,6 +126,7 @@ int runSearch(const QStringList& args)
     parser.addOption(jsonOption());
     parser.addOption(dimOption());
     parser.addOption(batchOption());
+    parser.addOption(assumeBranchOption());
     const QCommandLineOption clusterOpt(QStringLiteral("cluster"), QStringLiteral("Preset name or cluster JSON file."), QStringLiteral("cluster"));
     const QCommandLineOption meshOpt(QStringLiteral("mesh"), QStringLiteral("Device mesh DPxTP, e.g. 2x4 (default: try all)."), QStringLiteral("mesh"));
     const QCommandLineOption searchersOpt(QStringLiteral("searchers"), QStringLiteral("Comma-separated searchers."),
@@ -203,8 +204,9 @@ int runSearch(const QStringList& args)
     if (!batch) {
         return fail(kExitBadInput, batch.error());
     }
-    const Result<Graph> graph = loadGraph(parser.positionalArguments()[0], *dims, *batch, true);
+    Result<Graph> graph = loadGraph(parser.positionalArguments()[0], *dims, *batch, true);
     if (!graph) return fail(kExitBadInput, graph.error());
+    if (Status s = applyAssumedBranches(parser, *graph); !s) return fail(kExitBadInput, s.error);
 
     SearchRequest request;
     request.graph = &*graph;
@@ -333,6 +335,7 @@ int runPlanCommand(const QStringList& args)
     parser.addHelpOption();
     parser.addOption(dimOption());
     parser.addOption(batchOption());
+    parser.addOption(assumeBranchOption());
     parser.addPositionalArgument(QStringLiteral("check"), QStringLiteral("The action."));
     int exitCode = kExitOk;
     if (!parseOrExplain(parser, args, &exitCode)) return exitCode;
@@ -351,8 +354,12 @@ int runPlanCommand(const QStringList& args)
         printErr("tapas plan: " + batch.error());
         return kExitBadInput;
     }
-    const std::optional<Graph> graph = loadGraphOrReport(pos[2], *dims, *batch, true);
+    std::optional<Graph> graph = loadGraphOrReport(pos[2], *dims, *batch, true);
     if (!graph) return kExitBadInput;
+    if (Status s = applyAssumedBranches(parser, *graph); !s) {
+        printErr("tapas plan check: " + s.error);
+        return kExitBadInput;
+    }
     Result<PlanDocument> d = loadPlanFile(pos[1].toStdString(), *graph);
     if (!d) {
         printErr("tapas plan check: " + d.error());

@@ -58,13 +58,32 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     saved_ = savedActivations(g_, chains_.chains);
     roofline_ = gpuRoofline(cluster_, options_.dtype);
     if (roofline_) rooflineOps_ = rooflineOps(g_, chains_, elemBytes_);
+    // Each graph input is charged to the first node reading it, each output to its producer.
+    drawnBy_.assign(g_.nodes.size(), {});
+    for (TensorId t : g_.inputs)
+        for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n)
+            if (std::find(g_.node(n).inputs.begin(), g_.node(n).inputs.end(), t) != g_.node(n).inputs.end()) {
+                drawnBy_[size_t(n)].push_back(t);
+                break;
+            }
+    for (TensorId t : g_.outputs)
+        if (t != kNoTensor && g_.tensor(t).producer != kNoNode &&
+            std::find(g_.inputs.begin(), g_.inputs.end(), t) == g_.inputs.end())
+            drawnBy_[size_t(g_.tensor(t).producer)].push_back(t);
     weights_.assign(g_.tensors.size(), 0);
     // What the worker trains, a Constant node's weights whose values the importer knows
     // (paddle2onnx) included, plus stored float data it reads as-is (running statistics).
     for (TensorId t = 0; t < TensorId(g_.tensors.size()); ++t) weights_[size_t(t)] = isHeldWeight(g_, t);
-    for (const Node& n : g_.nodes)
-        if (n.opType == "If" && !ifTakenBranch(g_, n))
-            notes_.push_back("If '" + n.name + "': its condition is known only when it runs (it reads data); priced as its dearer branch");
+    for (const Node& n : g_.nodes) {
+        if (n.opType != "If" || ifTakenBranch(g_, n)) continue;
+        bool assumed = false;
+        const char* branch = ifPricedBranch(g_, n, &assumed);
+        notes_.push_back("If '" + n.name + "': its condition is known only when it runs (it reads data); " +
+                         (assumed ? "priced as its " + std::string(branch).substr(0, 4) + " branch, as the workload assumes" +
+                                        " (--assume-branch " + n.name + "=" + std::string(branch).substr(0, 4) + ")"
+                                  : "priced as its dearer branch (state the branch the data takes with --assume-branch " + n.name +
+                                        "=then|else)"));
+    }
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> uses;
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
         const Node& node = g_.node(n);
@@ -236,12 +255,18 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     const OpCost oc = tapas::nodeCost(g_, n);
     const double share = s.computeFraction / batchShards();
     const bool partial = !s.outputs.empty() && s.outputs[0].kind == TensorLayout::P;
-    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_, partial);
+    // A Gather's table gradient is as large as the table this device holds, however the batch is split.
+    const double dataShare = s.inputs.empty() ? -1 : s.inputs[0].kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
+    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_, partial, dataShare);
     const double forward = measured ? 0
                            : roofline_ ? rooflineForwardSeconds(*roofline_, rooflineOps_[size_t(id)], oc, s, batchShards())
                                        : oc.flops * share / flopRate_;
     c.compute = measured ? *measured : forward * (1 + options_.backwardFactor);
     if (options_.syncView == CostOptions::SyncView::OutlastsBackward) c.compute /= 1 + options_.backwardFactor;
+    // The worker's step beside the nodes: the graph inputs this node reads first drawn, the
+    // targets and loss of the graph outputs it writes (a calibrated CPU cluster only).
+    if (measured)
+        for (TensorId t : drawnBy_[size_t(id)]) c.compute += drawnTensorSeconds(cluster_, g_, t, replicaBytes(t) / elemBytes_);
     const bool split = s.computeFraction < 1;
     for (size_t i = 0; i < n.inputs.size() && i < s.inputs.size(); ++i) {
         const TensorId t = n.inputs[i];

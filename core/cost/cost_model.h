@@ -124,6 +124,7 @@ private:
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> sharedWeights_;
     double wholeGradientBytes_ = 0;
     PricedChains chains_; // the chains the worker runs fused
+    std::vector<std::vector<TensorId>> drawnBy_; // per node: the graph inputs and outputs whose drawing it is charged
     SavedActivations saved_; // what the backward holds on to: a node's activation memory
     std::vector<char> weights_; // per tensor: a weight (memory, gradient sync, optimizer state)
     std::optional<GpuRoofline> roofline_; // on a cluster with a roofline: how each node is priced

@@ -54,6 +54,16 @@ bool stridedBatchedMatMul(const Graph& g, const Node& n)
     return view;
 }
 
+bool gatherFillsTable(const Graph& g, const Node& n)
+{
+    if (n.opType != "Gather" || n.inputs.size() < 2 || n.input(0) == kNoTensor) return false;
+    const Tensor& data = g.tensor(n.input(0));
+    // Float data the importer does not know as a value (a weight, or an activation): autograd
+    // takes its gradient; a folded constant table takes none.
+    return dtypeIsFloating(data.dtype) && data.kind != TensorKind::Input &&
+           (!data.value || data.kind == TensorKind::Weight || data.kind == TensorKind::Constant);
+}
+
 std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n)
 {
     const OpDef* def = OpRegistry::instance().find(n.opType);
@@ -84,6 +94,7 @@ std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n)
     if (n.opType == "AveragePool") return finer("pool", def->family);
     if (n.opType == "LayerNormalization") return finer("layer_norm", def->family);
     if (n.opType == "BatchNormalization") return finer("batchnorm", def->family);
+    if (c.opFamilies.count("gather") && gatherFillsTable(g, n)) return "gather";
     // An element-wise op the calibration timed on its own (a clamp's backward builds masks, a
     // broadcast maximum reduces one): its own rate, the family's otherwise.
     if (def->family == "elementwise") return finer("elementwise." + n.opType, def->family);
@@ -187,7 +198,7 @@ PricedChains pricedChains(const Graph& g)
 }
 
 std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
-                                        const PricedChains* chains, bool outputPartial)
+                                        const PricedChains* chains, bool outputPartial, double dataShare)
 {
     if (c.opFamilies.empty()) return std::nullopt;
     const std::string family = pricingFamily(c, g, n);
@@ -210,8 +221,25 @@ std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, co
     }
     if (family == "control") return controlSeconds(c, g, n, share);
     if (family == "recurrent") return recurrentSeconds(c, g, n, cost, share);
+    if (family == "gather") { // the rows read and written, and the table's gradient filled
+        const double rows = cost.bytesWritten * share;
+        return familyComputeSeconds(c, family, 0, tensorBytes(g, n.input(0)) * (dataShare >= 0 ? dataShare : share) + 2 * rows);
+    }
     const double unit = family == "matmul" || family == "matmul_strided" ? matmulUnitFlops(g, n, cost.flops, share) : 0;
     return familyComputeSeconds(c, family, cost.flops * share, (cost.bytesRead + cost.bytesWritten) * share, unit);
+}
+
+double drawnTensorSeconds(const ClusterSpec& c, const Graph& g, TensorId t, double elements)
+{
+    if (t == kNoTensor || !dtypeIsFloating(g.tensor(t).dtype) || elements <= 0) return 0;
+    const bool output = std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
+    const bool input = std::find(g.inputs.begin(), g.inputs.end(), t) != g.inputs.end();
+    if (!output && !input) return 0;
+    double seconds = 0;
+    // A tensor that is both (an input passed through) is drawn as an input and as a target.
+    if (input) seconds += familyComputeSeconds(c, "synthetic_input", 0, 4 * elements).value_or(0);
+    if (output) seconds += familyComputeSeconds(c, "loss", 0, 4 * elements).value_or(0);
+    return seconds;
 }
 
 double optimizerSeconds(const ClusterSpec& c, double paramBytes)

@@ -50,7 +50,14 @@ bool stridedBatchedMatMul(const Graph& g, const Node& n);
 // - "elementwise.<op>" for an element-wise op timed on its own (Clip, Max, HardSigmoid, ...).
 // - "matmul_strided" for a stridedBatchedMatMul (per product several times the contiguous batched
 //   cases of "matmul"; a file without that family prices these as "matmul").
+// - "gather" for a Gather whose table takes a gradient (gatherFillsTable).
 std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n);
+
+// A Gather from float data autograd takes a gradient of (an embedding table, or an activation):
+// torch's index_select backward zero-fills a gradient the table's size and adds the rows in, so
+// the table's bytes bound it, not the rows it reads.
+bool gatherFillsTable(const Graph& g, const Node& n);
+
 
 // The node chains the worker runs as one torch function (core/ops/node_chains): a decomposed
 // LayerNorm's nine nodes cost one layer_norm's dispatch and pass over memory, not nine. Found
@@ -71,8 +78,17 @@ PricedChains pricedChains(const Graph& g);
 // rate (elementwise without one), the MatMul for addmm at the matmul rate. `outputPartial`: the
 // plan leaves n's output partial (a row-parallel MatMul); the worker then reduces it before
 // the bias Add and fuses nothing, so an addmm's MatMul carries the MatMul and the Add unfused.
+// `dataShare`: the fraction of its first input this device holds (a Gather's table, whose
+// whole local gradient the backward fills, split or not by the batch); < 0: `share`.
 std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
-                                        const PricedChains* chains = nullptr, bool outputPartial = false);
+                                        const PricedChains* chains = nullptr, bool outputPartial = false, double dataShare = -1);
+
+// Seconds the worker's step spends on graph tensor t beside the nodes, when this device draws
+// `elements` of it: a float graph input is drawn from its seeded stream each step
+// ("synthetic_input"), a float graph output gets a seeded target of its size and the MSE loss
+// against it, forward and backward ("loss"; runtime/exec/plan_trainer). 0 for other tensors and
+// on a cluster without those families (what a real data loader costs is not the model's).
+double drawnTensorSeconds(const ClusterSpec& c, const Graph& g, TensorId t, double elements);
 
 // Seconds of the optimizer's update of one weight tensor of `paramBytes` (fp32 bytes held by this
 // device); 0 when the cluster has no "optimizer" rate (GPU presets fold it into efficiency).

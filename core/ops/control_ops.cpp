@@ -160,7 +160,7 @@ double scanSteps(const Graph& g, const Node& n)
 
 OpCost ifCost(const Graph& g, const Node& n)
 {
-    if (const char* taken = ifTakenBranch(g, n)) return costWithFlops(g, n, bodyFlops(g, n, subgraphOf(n, taken)));
+    if (const char* taken = ifPricedBranch(g, n)) return costWithFlops(g, n, bodyFlops(g, n, subgraphOf(n, taken)));
     return costWithFlops(g, n, std::max(bodyFlops(g, n, subgraphOf(n, "then_branch")), bodyFlops(g, n, subgraphOf(n, "else_branch"))));
 }
 
@@ -186,6 +186,43 @@ const char* ifTakenBranch(const Graph& g, const Node& n)
     return cond.value->intAt(0) != 0 ? "then_branch" : "else_branch";
 }
 
+const char* ifPricedBranch(const Graph& g, const Node& n, bool* assumed)
+{
+    if (assumed) *assumed = false;
+    if (const char* taken = ifTakenBranch(g, n)) return taken;
+    if (n.opType != "If") return nullptr;
+    const std::string branch = n.attrString(kAssumedBranchAttr, "");
+    if (branch.empty()) return nullptr;
+    if (assumed) *assumed = true;
+    return branch == "then_branch" ? "then_branch" : "else_branch";
+}
+
+Status assumeIfBranches(Graph& g, const std::vector<std::string>& specs)
+{
+    for (const std::string& spec : specs) {
+        const size_t eq = spec.find('=');
+        const std::string name = spec.substr(0, eq), branch = eq == std::string::npos ? "" : spec.substr(eq + 1);
+        const std::string quoted = "--assume-branch '" + spec + "'";
+        if (branch != "then" && branch != "else")
+            return Status::failure(quoted + ": expected NODE=then or NODE=else, e.g. --assume-branch If_32=else");
+        const auto node = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const Node& m) { return m.name == name; });
+        if (node == g.nodes.end()) return Status::failure(quoted + ": the model has no node '" + name + "'");
+        if (node->opType != "If") return Status::failure(quoted + ": node '" + name + "' is a " + node->opType + ", not an If");
+        if (const char* known = ifTakenBranch(g, *node))
+            return Status::failure(quoted + ": the condition of '" + name + "' is known before it runs (it takes its " +
+                                   std::string(known).substr(0, 4) + " branch); there is nothing to assume");
+        Attribute a;
+        a.name = kAssumedBranchAttr;
+        a.kind = Attribute::Kind::String;
+        a.s = branch + "_branch";
+        auto& attrs = node->attrs;
+        attrs.erase(std::remove_if(attrs.begin(), attrs.end(), [](const Attribute& x) { return x.name == kAssumedBranchAttr; }),
+                    attrs.end());
+        attrs.push_back(a);
+    }
+    return Status::success();
+}
+
 ControlBodies controlBodies(const Graph& g, const Node& n)
 {
     ControlBodies c;
@@ -193,7 +230,7 @@ ControlBodies controlBodies(const Graph& g, const Node& n)
         if (auto b = cachedBodyInContext(g, n, subgraphOf(n, attr))) c.alternatives.push_back(std::move(b));
     };
     if (n.opType == "If") {
-        if (const char* taken = ifTakenBranch(g, n)) {
+        if (const char* taken = ifPricedBranch(g, n)) {
             add(taken);
             c.branchKnown = !c.alternatives.empty();
         } else {

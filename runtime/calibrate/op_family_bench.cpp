@@ -2,6 +2,8 @@
 
 #include "core/util/cpu_clock.h"
 #include "core/util/median.h"
+#include "runtime/exec/adam_update.h"
+#include "runtime/exec/synthetic_batch.h"
 
 #include <torch/torch.h>
 
@@ -318,20 +320,58 @@ std::vector<Case> familyCases()
     pool("pool", {1, 64, 56, 56}, 0.25, [](const std::vector<Tensor>& v) { return torch::avg_pool2d(v[0], {2, 2}, {2, 2}); });
     add("generator", "arange 4", {4}, 1, [](const std::vector<Tensor>&) { return torch::arange(4, torch::kFloat32); }, 0, false);
 
-    // The worker's Adam update of one weight (runtime/exec/plan_trainer): bytes are the weight's.
+    // The worker's Adam update (runtime/exec/plan_trainer): its own function, adamUpdate, one
+    // vectorised pass over the flat fp32 buffers of the weights, their gradients and moments
+    // (tensor expressions would make about ten passes, several times slower). Bytes are the
+    // weights'; the sizes span a small model's and a large one's.
     auto adam = [&](int64_t n) {
         cs.push_back({"optimizer", "adam " + std::to_string(n), 0, 4.0 * double(n), false,
                       [=] { return std::vector<Tensor>{torch::randn({n}), torch::randn({n}), torch::zeros({n}), torch::zeros({n})}; },
                       [](const std::vector<Tensor>& v) {
-                          Tensor p = v[0], g = v[1], m = v[2], s = v[3];
-                          m.mul_(0.9).add_(g, 0.1);
-                          s.mul_(0.999).addcmul_(g, g, 0.001);
-                          p.sub_(m / 0.1 / ((s / 0.001).sqrt() + 1e-8) * 1e-3);
+                          Tensor p = v[0], m = v[2], s = v[3];
+                          adamUpdate(p, v[1], m, s, 1, AdamSettings{});
                           return p;
                       }});
     };
     adam(4);
-    adam(512 * 1024);
+    adam(256 * 1024);
+    adam(4 * 1024 * 1024);
+
+    // The worker's step beside the graph's nodes (runtime/exec/plan_trainer): it draws every
+    // float input from a seeded stream ("synthetic_input": Box-Muller, a log and a sincos per
+    // pair of values), and its loss draws a seeded target the size of each float output (the
+    // whole output on every tensor-parallel rank) and takes the MSE against it, forward and
+    // backward ("loss"). Bytes: the elements drawn, 4 each.
+    auto drawn = [&](const std::string& family, int64_t n) {
+        const bool loss = family == "loss";
+        cs.push_back({family, family + " " + std::to_string(n), 0, 4.0 * double(n), loss,
+                      [=] { return loss ? std::vector<Tensor>{leaf({n})} : std::vector<Tensor>{}; },
+                      [=](const std::vector<Tensor>& v) {
+                          const Tensor target = seededNormalPiece(mixSeed(7, uint64_t(n)), {n}, 1.0, -1, 0, 1);
+                          if (!loss) return target;
+                          const Tensor diff = v[0] - target;
+                          return (diff * diff).sum() * (1.0 / double(n));
+                      }});
+    };
+    for (const char* family : {"synthetic_input", "loss"})
+        for (int64_t n : {int64_t(4), int64_t(4096), int64_t(64 * 1024), int64_t(1024 * 1024)}) drawn(family, n);
+
+    // A Gather from a table that takes a gradient (an embedding): torch's index_select, whose
+    // backward zero-fills a gradient the whole table's size and adds the selected rows into it,
+    // so the table's bytes bound it, not the rows read ("gather", core/cost/family_time). Bytes:
+    // the table, plus the rows read and written. 64 rows (a batch of 2 x 32 tokens) from tables
+    // of a position embedding's to a vocabulary's size.
+    auto gather = [&](int64_t rows, int64_t width, int64_t picked) {
+        cs.push_back({"gather", "index_select " + std::to_string(picked) + " of " + std::to_string(rows) + "x" + std::to_string(width),
+                      0, 4.0 * double(rows * width + 2 * picked * width), true,
+                      [=] { return std::vector<Tensor>{leaf({rows, width}), torch::randint(rows, {picked}, torch::kLong)}; },
+                      [](const std::vector<Tensor>& v) { return v[0].index_select(0, v[1]); }});
+    };
+    gather(4, 2, 2);
+    gather(512, 256, 64);
+    gather(4096, 128, 64);
+    gather(8192, 256, 64);
+    gather(32768, 256, 256);
     return cs;
 }
 

@@ -175,6 +175,35 @@ private slots:
         QVERIFY(!QString::fromUtf8(gpt.out).contains(QStringLiteral("pricing:")));
     }
 
+    // --assume-branch prices such an If as the branch the workload states: a cheaper step when
+    // that is the Identity branch, the note saying it was assumed; a value it cannot mean is
+    // refused, naming it.
+    void assume_branch_prices_an_if_on_data_as_the_stated_branch()
+    {
+        const QString jarvis = QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/corpus/oww_hey_jarvis.onnx");
+        const QStringList args{QStringLiteral("search"), jarvis, QStringLiteral("--cluster"), QStringLiteral("cpu-mpi"),
+                               QStringLiteral("--mesh"), QStringLiteral("1x2"), QStringLiteral("--searchers"), QStringLiteral("tapas"),
+                               QStringLiteral("--json")};
+        auto stepOf = [](const Run& r) {
+            const QJsonObject best = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("plans")).toArray().first().toObject();
+            return std::make_pair(best.value(QStringLiteral("step_time_s")).toDouble(),
+                                  best.value(QStringLiteral("pricing_notes")).toArray().first().toString());
+        };
+        const Run dearer = runTapas(args);
+        const Run assumed = runTapas(args + QStringList{QStringLiteral("--assume-branch"), QStringLiteral("If_32=else")});
+        QVERIFY2(dearer.exitCode == 0, dearer.err.constData());
+        QVERIFY2(assumed.exitCode == 0, assumed.err.constData());
+        const auto [dearerStep, dearerNote] = stepOf(dearer);
+        const auto [elseStep, elseNote] = stepOf(assumed);
+        QVERIFY2(dearerStep > 0 && elseStep > 0 && elseStep < dearerStep, assumed.out.constData());
+        QVERIFY2(elseNote.contains(QStringLiteral("priced as its else branch, as the workload assumes")), qPrintable(elseNote));
+        QVERIFY2(dearerNote.contains(QStringLiteral("--assume-branch If_32=then|else")), qPrintable(dearerNote));
+        const Run bad = runTapas(args + QStringList{QStringLiteral("--assume-branch"), QStringLiteral("Gemm_1=then")});
+        QVERIFY(bad.exitCode != 0);
+        QVERIFY2(QString::fromUtf8(bad.out + bad.err).contains(QStringLiteral("node 'Gemm_1' is a Gemm, not an If")),
+                 (bad.out + bad.err).constData());
+    }
+
     void bad_mesh_and_cluster_name_the_field()
     {
         const Run mesh = runTapas(searchArgs({QStringLiteral("--mesh"), QStringLiteral("3x4")}));

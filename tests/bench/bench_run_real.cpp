@@ -3,11 +3,13 @@
 #include "tests/bench/bench_models.h"
 #include "tests/bench/bench_plan_run.h"
 #include "tests/common/real_model_workloads.h"
+#include "core/cluster/calibration_origin.h"
 #include "core/cluster/cluster_spec.h"
 #include "core/cost/family_time.h"
 #include "core/fold/folded_graph.h"
 #include "core/ir/dim_bindings.h"
 #include "core/onnx/onnx_importer.h"
+#include "core/ops/control_bodies.h"
 #include "core/ops/op_registry.h"
 #include "core/plan/plan_file.h"
 #include "core/search/searcher.h"
@@ -36,6 +38,7 @@ std::string stem(const char* file) { return std::filesystem::path(file).stem().s
 struct Workload {
     ImportOptions import;
     std::map<std::string, std::string> options;
+    std::vector<std::string> assumedBranches; // --assume-branch values: pricing only
 };
 
 Result<Workload> parseWorkload(const std::string& text)
@@ -50,6 +53,8 @@ Result<Workload> parseWorkload(const std::string& text)
             if (Status s = addDimBinding(w.import.dims, value); !s) return Result<Workload>::failure(s.error);
             const size_t eq = value.find('=');
             w.options[runtime::kDimOptionPrefix + value.substr(0, eq)] = value.substr(eq + 1);
+        } else if (word == "--assume-branch") {
+            w.assumedBranches.push_back(value);
         } else if (word == "--batch") {
             w.import.batch = std::stoll(value);
             w.options["batch"] = value;
@@ -106,7 +111,8 @@ void printFamilyProfile(const std::string& profilePath, const Graph& g, const Sh
             if (family.empty()) family = fam;
             const OpStrategy& s = plan.nodes[size_t(it->second)];
             const bool partial = !s.outputs.empty() && s.outputs[0].kind == TensorLayout::P;
-            predicted += nodeFamilySeconds(cluster, g, n, nodeCost(g, n), s.computeFraction, &chains, partial).value_or(0);
+            const double dataShare = s.inputs.empty() ? -1 : s.inputs[0].kind == TensorLayout::S ? 1.0 / plan.mesh.tp : 1.0;
+            predicted += nodeFamilySeconds(cluster, g, n, nodeCost(g, n), s.computeFraction, &chains, partial, dataShare).value_or(0);
         }
         if (const std::string fused = e.value("fused", ""); !fused.empty()) family = "fused " + fused;
         Sum& s = sums[family];
@@ -151,6 +157,8 @@ int runRealModels(const RealRunOptions& o)
         std::fprintf(stderr, "tapas bench run: %s\n", cluster.error().c_str());
         return 1;
     }
+    if (const std::string warning = calibrationOriginNote(*cluster, thisMachineCpu()); !warning.empty())
+        std::printf("%s\n", warning.c_str());
     const std::string corpus = findCorpusDir();
     const Result<std::string> shared = findModelsDir(o.modelsDir, currentExecutable());
     std::printf("\nreal models (tests/common/real_model_workloads.h), TAPAS plan on mesh 1x%d, cluster %s; %d steps, "
@@ -185,7 +193,7 @@ int runRealModels(const RealRunOptions& o)
             std::fflush(stdout);
             ++failures;
         };
-        Result<Workload> w = parseWorkload(c.workload);
+        Result<Workload> w = parseWorkload(std::string(c.workload) + " " + c.pricing);
         if (!w) {
             fail(w.error());
             continue;
@@ -193,6 +201,10 @@ int runRealModels(const RealRunOptions& o)
         Result<Graph> g = importOnnxFile(path, w->import);
         if (!g) {
             fail(g.error());
+            continue;
+        }
+        if (Status s = assumeIfBranches(*g, w->assumedBranches); !s) {
+            fail(s.error);
             continue;
         }
         const Searcher* tapasSearcher = findSearcher("tapas");

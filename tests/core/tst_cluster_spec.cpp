@@ -1,5 +1,6 @@
 // Cluster specs: presets load (from resources and compiled in, which must agree), meshes are the
 // valid dp x tp factorisations, and malformed specs are refused with the field named.
+#include "core/cluster/calibration_origin.h"
 #include "core/cluster/cluster_spec.h"
 
 #include <nlohmann/json.hpp>
@@ -46,6 +47,28 @@ std::string withField(const std::string& path, const nlohmann::json& value, bool
 class TstClusterSpec : public QObject {
     Q_OBJECT
 private slots:
+    // `tapas bench run` says when a calibrated cluster names another CPU than this machine's,
+    // and when it was measured otherwise; a GPU preset or a hand-written file says nothing.
+    void a_calibration_names_the_machine_it_was_measured_on()
+    {
+        ClusterSpec c;
+        c.name = "mine";
+        c.device = "x86-64 core (MPI rank), AMD EPYC; measured by tapas cluster calibrate 2026-12-06T04:08:25Z: libtorch 1.13.0 fp32 mm";
+        QCOMPARE(calibrationOriginNote(c, "AMD EPYC"), std::string()); // no op families: not a calibration
+        c.opFamilies["matmul"] = {1e10, 0, 1e-5};
+        const std::string same = calibrationOriginNote(c, "AMD EPYC");
+        QVERIFY2(same.rfind("note: cluster 'mine' was measured by tapas cluster calibrate 2026-12-06T04:08:25Z on this CPU model", 0) == 0,
+                 same.c_str());
+        const std::string other = calibrationOriginNote(c, "Intel Xeon");
+        QVERIFY2(other.rfind("warning: cluster 'mine' was calibrated on a AMD EPYC and this machine is a Intel Xeon", 0) == 0,
+                 other.c_str());
+        c.device = "a hand-written CPU";
+        QCOMPARE(calibrationOriginNote(c, "Intel Xeon"), std::string());
+        const Result<ClusterSpec> preset = loadClusterSpec("cpu-mpi");
+        QVERIFY(preset.ok());
+        QVERIFY(!calibrationOriginNote(*preset, "Some other CPU").empty());
+    }
+
     void presets_load_by_name_from_directory_and_builtin()
     {
         for (const char* name : {"a100x8", "h100x16", "v100x32", "cpu-mpi"}) {

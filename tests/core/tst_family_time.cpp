@@ -269,6 +269,144 @@ private slots:
         QVERIFY(branch[0] != branch[1]); // the test tells the branches apart
     }
 
+    // An If whose condition reads data is priced by the branch the workload states it takes
+    // (--assume-branch), the report saying so; the option refuses, naming it, what it cannot mean.
+    void an_if_on_data_is_priced_by_the_branch_the_workload_assumes()
+    {
+        ClusterSpec c = calibrated();
+        for (const char* f : {"normalization", "reduce", "indexing", "generator", "resize"}) c.opFamilies[f] = {0, 0, 1e-3};
+        const QString path = QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/kernels/branchy_then.onnx");
+        Result<Graph> g = importOnnxFile(path.toStdString());
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
+        const NodeId ifNode = testing::findNode(*g, "", "If");
+        QVERIFY(ifNode != kNoNode);
+        const std::string name = g->node(ifNode).name;
+        double branch[2] = {0, 0}; // else, then: each priced as if its condition were known
+        for (int taken = 0; taken < 2; ++taken) {
+            Graph known = *g;
+            ConstValue v;
+            v.dtype = DType::Bool;
+            v.ints = {taken};
+            known.tensor(known.node(ifNode).input(0)).value = v;
+            branch[taken] = price(c, known, ifNode);
+        }
+        QVERIFY(branch[0] != branch[1]);
+        for (int taken = 0; taken < 2; ++taken) {
+            Graph assumed = *g;
+            QVERIFY(assumeIfBranches(assumed, {name + (taken ? "=then" : "=else")}).ok());
+            QCOMPARE(price(c, assumed, ifNode), branch[taken]);
+            QVERIFY(!ifTakenBranch(assumed, assumed.node(ifNode))); // the executor still follows the data
+            const CostModel model(assumed, c, DeviceMesh{1, 1});
+            const CostReport r = evaluatePlan(replicatedPlan(assumed), model);
+            QCOMPARE(r.notes.size(), size_t(1));
+            QVERIFY(r.notes[0].find(std::string("priced as its ") + (taken ? "then" : "else") + " branch, as the workload assumes") !=
+                    std::string::npos);
+        }
+        Graph other = *g;
+        const Status unknown = assumeIfBranches(other, {"no_such_node=else"});
+        QVERIFY(!unknown.ok() && unknown.error.find("no node 'no_such_node'") != std::string::npos);
+        const Status bad = assumeIfBranches(other, {name + "=maybe"});
+        QVERIFY(!bad.ok() && bad.error.find("expected NODE=then or NODE=else") != std::string::npos);
+        NodeId notIf = kNoNode;
+        for (NodeId n = 0; n < NodeId(other.nodes.size()); ++n)
+            if (other.node(n).opType != "If") notIf = n;
+        QVERIFY(notIf != kNoNode);
+        const Status wrongOp = assumeIfBranches(other, {other.node(notIf).name + "=then"});
+        QVERIFY(!wrongOp.ok() && wrongOp.error.find("not an If") != std::string::npos);
+        Graph known = *g;
+        ConstValue v;
+        v.dtype = DType::Bool;
+        v.ints = {1};
+        known.tensor(known.node(ifNode).input(0)).value = v;
+        const Status nothing = assumeIfBranches(known, {name + "=else"});
+        QVERIFY(!nothing.ok() && nothing.error.find("known before it runs") != std::string::npos);
+        for (const Graph* h : {&other, &known})
+            QCOMPARE(h->node(ifNode).attrString(kAssumedBranchAttr, ""), std::string()); // refused: nothing set
+    }
+
+    // A Gather from a trained table (an embedding): torch's backward zero-fills a gradient the
+    // size of the table this device holds and adds the rows in, so a calibrated "gather" rate
+    // prices the table's bytes; without one, the indexing family prices the rows read, as before.
+    void a_gather_from_a_trained_table_is_priced_by_the_table_its_backward_fills()
+    {
+        Graph g;
+        const TensorId table = testing::addFloatTensor(g, "table", {1000, 64}, TensorKind::Weight);
+        Tensor idx;
+        idx.name = "ids";
+        idx.dtype = DType::Int64;
+        idx.shape = Shape::of({2, 8});
+        idx.kind = TensorKind::Input;
+        const TensorId ids = g.addTensor(idx);
+        const TensorId y = testing::addFloatTensor(g, "y", {2, 8, 64}, TensorKind::Activation);
+        g.inputs = {ids};
+        g.outputs = {y};
+        Node n;
+        n.name = "embed";
+        n.opType = "Gather";
+        n.inputs = {table, ids};
+        n.outputs = {y};
+        g.addNode(n);
+        ClusterSpec c = calibrated();
+        c.opFamilies["indexing"] = {0, 4e9, 3e-5};
+        QVERIFY(gatherFillsTable(g, g.node(0)));
+        const double rows = 2.0 * 8 * 64 * 4;
+        QCOMPARE(pricingFamily(c, g, g.node(0)), std::string("indexing"));
+        QCOMPARE(price(c, g, 0), 3e-5 + (2 * rows + 2.0 * 8 * 8) / 4e9); // the rows read and written, the indices
+        c.opFamilies["gather"] = {0, 8e9, 2e-5};
+        QCOMPARE(pricingFamily(c, g, g.node(0)), std::string("gather"));
+        const double table4 = 1000.0 * 64 * 4;
+        QCOMPARE(price(c, g, 0), 2e-5 + (table4 + 2 * rows) / 8e9);
+        // Half the rows on this device, the table whole (a split batch) or split in two (its hidden axis).
+        const OpCost oc = nodeCost(g, g.node(0));
+        QCOMPARE(nodeFamilySeconds(c, g, g.node(0), oc, 0.5, nullptr, false, 1.0).value_or(-1), 2e-5 + (table4 + rows) / 8e9);
+        QCOMPARE(nodeFamilySeconds(c, g, g.node(0), oc, 0.5, nullptr, false, 0.5).value_or(-1), 2e-5 + (table4 / 2 + rows) / 8e9);
+        // A table the importer folded into integers (shape arithmetic) takes no gradient.
+        Graph folded = g;
+        folded.tensor(table).dtype = DType::Int64;
+        QVERIFY(!gatherFillsTable(folded, folded.node(0)));
+    }
+
+    // Beside its nodes the worker's step draws every float input from a seeded stream and, for
+    // every float output, a seeded target and the MSE loss against it: a cluster calibrated with
+    // "synthetic_input" and "loss" rates charges them, each once, to the first reader of the input
+    // and to the output's producer; integer inputs (token ids) and clusters without the rates
+    // cost nothing more.
+    void the_step_draws_its_inputs_and_targets_when_calibrated()
+    {
+        Graph g;
+        const TensorId x = testing::addFloatTensor(g, "x", {4, 16}, TensorKind::Input);
+        const TensorId h = testing::addFloatTensor(g, "h", {4, 16}, TensorKind::Activation);
+        const TensorId y = testing::addFloatTensor(g, "y", {4, 16}, TensorKind::Activation);
+        g.inputs = {x};
+        g.outputs = {y};
+        for (const auto& [name, in, out] : {std::tuple{"relu", x, h}, std::tuple{"relu2", h, y}}) {
+            Node n;
+            n.name = name;
+            n.opType = "Relu";
+            n.inputs = {in};
+            n.outputs = {out};
+            g.addNode(n);
+        }
+        ClusterSpec c = calibrated();
+        OpStrategy s;
+        s.computeFraction = 1;
+        const CostModel plain(g, c, DeviceMesh{1, 1});
+        QCOMPARE(plain.nodeCost(0, s).compute, price(c, g, 0));
+        QCOMPARE(plain.nodeCost(1, s).compute, price(c, g, 1));
+        c.opFamilies["synthetic_input"] = {0, 1e8, 1e-6};
+        c.opFamilies["loss"] = {0, 5e7, 2e-5};
+        const double elems = 4 * 16;
+        QCOMPARE(drawnTensorSeconds(c, g, x, elems), 1e-6 + 4 * elems / 1e8);
+        QCOMPARE(drawnTensorSeconds(c, g, y, elems), 2e-5 + 4 * elems / 5e7);
+        QCOMPARE(drawnTensorSeconds(c, g, h, elems), 0.0);
+        const CostModel model(g, c, DeviceMesh{1, 1});
+        QCOMPARE(model.nodeCost(0, s).compute, price(c, g, 0) + 1e-6 + 4 * elems / 1e8);
+        QCOMPARE(model.nodeCost(1, s).compute, price(c, g, 1) + 2e-5 + 4 * elems / 5e7);
+        Graph ints = g;
+        ints.tensor(x).dtype = DType::Int64;
+        QCOMPARE(drawnTensorSeconds(c, ints, x, elems), 0.0);
+    }
+
     // The worker runs an exported LayerNorm's nine nodes as one torch::layer_norm: one dispatch
     // and one pass over x and the output, not nine of each. Unfused they cost nine overheads.
     void a_decomposed_layer_norm_is_priced_as_one_layer_norm()

@@ -135,8 +135,12 @@ private Q_SLOTS:
             QVERIFY2(r.overhead > 0 && r.flopRate > 1e5 && r.bySize.size() >= 2, family);
             for (size_t i = 1; i < r.bySize.size(); ++i) QVERIFY2(r.bySize[i].unitFlops > r.bySize[i - 1].unitFlops, family);
         }
+        // What the worker's step runs beside the nodes, timed through the worker's own functions
+        // (docs/step-pricing.md): Adam's one pass over flat buffers, the seeded inputs and the
+        // loss's seeded targets, and a Gather whose backward fills its table's gradient.
         for (const char* family : {"elementwise", "batchnorm", "max_pool", "global_pool", "elementwise.Clip", "elementwise.Max",
-                                   "elementwise.HardSigmoid", "elementwise.LeakyRelu"}) {
+                                   "elementwise.HardSigmoid", "elementwise.LeakyRelu", "optimizer", "loss", "synthetic_input",
+                                   "gather"}) {
             const auto it = spec->opFamilies.find(family);
             QVERIFY2(it != spec->opFamilies.end(), family);
             QVERIFY2(it->second.overhead > 0 && it->second.byteRate > 1e6 && it->second.byteBySize.size() >= 2, family);
