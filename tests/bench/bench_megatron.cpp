@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 namespace tapas::bench {
@@ -175,6 +176,9 @@ int runMegatronTable(const std::vector<std::string>& rows)
                     row.gpus, describe(c.published.result.best).c_str(), row.tflops, pred, pred / row.tflops, pt.time(),
                     pt.memory() / 1e9, c.published.result.feasible ? "" : " (over)", describe(c.tapas.result.best).c_str(), mine,
                     mine / row.tflops, tt.memory() / 1e9, c.tapas.result.feasible ? "" : " (over)", c.tapas.seconds);
+        if (std::getenv("TAPAS_BENCH_BREAKDOWN"))
+            std::printf("|   breakdown pred.: compute %.2f tp %.2f pp %.2f bubble %.2f dp %.2f s |\n", pt.compute, pt.tpComm, pt.ppComm,
+                        pt.bubble, pt.dpComm);
         std::fflush(stdout);
     }
     return failures ? 1 : 0;
