@@ -36,6 +36,10 @@
 
 namespace tapas {
 
+// The A100 80GB SXM's roofline constants listed above (HBM, L2, SMs), and the MAMF efficiency.
+inline constexpr DeviceRoofline kA100SxmRoofline{2.039e12, 7.05e12, 108};
+inline constexpr double kA100MamfEfficiency = 0.859;
+
 struct GpuRoofline {
     double peakFlops = 0;       // FLOP/s of the compute dtype
     double efficiency = 1;      // of peak, what a large well-shaped GEMM sustains

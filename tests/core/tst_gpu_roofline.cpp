@@ -22,8 +22,8 @@ ClusterSpec a100()
 {
     Result<ClusterSpec> c = loadClusterSpec("a100x8");
     if (!c) qFatal("a100x8: %s", c.error().c_str());
-    c->efficiency = 0.859;                          // MAMF: 267.9 of 312 TFLOP/s
-    c->roofline = {2.039e12, 7.05e12, 108};         // HBM2e, L2, SMs
+    c->efficiency = kA100MamfEfficiency; // MAMF: 267.9 of 312 TFLOP/s
+    c->roofline = kA100SxmRoofline;       // HBM2e, L2, SMs
     return *c;
 }
 
