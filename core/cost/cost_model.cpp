@@ -94,10 +94,13 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
             if (weights_[size_t(t)] && dtypeIsFloating(x.dtype)) uses[t].emplace_back(n, int(i));
         }
     }
+    readsShared_.assign(g_.nodes.size(), 0);
     for (auto& [t, u] : uses) {
         const Tensor& x = g_.tensor(t);
         wholeGradientBytes_ += weightElements(x) * elemBytes_;
-        if (u.size() > 1) sharedWeights_.emplace(t, std::move(u));
+        if (u.size() <= 1) continue;
+        for (const auto& [n, slot] : u) readsShared_[size_t(n)] = 1;
+        sharedWeights_.emplace(t, std::move(u));
     }
 }
 
@@ -370,6 +373,7 @@ void finishReport(CostReport& r, const ShardingPlan& plan, const CostModel& mode
     for (const CostTerms& c : r.perNode) r.total += c;
     r.total += outputs;
     r.total.dpComm = model.gradientSyncTime(r.total.dpGradBytes, r.total.dpComm, r.total.compute);
+    r.total.compute += model.optimizerStepTime(r.total.weightMemory / model.options().bytesPerParam);
     double unsplit = 0, split = 0; // compute a device would do with the node whole, and does
     for (size_t n = 0; n < r.perNode.size() && n < plan.nodes.size(); ++n) {
         const double fraction = plan.nodes[n].computeFraction;
@@ -417,6 +421,7 @@ Status checkWorkloadBound(const Graph& g)
     for (TensorId t : g.inputs)
         for (const Dim& d : g.tensor(t).shape.dims)
             if (d.isSymbolic()) workload.insert(d.symbol);
+    if (workload.empty()) return Status::success(); // inputs all bound: no tensor can carry an open dim of theirs
     std::map<std::string, TensorId> unbound; // dim -> first tensor carrying it
     auto scan = [&](TensorId t) {
         if (t == kNoTensor) return;

@@ -82,6 +82,8 @@ public:
     // Nodes (and input slots) reading t, when it is a parameter read more than once; 1 otherwise.
     int weightUses(TensorId t) const;
     const std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>>& sharedWeights() const { return sharedWeights_; }
+    // Node n reads a weight that other nodes read too (one of sharedWeights()' uses).
+    bool readsSharedWeight(NodeId n) const { return size_t(n) < readsShared_.size() && readsShared_[size_t(n)]; }
     // A shared weight whose uses want different layouts (layout, split compute), costed once for
     // the step: kept replicated (each use reads or slices it; one tp all-reduce of the summed
     // partial gradient), or stored sharded and gathered once (an all-gather forward, a
@@ -99,6 +101,11 @@ public:
     double wholeGradientBytes() const { return wholeGradientBytes_; }
     // One collective over a mesh axis, on a tensor whose unsplit per-replica size is fullBytes.
     double collectiveTime(CollectiveKind k, double fullBytes, MeshAxis axis, double* wireBytes = nullptr) const;
+
+    // The optimizer step of `params` parameters updated on one device, once per training step:
+    // on a cluster with a roofline its memory-bound passes (optimizerStepSeconds); 0 otherwise
+    // (the flat presets fold it into their efficiency; a calibrated one prices it per weight).
+    double optimizerStepTime(double params) const { return roofline_ ? optimizerStepSeconds(*roofline_, params) : 0; }
 
     // Bytes of t in the compute dtype for one data-parallel replica (activations: local batch).
     double replicaBytes(TensorId t) const;
@@ -122,6 +129,7 @@ private:
     double flopRate_ = 1;
     int elemBytes_ = 2;
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> sharedWeights_;
+    std::vector<char> readsShared_; // per node: reads a shared weight
     double wholeGradientBytes_ = 0;
     PricedChains chains_; // the chains the worker runs fused
     std::vector<std::vector<TensorId>> drawnBy_; // per node: the graph inputs and outputs whose drawing it is charged

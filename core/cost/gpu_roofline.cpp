@@ -194,6 +194,11 @@ double streamSeconds(const GpuRoofline& r, double flops, double bytes)
     return std::max(flops / (r.peakFlops * r.efficiency), bytes / r.memoryBandwidth);
 }
 
+double optimizerStepSeconds(const GpuRoofline& r, double params)
+{
+    return r.memoryBandwidth > 0 ? params * kMixedPrecisionAdamBytesPerParam / r.memoryBandwidth : 0;
+}
+
 std::vector<RooflineOp> rooflineOps(const Graph& g, const PricedChains& chains, double elemBytes)
 {
     std::vector<RooflineOp> ops(g.nodes.size());

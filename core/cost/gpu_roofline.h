@@ -36,6 +36,10 @@
 
 namespace tapas {
 
+// The A100 80GB SXM's roofline constants listed above (HBM, L2, SMs), and the MAMF efficiency.
+inline constexpr DeviceRoofline kA100SxmRoofline{2.039e12, 7.05e12, 108};
+inline constexpr double kA100MamfEfficiency = 0.859;
+
 struct GpuRoofline {
     double peakFlops = 0;       // FLOP/s of the compute dtype
     double efficiency = 1;      // of peak, what a large well-shaped GEMM sustains
@@ -59,6 +63,20 @@ double gemmSeconds(const GpuRoofline& r, const GemmDims& d);
 double gemmPeakFraction(const GpuRoofline& r, const GemmDims& d);
 // Seconds of an op moving `bytes` through HBM and doing `flops` (the longer of the two).
 double streamSeconds(const GpuRoofline& r, double flops, double bytes);
+
+// Bytes of HBM one parameter's mixed-precision optimizer step moves, as Megatron-LM's
+// Float16OptimizerWithFloat16Params runs it (megatron/optimizer/optimizer.py at commit a8d172b3,
+// April 2021, the code of the SC'21 runs): the fp16 gradient copied to an fp32 main gradient
+// (2 read + 4 written), unscaled and checked for inf/nan (torch._amp_foreach_non_finite_check_and_unscale_:
+// 4 + 4), its L2 norm for clipping (multi_tensor_l2norm: 4 read), apex's FusedAdam (param, grad,
+// m, v read: 16; param, m, v written: 12), the fp32 main parameter copied back to the fp16 model
+// (4 + 2): 52 bytes, all memory-bound passes.
+inline constexpr double kMixedPrecisionAdamBytesPerParam = 52;
+
+// Seconds of that step for `params` parameters updated on one device (its shard of them under a
+// distributed optimizer): bytes over the HBM bandwidth. The step runs once per training step,
+// after the gradient all-reduce, whatever the micro-batch count.
+double optimizerStepSeconds(const GpuRoofline& r, double params);
 
 // How the roofline prices each node of a graph, found once per graph and cost model (the search
 // then asks only for arithmetic per strategy).

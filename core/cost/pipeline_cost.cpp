@@ -399,10 +399,15 @@ std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfil
                 syncBytes = wire;
             }
         }
+    // Each rank then steps its optimizer over the parameters it updates (its 1/dp shard of them
+    // under ZeRO-1); the step ends when the rank with the most is done.
+    double optimizer = 0;
+    for (int r = 0; r < p; ++r)
+        optimizer = std::max(optimizer, model.optimizerStepTime(rankGrad[size_t(r)] / elemBytes * (e.schedule.distributedOptimizer ? 1.0 / c.dp : 1.0)));
     int fullest = 0;
     for (int r = 1; r < p; ++r)
         if (rankWeights[size_t(r)] + rankActs[size_t(r)] > rankWeights[size_t(fullest)] + rankActs[size_t(fullest)]) fullest = r;
-    e.total.compute = m * rankCompute[size_t(slow)];
+    e.total.compute = m * rankCompute[size_t(slow)] + optimizer;
     e.total.tpComm = m * rankTp[size_t(slow)];
     e.total.ppComm = m * rankSend[size_t(slow)];
     e.total.bubble = fill;

@@ -244,17 +244,6 @@ std::unordered_map<NodeId, std::string> fixedStrategies(const SearchRequest& req
     return out;
 }
 
-namespace {
-
-bool readsSharedWeight(const CostModel& model, NodeId n)
-{
-    for (TensorId t : model.graph().node(n).inputs)
-        if (t != kNoTensor && model.weightUses(t) > 1) return true;
-    return false;
-}
-
-} // namespace
-
 PlanCandidate makeCandidate(StrategyTable& table, const std::vector<int>& choices, const FoldedGraph* folded)
 {
     const CostModel& model = table.model();
@@ -274,7 +263,7 @@ PlanCandidate makeCandidate(StrategyTable& table, const std::vector<int>& choice
         strategies.push_back(table.strategy(rep, c));
         // A shared weight's share depends on the tensor a node really reads: an instance may read
         // an exporter's alias where the representative reads the weight itself.
-        if (rep != n && (readsSharedWeight(model, n) || readsSharedWeight(model, rep))) perNode.push_back(model.nodeCost(n, strategies.back()));
+        if (rep != n && (model.readsSharedWeight(n) || model.readsSharedWeight(rep))) perNode.push_back(model.nodeCost(n, strategies.back()));
         else perNode.push_back(table.cost(rep, c));
     }
     PlanCandidate pc;

@@ -22,17 +22,28 @@ TensorLayout producedLayout(const Graph& g, const ShardingPlan& p, TensorId t)
     return TensorLayout::replicated();
 }
 
-void appendNodeReshards(const Graph& g, const ShardingPlan& plan, NodeId n, std::vector<Reshard>& out)
+namespace {
+
+// Node n's reshards, `produced(t)` giving the layout tensor t arrives in.
+template <class Produced>
+void appendReshardsOf(const Graph& g, const ShardingPlan& plan, NodeId n, const Produced& produced, std::vector<Reshard>& out)
 {
     const Node& node = g.node(n);
     const OpStrategy& s = plan.nodes[size_t(n)];
     for (size_t i = 0; i < node.inputs.size() && i < s.inputs.size(); ++i) {
         const TensorId t = node.inputs[i];
         if (t == kNoTensor || isSourceWeight(g, t)) continue;
-        const TensorLayout from = producedLayout(g, plan, t);
+        const TensorLayout from = produced(t);
         const CollectiveKind k = reshardCollective(from, s.inputs[i]);
         if (from != s.inputs[i]) out.push_back({t, n, int(i), from, s.inputs[i], k, backwardCollective(k)});
     }
+}
+
+} // namespace
+
+void appendNodeReshards(const Graph& g, const ShardingPlan& plan, NodeId n, std::vector<Reshard>& out)
+{
+    appendReshardsOf(g, plan, n, [&](TensorId t) { return producedLayout(g, plan, t); }, out);
 }
 
 void appendOutputReshards(const Graph& g, const ShardingPlan& plan, std::vector<Reshard>& out)
@@ -49,7 +60,17 @@ void appendOutputReshards(const Graph& g, const ShardingPlan& plan, std::vector<
 void placeCollectives(const Graph& g, ShardingPlan& plan)
 {
     plan.reshards.clear();
-    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) appendNodeReshards(g, plan, n, plan.reshards);
+    // Every tensor's layout as its producer writes it, in one pass over the nodes in order
+    // (producedLayout per input reaches into the producer's node and strategy for each read).
+    std::vector<TensorLayout> produced(g.tensors.size(), TensorLayout::replicated());
+    for (NodeId n = 0; n < NodeId(g.nodes.size()) && size_t(n) < plan.nodes.size(); ++n) {
+        const std::vector<TensorId>& outs = g.node(n).outputs;
+        const std::vector<TensorLayout>& layouts = plan.nodes[size_t(n)].outputs;
+        for (size_t o = 0; o < outs.size() && o < layouts.size(); ++o)
+            if (outs[o] != kNoTensor && g.tensor(outs[o]).producer == n) produced[size_t(outs[o])] = layouts[o];
+    }
+    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n)
+        appendReshardsOf(g, plan, n, [&](TensorId t) { return produced[size_t(t)]; }, plan.reshards);
     appendOutputReshards(g, plan, plan.reshards);
 }
 

@@ -7,6 +7,7 @@
 
 #include "tests/bench/bench_measure.h"
 
+#include "core/cost/gpu_roofline.h"
 #include "core/cost/pipeline_cost.h"
 #include "core/search/pipeline_sweep.h"
 #include "core/zoo/zoo.h"
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 namespace tapas::bench {
@@ -94,7 +96,7 @@ struct Compared {
     size_t nodes = 0;
 };
 
-Compared compare(const Row& row, const json& ref)
+Compared compare(const Row& row, const json& ref, double rooflineEfficiency = 0)
 {
     Compared out;
     const int64_t seq = ref.at("seq").get<int64_t>(), vocab = ref.at("vocab").get<int64_t>();
@@ -118,6 +120,10 @@ Compared compare(const Row& row, const json& ref)
         return out;
     }
     c->nodes = row.gpus / ref.at("gpus_per_node").get<int>();
+    if (rooflineEfficiency > 0) {
+        c->roofline = kA100SxmRoofline;
+        c->efficiency = rooflineEfficiency;
+    }
     PipelineOptions fixed;
     fixed.tp = {row.tp};
     fixed.pp = {row.pp};
@@ -140,7 +146,7 @@ double tflops(const Compared& c, const Run& r, int gpus)
 
 } // namespace
 
-int runMegatronTable(const std::vector<std::string>& rows)
+int runMegatronTable(const std::vector<std::string>& rows, double rooflineEfficiency)
 {
     const std::optional<json> ref = loadReference();
     if (!ref) {
@@ -153,6 +159,9 @@ int runMegatronTable(const std::vector<std::string>& rows)
                 "counts them (96 B s l h^2 (1 + s/6h + V/16lh) per step / step time / GPUs), so they compare step times. "
                 "\"TAPAS\": the pipeline sweep with every choice free. mem: per GPU, the fullest rank.\n\n",
                 ref->at("cluster_preset").get<std::string>().c_str());
+    if (rooflineEfficiency > 0)
+        std::printf("Priced on the A100 roofline (core/cost/gpu_roofline.h) at efficiency %.3f, not the preset's flat %s.\n\n",
+                    rooflineEfficiency, "fraction of peak");
     std::printf("| model | GPUs | published config | published TF/GPU | pred. TF/GPU | pred./published | pred. step s | pred. mem | "
                 "TAPAS plan (dp x pp x tp, micro-batch, v, recompute) | TAPAS TF/GPU | TAPAS/published | TAPAS mem | TAPAS search s |\n");
     std::printf("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
@@ -162,7 +171,7 @@ int runMegatronTable(const std::vector<std::string>& rows)
     for (const json& j : all) {
         const Row row = readRow(j);
         if (!rows.empty() && std::find(rows.begin(), rows.end(), row.name) == rows.end()) continue;
-        const Compared c = compare(row, *ref);
+        const Compared c = compare(row, *ref, rooflineEfficiency);
         if (!c.ok) {
             std::fprintf(stderr, "tapas bench search: Megatron row %s: %s\n", row.name.c_str(), c.error.c_str());
             ++failures;
@@ -175,6 +184,9 @@ int runMegatronTable(const std::vector<std::string>& rows)
                     row.gpus, describe(c.published.result.best).c_str(), row.tflops, pred, pred / row.tflops, pt.time(),
                     pt.memory() / 1e9, c.published.result.feasible ? "" : " (over)", describe(c.tapas.result.best).c_str(), mine,
                     mine / row.tflops, tt.memory() / 1e9, c.tapas.result.feasible ? "" : " (over)", c.tapas.seconds);
+        if (std::getenv("TAPAS_BENCH_BREAKDOWN"))
+            std::printf("|   breakdown pred.: compute %.2f tp %.2f pp %.2f bubble %.2f dp %.2f s |\n", pt.compute, pt.tpComm, pt.ppComm,
+                        pt.bubble, pt.dpComm);
         std::fflush(stdout);
     }
     return failures ? 1 : 0;

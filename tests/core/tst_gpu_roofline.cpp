@@ -6,6 +6,7 @@
 #include "core/cluster/cluster_spec.h"
 #include "core/cost/cost_model.h"
 #include "core/cost/gpu_roofline.h"
+#include "core/cost/pipeline_cost.h"
 #include "core/ops/op_registry.h"
 #include "core/search/searcher.h"
 #include "core/shard/op_sharding.h"
@@ -21,8 +22,8 @@ ClusterSpec a100()
 {
     Result<ClusterSpec> c = loadClusterSpec("a100x8");
     if (!c) qFatal("a100x8: %s", c.error().c_str());
-    c->efficiency = 0.859;                          // MAMF: 267.9 of 312 TFLOP/s
-    c->roofline = {2.039e12, 7.05e12, 108};         // HBM2e, L2, SMs
+    c->efficiency = kA100MamfEfficiency; // MAMF: 267.9 of 312 TFLOP/s
+    c->roofline = kA100SxmRoofline;       // HBM2e, L2, SMs
     return *c;
 }
 
@@ -224,6 +225,48 @@ private slots:
             QCOMPARE(m->best.plan.nodes[size_t(head)].name, std::string("column"));
         }
         QCOMPARE(heads, 1);
+    }
+
+    // Megatron-LM's mixed-precision optimizer step (megatron/optimizer/optimizer.py, SC'21's code):
+    // 52 bytes of HBM passes per parameter a device updates, once per training step, whatever the
+    // micro-batch count; a distributed optimizer updates 1/dp of them; the flat presets fold it in.
+    void optimizer_step_is_megatrons_passes_once_per_step()
+    {
+        const GpuRoofline r = a100Roofline();
+        QCOMPARE(optimizerStepSeconds(r, 1e9), 1e9 * 52 / 2.039e12);
+        const Graph g = testing::zooGraphOf("gpt", {.layers = 2, .hidden = 64, .heads = 2, .seq = 32, .batch = 8});
+        const ClusterSpec c = a100();
+        CostModel model(g, c, DeviceMesh{1, 1, 1});
+        QCOMPARE(model.optimizerStepTime(1e9), optimizerStepSeconds(r, 1e9));
+        Result<ClusterSpec> flat = loadClusterSpec("a100x8");
+        QVERIFY(flat.ok());
+        QCOMPARE(CostModel(g, *flat, DeviceMesh{1, 1, 1}).optimizerStepTime(1e9), 0.0);
+        // Two blocks of no compute on two stages: the step is the optimizer of the rank holding
+        // the most parameters, once, for 1 or 8 micro-batches; ZeRO-1 over dp 2 halves it.
+        const double bytesPerParam = model.options().bytesPerParam;
+        std::vector<BlockProfile> blocks(2);
+        blocks[0].classId = 0;
+        blocks[1].classId = 1;
+        blocks[0].terms.weightMemory = 1e9 * bytesPerParam;
+        blocks[1].terms.weightMemory = 3e9 * bytesPerParam;
+        for (int m : {1, 8}) {
+            PipelineConfig pc;
+            pc.pp = 2;
+            pc.microBatches = m;
+            pc.recompute = Recompute::None;
+            const std::optional<PipelineEvaluation> e = evaluatePipeline(blocks, pc, model, c, 1e30);
+            QVERIFY(e.has_value());
+            QCOMPARE(e->total.compute, optimizerStepSeconds(r, 3e9));
+        }
+        PipelineConfig zero;
+        zero.pp = 2;
+        zero.dp = 2;
+        zero.microBatches = 2;
+        zero.recompute = Recompute::None;
+        zero.distributedOptimizer = true;
+        const std::optional<PipelineEvaluation> z = evaluatePipeline(blocks, zero, model, c, 1e30);
+        QVERIFY(z.has_value());
+        QCOMPARE(z->total.compute, optimizerStepSeconds(r, 1.5e9));
     }
 
     void calibrated_cpu_cluster_keeps_its_families()
