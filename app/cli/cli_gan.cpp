@@ -59,7 +59,8 @@ const char* kUsage =
     "usage: tapas gan -np N [--steps S] [--checkpoint-every K] [--runs-dir DIR] [--resume RUNDIR]\n"
     "                 [--hung-seconds T] [--grace-seconds G] [--worker PATH] [--mpirun PATH] [worker options]\n"
     "ParaGAN training on N MPI ranks; worker options (docs/paragan.md): --data ring8|grid25|shapes|fashion-mnist|folder\n"
-    "--data-dir DIR --model mlp|dcgan|biggan --async --staleness K --batch B --io-latency-ms MS ...\n"
+    "--data-dir DIR --model mlp|dcgan|biggan --async --staleness K [--shared-d-forward [--extrapolate none|d|g|both]]\n"
+    "--ema DECAY --ema-start F --batch B --io-latency-ms MS ...\n"
     "Exit code 0 only when the run finished.\n";
 
 } // namespace

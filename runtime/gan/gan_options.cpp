@@ -105,6 +105,7 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
         .integer("--staleness", &o.staleness, 0, 64)
         .toggle("--shared-d-forward", &o.sharedDForward)
         .toggle("--share-fake", &o.shareFake)
+        .choice("--extrapolate", &o.extrapolate, {"none", "d", "g", "both"})
         .integer("--loader-threads", &o.loaderThreads, 1, 16)
         .integer("--prefetch", &o.prefetch, 1, 64)
         .toggle("--adaptive-pipeline", &o.adaptivePipeline)
@@ -251,6 +252,11 @@ Status applyPresetAndCheck(GanOptions& o)
     if (o.sharedDForward && !o.async)
         return Status::failure("option --shared-d-forward: G's gradient through the D of one update before is asynchronous "
                                "training; give --async as well");
+    // Extrapolation predicts the other player's next update for the simultaneous step; the
+    // alternating (synchronous) and buffered steps have no such step to correct.
+    if (o.extrapolate != "none" && !(o.async && o.sharedDForward))
+        return Status::failure("option --extrapolate: it corrects the simultaneous step of the shared D forward; give --async "
+                               "--shared-d-forward as well");
     if (o.loaderThreads < 1 || o.loaderThreads > 16) return Status::failure("option --loader-threads: must lie in [1, 16]");
     if (o.prefetch < 1 || o.prefetch > 64) return Status::failure("option --prefetch: must lie in [1, 64]");
     if (o.ioLatencyMs < 0) return Status::failure("option --io-latency-ms: must be >= 0");
@@ -276,7 +282,8 @@ std::string ganUsage()
            "  --lr-g/--lr-d LR  --beta1-g/--beta2-g/--beta1-d/--beta2-d B  --warmup-g/--warmup-d N\n"
            "  --decay-g/--decay-d none|linear|cosine  --decay-floor-g/--decay-floor-d F  --lr-scaling-g/--lr-scaling-d none|linear|sqrt\n"
            "  --ema D  --ema-start F (fraction of the steps before the EMA averages)\n"
-           "  --async [--staleness K] [--shared-d-forward]  --share-fake on|off  --loader-threads N  --prefetch N  --static-pipeline\n"
+           "  --async [--staleness K] [--shared-d-forward [--extrapolate none|d|g|both]]  --share-fake on|off\n"
+           "  --loader-threads N  --prefetch N  --static-pipeline\n"
            "  --io-latency-ms MS  --layout auto|contiguous|channels_last  --channel-pad auto|on|off\n"
            "  --run-dir DIR  --run-id ID  --metrics-port P (token in TAPAS_METRICS_TOKEN)  --checkpoint-every K\n"
            "  --sample-every K (0: none)  --metric-every K  --resume  --seed S\n"

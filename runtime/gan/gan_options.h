@@ -53,6 +53,8 @@ struct GanOptions {
     bool sharedDForward = false;  // async: G's gradient through the D of the step's start (1 D update
                                   // old), so one D forward on G's batch serves both losses
     bool shareFake = true;        // sync: the last D step trains on G's own batch (one G forward)
+    std::string extrapolate = "none"; // shared D forward: none | d | g | both, the players whose
+                                  // gradient is taken at θ_t + (θ_t − θ_{t−1}) (gan_extrapolation.h)
     // congestion-aware pipeline
     int loaderThreads = 1;        // starting value (adaptive) or fixed value (static)
     int prefetch = 2;             // prefetch queue depth, same

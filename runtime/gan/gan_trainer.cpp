@@ -8,6 +8,7 @@
 #include "runtime/gan/fashion_mnist.h"
 #include "runtime/gan/fashion_quality.h"
 #include "runtime/gan/gan_checkpoint.h"
+#include "runtime/gan/gan_extrapolation.h"
 #include "runtime/gan/gan_image_io.h"
 #include "runtime/gan/gan_losses.h"
 #include "runtime/gan/gan_pipeline.h"
@@ -137,6 +138,7 @@ private:
     std::deque<FakeBatch> buffer_;
     std::unique_ptr<PendingCollective> pendingG_;
     std::unique_ptr<PendingCollective> pendingD_; // shared D forward: D's all-reduce, applied before D's next forward
+    std::unique_ptr<PastExtrapolation> exG_, exD_; // shared D forward, --extrapolate: gradients at θ_t + (θ_t − θ_{t−1})
     int64_t gVersion_ = 0;   // G updates applied
     int64_t gIssued_ = 0;    // G updates whose gradients are computed (applied or in flight)
     int startStep_ = 0;
@@ -261,6 +263,8 @@ Status GanTrainer::setUp()
     }
     gradG_ = std::make_unique<GradBuffer>(*g_);
     gradD_ = std::make_unique<GradBuffer>(*d_);
+    if (sharedD_ && (o_.extrapolate == "g" || o_.extrapolate == "both")) exG_ = std::make_unique<PastExtrapolation>(*g_);
+    if (sharedD_ && (o_.extrapolate == "d" || o_.extrapolate == "both")) exD_ = std::make_unique<PastExtrapolation>(*d_);
 
     PipelineSettings ps;
     ps.threads = o_.loaderThreads;
@@ -279,6 +283,7 @@ Status GanTrainer::setUp()
         e.fields = {{"model", o_.model}, {"data", data_.name()}, {"preset", o_.preset},
                     {"mode", asyncOn_ ? "async" : "sync"}, {"staleness_bound", std::to_string(asyncOn_ ? o_.staleness : 0)},
                     {"shared_d_forward", sharedD_ ? "on" : "off"}, {"share_fake", o_.shareFake ? "on" : "off"},
+                    {"extrapolate", sharedD_ ? o_.extrapolate : std::string("none")},
                     {"ranks", std::to_string(ranks_)}, {"local_batch", std::to_string(scale_.localBatch)},
                     {"global_batch", std::to_string(scale_.globalBatch)}, {"d_steps", std::to_string(o_.dSteps)},
                     {"loss", o_.loss}, {"ema", std::to_string(o_.ema)}, {"ema_start", std::to_string(o_.emaStart)},
@@ -376,6 +381,7 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
             buffer_.pop_front();
         } else if (gBatchForD) {
             gY = labels(n, uint64_t(step), 1000);
+            if (exG_) exG_->enter(); // G's batch from G's extrapolated weights; left after the backward passes
             gFake = g_->forward(noise(n, uint64_t(step), 1000), gY);
             ++f.gForwards;
             fake = {gFake.detach(), gY, gVersion_};
@@ -391,6 +397,7 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         optD_->zero_grad();
         // Shared D forward: D's scores of G's batch (with graph) serve D's loss and G's.
         const bool sharedScores = sharedD_ && last;
+        if (exD_) exD_->enter();
         const auto dr = d_->forward(real, realY), df = d_->forward(prepareForD(sharedScores ? gFake : fake.x), fake.y);
         f.dForwards += 2;
         auto loss = discriminatorLoss(o_.loss, dr, df);
@@ -409,6 +416,9 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         // Only D's weights need gradients: without `inputs` autograd would also fill real.grad
         // (R1 made the real batch a leaf that requires grad), work nothing reads.
         loss.backward({}, /*retain_graph=*/false, /*create_graph=*/false, d_->parameters());
+        // Both backward passes are done: the weights go back to θ_t, where the updates apply.
+        if (exD_) exD_->leave();
+        if (exG_) exG_->leave();
         f.dLoss = loss.item<double>();
         f.dReal = o_.loss == "hinge" ? dr.mean().item<double>() : torch::sigmoid(dr).mean().item<double>();
         f.dFake = o_.loss == "hinge" ? df.mean().item<double>() : torch::sigmoid(df).mean().item<double>();

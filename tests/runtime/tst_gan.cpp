@@ -296,7 +296,10 @@ private Q_SLOTS:
                                                            QStringLiteral("--shared-d-forward")});
         const auto k0 = run(QStringLiteral("k0"), {QStringLiteral("--async"), QStringLiteral("--staleness"), QStringLiteral("0"),
                                                    QStringLiteral("--shared-d-forward")});
-        for (const auto* w : {&sync, &twice, &buffered, &shared, &k0}) QVERIFY(!w->empty());
+        const auto extrapolated = run(QStringLiteral("extrapolated"),
+                                      {QStringLiteral("--async"), QStringLiteral("--staleness"), QStringLiteral("1"),
+                                       QStringLiteral("--shared-d-forward"), QStringLiteral("--extrapolate"), QStringLiteral("both")});
+        for (const auto* w : {&sync, &twice, &buffered, &shared, &k0, &extrapolated}) QVERIFY(!w->empty());
         for (int s = 1; s <= steps; ++s) {
             const QByteArray at = "step " + QByteArray::number(s);
             auto check = [&](const StepWork& w, int g, int d, int stale, int dStale, const char* what) {
@@ -310,6 +313,7 @@ private Q_SLOTS:
             if (s > 1) check(buffered.at(s), 1, 3, 1, 0, "async buffered"); // step 1 finds the buffer empty
             check(shared.at(s), 1, 2, 0, 1, "async shared D forward");
             check(k0.at(s), 1, 3, 0, 0, "K = 0");
+            check(extrapolated.at(s), 1, 2, 0, 1, "async shared D forward, extrapolated"); // no extra pass
             // K = 0 turns every asynchronous option off: the very numbers of the synchronous run.
             QVERIFY2(k0.at(s).gLoss == sync.at(s).gLoss && k0.at(s).dLoss == sync.at(s).dLoss, at.constData());
         }
@@ -318,6 +322,12 @@ private Q_SLOTS:
         QCOMPARE(shared.at(1).dLoss, sync.at(1).dLoss);
         QVERIFY(shared.at(1).gLoss != sync.at(1).gLoss);
         QVERIFY(twice.at(2).dLoss != sync.at(2).dLoss); // --share-fake off trains D on other fakes
+        // Extrapolation from the past repeats the last update, and before the first there is none:
+        // step 1 is the shared scheme's to the digit, step 2 reads both players at 2 θ_1 − θ_0.
+        QCOMPARE(extrapolated.at(1).dLoss, shared.at(1).dLoss);
+        QCOMPARE(extrapolated.at(1).gLoss, shared.at(1).gLoss);
+        QVERIFY(extrapolated.at(2).dLoss != shared.at(2).dLoss);
+        QVERIFY(extrapolated.at(2).gLoss != shared.at(2).gLoss);
     }
 
     void synchronous_resume_continues_bit_for_bit()
@@ -430,6 +440,14 @@ private Q_SLOTS:
         QTest::newRow("shared D forward without --async")
             << QStringList{QStringLiteral("--shared-d-forward")}
             << QStringLiteral("option --shared-d-forward: G's gradient through the D of one update before is asynchronous training; give --async as well");
+        QTest::newRow("extrapolation without the shared D forward")
+            << QStringList{QStringLiteral("--async"), QStringLiteral("--extrapolate"), QStringLiteral("both")}
+            << QStringLiteral("option --extrapolate: it corrects the simultaneous step of the shared D forward; give --async "
+                              "--shared-d-forward as well");
+        QTest::newRow("unknown extrapolation")
+            << QStringList{QStringLiteral("--async"), QStringLiteral("--shared-d-forward"), QStringLiteral("--extrapolate"),
+                           QStringLiteral("sideways")}
+            << QStringLiteral("option --extrapolate: 'sideways' is not");
         QTest::newRow("EMA start at the end") << QStringList{QStringLiteral("--ema-start"), QStringLiteral("1")}
                                               << QStringLiteral("option --ema-start: '1' is not a number in [0, 1)");
         QTest::newRow("EMA start without an EMA")
