@@ -1,5 +1,7 @@
 #include "runtime/calibrate/op_family_bench.h"
 
+#include "runtime/exec/kernels/torch_forms.h"
+
 #include "core/util/cpu_clock.h"
 #include "core/util/median.h"
 
@@ -231,19 +233,19 @@ std::vector<Case> familyCases()
         add("elementwise", "relu " + dims, shape, 2, [](const std::vector<Tensor>& v) { return torch::relu(v[0]); });
     }
     add("elementwise", "erf 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::erf(v[0]); });
-    // Element-wise ops whose kernels (runtime/exec/kernels/elementwise_kernels) cost more than an
-    // add: a clamp's backward builds a mask of both bounds, a maximum against a broadcast scalar
-    // compares and reduces, HardSigmoid is a multiply-add and a clamp. Each its own family
-    // ("elementwise.<op>"), tiny case first.
+    // Element-wise ops whose kernels (runtime/exec/kernels/elementwise_kernels) are not one
+    // add's: Clip, and a Max or Min against a constant scalar (tf2onnx's ReLU), run as
+    // clampBetween (runtime/exec/kernels/torch_forms, the worker's own function); HardSigmoid is
+    // a multiply-add and that. Each its own family ("elementwise.<op>"), tiny case first.
     const std::vector<std::vector<int64_t>> ewSizes{{1, 200, 1, 1}, {1, 24, 74, 32}, {1, 144, 56, 56}};
     auto opCases = [&](const std::string& op, double bytesPerElem, std::function<Tensor(const std::vector<Tensor>&)> run) {
         add("elementwise." + op, op + " 4", {4}, bytesPerElem, run);
         for (const auto& shape : ewSizes) add("elementwise." + op, op + " " + shapeName(shape), shape, bytesPerElem, run);
     };
-    opCases("Clip", 2, [](const std::vector<Tensor>& v) { return v[0].clamp(0, 6); });
-    opCases("Max", 2, [](const std::vector<Tensor>& v) { return torch::maximum(v[0], torch::zeros({1})); });
-    opCases("Min", 2, [](const std::vector<Tensor>& v) { return torch::minimum(v[0], torch::zeros({1})); });
-    opCases("HardSigmoid", 2, [](const std::vector<Tensor>& v) { return (v[0] * 0.2 + 0.5).clamp(0, 1); });
+    opCases("Clip", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0], 0.0, 6.0); });
+    opCases("Max", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0], 0.0, std::nullopt); });
+    opCases("Min", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0], std::nullopt, 0.0); });
+    opCases("HardSigmoid", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0] * 0.2 + 0.5, 0.0, 1.0); });
     opCases("LeakyRelu", 2, [](const std::vector<Tensor>& v) { return torch::leaky_relu(v[0], 0.2); });
     // GELU as the worker runs an exported erf chain (one torch::gelu, core/ops/node_chains):
     // its own rate, since erf's polynomial costs several times an add's pass over the bytes.
@@ -266,17 +268,18 @@ std::vector<Case> familyCases()
     add("normalization", "layernorm 512x1024", big, 2,
         [](const std::vector<Tensor>& v) { return torch::layer_norm(v[0], {1024}); });
     add("normalization", "softmax 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::softmax(v[0], -1); });
-    // BatchNorm as the worker runs it (runtime/exec/kernels/normalization_kernels: the inference
-    // form with stored statistics, four broadcast ops whose backward reduces the scale's and
-    // shift's gradients): a family of its own, whose fixed cost is four ops', not a softmax's.
+    // BatchNorm as the worker runs it (inferenceBatchNorm, runtime/exec/kernels/torch_forms: the
+    // inference form with stored statistics, four broadcast ops whose backward reduces the
+    // scale's and shift's gradients), given per-channel tensors as the worker holds them (the
+    // scale and shift weights that take a gradient, the statistics that do not): a family of its
+    // own, whose fixed cost is four ops', not a softmax's. Bytes: x read and the output written.
     auto batchNorm = [&](std::vector<int64_t> shape) {
         const int64_t ch = shape[1];
-        add("batchnorm", "batchnorm " + shapeName(shape), shape, 2, [ch](const std::vector<Tensor>& v) {
-            const Tensor mean = torch::zeros({1, ch, 1, 1}), var = torch::ones({1, ch, 1, 1});
-            const Tensor scale = torch::ones({1, ch, 1, 1}).set_requires_grad(true);
-            const Tensor shift = torch::zeros({1, ch, 1, 1}).set_requires_grad(true);
-            return (v[0] - mean) / (var + 1e-5).sqrt() * scale + shift;
-        });
+        cs.push_back({"batchnorm", "batchnorm " + shapeName(shape), 0, 8.0 * elems(shape), true,
+                      [=] {
+                          return std::vector<Tensor>{leaf(shape), leaf({ch}), leaf({ch}), torch::randn({ch}), torch::rand({ch}) + 0.5};
+                      },
+                      [](const std::vector<Tensor>& v) { return inferenceBatchNorm(v[0], v[1], v[2], v[3], v[4], 1e-5); }});
     };
     batchNorm({1, 2, 2, 2});
     batchNorm({1, 16, 3, 96});
