@@ -217,7 +217,9 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     const OpCost oc = tapas::nodeCost(g_, n);
     const double share = s.computeFraction / batchShards();
     const bool partial = !s.outputs.empty() && s.outputs[0].kind == TensorLayout::P;
-    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_, partial);
+    const int inputSplit = !s.inputs.empty() && s.inputs[0].kind == TensorLayout::S ? s.inputs[0].dim : -1;
+    const std::optional<double> measured =
+        nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_, partial, localConvInput(g_, n, inputSplit, mesh_.tp, batchShards()));
     const double forward = measured ? 0
                            : roofline_ ? rooflineForwardSeconds(*roofline_, rooflineOps_[size_t(id)], oc, s, batchShards())
                                        : oc.flops * share / flopRate_;

@@ -4,6 +4,7 @@
 // ops by dispatch and autograd, the weight update by Adam's passes over the weights; one
 // rate per family, measured by `tapas cluster calibrate` through libtorch, prices each.
 #include "core/cluster/cluster_spec.h"
+#include "core/cost/torch_conv_kernel.h"
 #include "core/ir/graph.h"
 #include "core/ops/node_chains.h"
 #include "core/ops/op_registry.h"
@@ -40,9 +41,13 @@ bool stridedBatchedMatMul(const Graph& g, const Node& n);
 // The family node n of g is priced by on cluster c: its op's registry family, or a finer one the
 // calibration measures apart because one rate does not fit the whole family, when c carries a
 // rate for it (each falls back to the coarser one otherwise):
-// - convolutions by what torch runs: "conv_depthwise" (a group per input channel) and
-//   "conv_grouped" (other group > 1), "conv1d" (rank-3 input), "conv_pointwise" (1x1 kernels:
-//   a GEMM without unfold), "conv" for the rest;
+// - convolutions by what torch runs: "conv_depthwise" (a group per input channel; strided:
+//   "conv_depthwise_strided", whose backward runs several times the unstrided one's time per
+//   FLOP) and "conv_grouped" (other group > 1), "conv1d" (rank-3 input; "conv1d.onednn" where
+//   torch runs it on oneDNN, torchConvRunsOneDnn), "conv_pointwise" (1x1 kernels: a GEMM without
+//   unfold), "conv" for the rest ("conv.native" where torch runs its own kernel, not oneDNN's).
+//   Which kernel torch runs depends on this device's share of the input (`localInput`, as
+//   localConvInput gives it; empty: the whole input);
 // - "max_pool", "global_pool" (GlobalAverage/GlobalMaxPool), "pool" (bound by bytes, not by
 //   the convolutions' FLOPs);
 // - "layer_norm" (torch's layer_norm with its affine gradients), "batchnorm" (the worker's
@@ -50,7 +55,15 @@ bool stridedBatchedMatMul(const Graph& g, const Node& n);
 // - "elementwise.<op>" for an element-wise op timed on its own (Clip, Max, HardSigmoid, ...).
 // - "matmul_strided" for a stridedBatchedMatMul (per product several times the contiguous batched
 //   cases of "matmul"; a file without that family prices these as "matmul").
-std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n);
+std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n, const std::vector<int64_t>& localInput = {});
+
+// A Conv node's input as one device holds it: the batch (dim 0) over `batchShards` replicas and
+// the dim the plan splits input 0 along (`split`, -1 for none) over `tp`. Empty when a dim is
+// unknown or n is no Conv.
+std::vector<int64_t> localConvInput(const Graph& g, const Node& n, int split, int tp, int batchShards);
+
+// n's kernel geometry for torchConvRunsOneDnn, on input `input` (this device's share).
+ConvShape convShapeOf(const Graph& g, const Node& n, std::vector<int64_t> input);
 
 // The node chains the worker runs as one torch function (core/ops/node_chains): a decomposed
 // LayerNorm's nine nodes cost one layer_norm's dispatch and pass over memory, not nine. Found
@@ -71,8 +84,10 @@ PricedChains pricedChains(const Graph& g);
 // rate (elementwise without one), the MatMul for addmm at the matmul rate. `outputPartial`: the
 // plan leaves n's output partial (a row-parallel MatMul); the worker then reduces it before
 // the bias Add and fuses nothing, so an addmm's MatMul carries the MatMul and the Add unfused.
+// `localInput`: a Conv's input on this device (localConvInput), which decides torch's kernel.
 std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
-                                        const PricedChains* chains = nullptr, bool outputPartial = false);
+                                        const PricedChains* chains = nullptr, bool outputPartial = false,
+                                        const std::vector<int64_t>& localInput = {});
 
 // Seconds of the optimizer's update of one weight tensor of `paramBytes` (fp32 bytes held by this
 // device); 0 when the cluster has no "optimizer" rate (GPU presets fold it into efficiency).
