@@ -256,6 +256,11 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
         // last reader.
         const double shard = s.outputs[o].kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
         if (o == 0 && saved_.dropoutMask[size_t(id)]) c.activationMemory += replicaBytes(t) / elemBytes_ * shard; // the mask, 1 B
+        if (o == 0 && saved_.poolIndices[size_t(id)]) c.activationMemory += replicaBytes(t) / elemBytes_ * 8.0 * shard; // int64
+        if (o == 0 && saved_.batchNormScale[size_t(id)] && n.inputs.size() > 4 && n.input(4) != kNoTensor) {
+            const bool channelsSplit = !s.inputs.empty() && s.inputs[0].kind == TensorLayout::S && s.inputs[0].dim == 1;
+            c.activationMemory += replicaBytes(n.input(4)) / (channelsSplit ? mesh_.tp : 1); // sqrt(var + eps), per channel
+        }
         if (!saved_.kept[size_t(t)]) continue;
         c.activationMemory += replicaBytes(t) * shard;
     }

@@ -29,6 +29,12 @@ struct SavedActivations {
     // drew, one byte an element of its output (Korthikanti's "s b h" and "a s^2 b" mask terms);
     // a Dropout that is not training is a view of its input.
     std::vector<char> dropoutMask;
+    // Per node: a MaxPool that takes a gradient. torch's max_pool2d keeps the index of each
+    // output element's maximum for the backward, an int64 an element of its output.
+    std::vector<char> poolIndices;
+    // Per node: a BatchNormalization that takes a gradient. The worker's inference form divides by
+    // sqrt(var + eps), which the division's backward keeps: one value per channel.
+    std::vector<char> batchNormScale;
 };
 
 // `chains`: the node chains the worker fuses (findNodeChains on the graph alone).
