@@ -260,7 +260,9 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     const bool partial = !s.outputs.empty() && s.outputs[0].kind == TensorLayout::P;
     // A Gather's table gradient is as large as the table this device holds, however the batch is split.
     const double dataShare = s.inputs.empty() ? -1 : s.inputs[0].kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
-    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_, partial, dataShare);
+    const int inputSplit = !s.inputs.empty() && s.inputs[0].kind == TensorLayout::S ? s.inputs[0].dim : -1;
+    const std::optional<double> measured = nodeFamilySeconds(cluster_, g_, n, oc, share, &chains_, partial, dataShare,
+                                                             localConvInput(g_, n, inputSplit, mesh_.tp, batchShards()));
     const double forward = measured ? 0
                            : roofline_ ? rooflineForwardSeconds(*roofline_, rooflineOps_[size_t(id)], oc, s, batchShards())
                                        : oc.flops * share / flopRate_;
@@ -301,6 +303,11 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
         // last reader.
         const double shard = s.outputs[o].kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
         if (o == 0 && saved_.dropoutMask[size_t(id)]) c.activationMemory += replicaBytes(t) / elemBytes_ * shard; // the mask, 1 B
+        if (o == 0 && saved_.poolIndices[size_t(id)]) c.activationMemory += replicaBytes(t) / elemBytes_ * 8.0 * shard; // int64
+        if (o == 0 && saved_.batchNormScale[size_t(id)] && n.inputs.size() > 4 && n.input(4) != kNoTensor) {
+            const bool channelsSplit = !s.inputs.empty() && s.inputs[0].kind == TensorLayout::S && s.inputs[0].dim == 1;
+            c.activationMemory += replicaBytes(n.input(4)) / (channelsSplit ? mesh_.tp : 1); // sqrt(var + eps), per channel
+        }
         if (!saved_.kept[size_t(t)]) continue;
         c.activationMemory += replicaBytes(t) * shard;
     }

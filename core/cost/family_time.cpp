@@ -64,7 +64,37 @@ bool gatherFillsTable(const Graph& g, const Node& n)
            (!data.value || data.kind == TensorKind::Weight || data.kind == TensorKind::Constant);
 }
 
-std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n)
+std::vector<int64_t> localConvInput(const Graph& g, const Node& n, int split, int tp, int batchShards)
+{
+    if ((n.opType != "Conv" && n.opType != "ConvTranspose") || n.inputs.empty() || n.input(0) == kNoTensor) return {};
+    const Shape& x = g.tensor(n.input(0)).shape;
+    std::vector<int64_t> dims;
+    for (const auto& d : x.dims) {
+        if (!d.isKnown()) return {};
+        dims.push_back(d.value);
+    }
+    if (!dims.empty()) dims[0] = std::max<int64_t>(1, dims[0] / std::max(1, batchShards));
+    if (split >= 0 && size_t(split) < dims.size()) dims[size_t(split)] = std::max<int64_t>(1, dims[size_t(split)] / std::max(1, tp));
+    return dims;
+}
+
+ConvShape convShapeOf(const Graph& g, const Node& n, std::vector<int64_t> input)
+{
+    ConvShape s;
+    s.input = std::move(input);
+    s.kernel = n.attrInts("kernel_shape");
+    if (s.kernel.empty() && n.inputs.size() > 1 && n.input(1) != kNoTensor) {
+        const Shape& w = g.tensor(n.input(1)).shape;
+        for (int d = 2; d < w.rank(); ++d) s.kernel.push_back(w.dims[size_t(d)].isKnown() ? w.dims[size_t(d)].value : 1);
+    }
+    s.strides = n.attrInts("strides");
+    s.dilations = n.attrInts("dilations");
+    s.groups = n.attrInt("group", 1);
+    s.transposed = n.opType == "ConvTranspose";
+    return s;
+}
+
+std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n, const std::vector<int64_t>& localInput)
 {
     const OpDef* def = OpRegistry::instance().find(n.opType);
     if (!def) return {};
@@ -79,13 +109,25 @@ std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n)
             const Shape& x = g.tensor(n.input(0)).shape;
             const bool depthwise = x.rank() >= 2 && x.dims[1].isKnown() && x.dims[1].value == group;
             const std::string grouped = finer("conv_grouped", def->family);
-            return depthwise ? finer("conv_depthwise", grouped) : grouped;
+            if (!depthwise) return grouped;
+            const std::string dw = finer("conv_depthwise", grouped);
+            const std::vector<int64_t> strides = n.attrInts("strides");
+            const bool strided = std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s > 1; });
+            return strided ? finer("conv_depthwise_strided", dw) : dw;
         }
         if (n.opType == "Conv") {
-            if (g.tensor(n.input(0)).shape.rank() == 3) return finer("conv1d", def->family); // torch runs it as a 2-D conv of height 1
+            std::vector<int64_t> input = localInput;
+            if (input.empty()) input = localConvInput(g, n, -1, 1, 1);
+            // Unknown dims: the kernel most of each kind runs (oneDNN for 2-D, torch's own for 1-D).
+            const bool oneDnn = input.empty() ? g.tensor(n.input(0)).shape.rank() != 3 : torchConvRunsOneDnn(convShapeOf(g, n, input));
+            if (g.tensor(n.input(0)).shape.rank() == 3) { // torch runs it as a 2-D conv of height 1
+                const std::string conv1d = finer("conv1d", def->family);
+                return oneDnn ? finer("conv1d.onednn", conv1d) : conv1d;
+            }
             const std::vector<int64_t> k = n.attrInts("kernel_shape");
             const bool pointwise = !k.empty() && std::all_of(k.begin(), k.end(), [](int64_t d) { return d == 1; });
             if (pointwise) return finer("conv_pointwise", def->family); // a GEMM over the pixels, no unfold
+            return oneDnn ? def->family : finer("conv.native", def->family);
         }
         return def->family;
     }
@@ -198,10 +240,11 @@ PricedChains pricedChains(const Graph& g)
 }
 
 std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
-                                        const PricedChains* chains, bool outputPartial, double dataShare)
+                                        const PricedChains* chains, bool outputPartial, double dataShare,
+                                        const std::vector<int64_t>& localInput)
 {
     if (c.opFamilies.empty()) return std::nullopt;
-    const std::string family = pricingFamily(c, g, n);
+    const std::string family = pricingFamily(c, g, n, localInput);
     if (family.empty()) return std::nullopt;
     if (foldedAway(g, n)) return 0.0;
     const NodeId id = NodeId(&n - g.nodes.data());

@@ -4,6 +4,7 @@
 // ops by dispatch and autograd, the weight update by Adam's passes over the weights; one
 // rate per family, measured by `tapas cluster calibrate` through libtorch, prices each.
 #include "core/cluster/cluster_spec.h"
+#include "core/cost/torch_conv_kernel.h"
 #include "core/ir/graph.h"
 #include "core/ops/node_chains.h"
 #include "core/ops/op_registry.h"
@@ -40,9 +41,13 @@ bool stridedBatchedMatMul(const Graph& g, const Node& n);
 // The family node n of g is priced by on cluster c: its op's registry family, or a finer one the
 // calibration measures apart because one rate does not fit the whole family, when c carries a
 // rate for it (each falls back to the coarser one otherwise):
-// - convolutions by what torch runs: "conv_depthwise" (a group per input channel) and
-//   "conv_grouped" (other group > 1), "conv1d" (rank-3 input), "conv_pointwise" (1x1 kernels:
-//   a GEMM without unfold), "conv" for the rest;
+// - convolutions by what torch runs: "conv_depthwise" (a group per input channel; strided:
+//   "conv_depthwise_strided", whose backward runs several times the unstrided one's time per
+//   FLOP) and "conv_grouped" (other group > 1), "conv1d" (rank-3 input; "conv1d.onednn" where
+//   torch runs it on oneDNN, torchConvRunsOneDnn), "conv_pointwise" (1x1 kernels: a GEMM without
+//   unfold), "conv" for the rest ("conv.native" where torch runs its own kernel, not oneDNN's).
+//   Which kernel torch runs depends on this device's share of the input (`localInput`, as
+//   localConvInput gives it; empty: the whole input);
 // - "max_pool", "global_pool" (GlobalAverage/GlobalMaxPool), "pool" (bound by bytes, not by
 //   the convolutions' FLOPs);
 // - "layer_norm" (torch's layer_norm with its affine gradients), "batchnorm" (the worker's
@@ -51,7 +56,15 @@ bool stridedBatchedMatMul(const Graph& g, const Node& n);
 // - "matmul_strided" for a stridedBatchedMatMul (per product several times the contiguous batched
 //   cases of "matmul"; a file without that family prices these as "matmul").
 // - "gather" for a Gather whose table takes a gradient (gatherFillsTable).
-std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n);
+std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n, const std::vector<int64_t>& localInput = {});
+
+// A Conv node's input as one device holds it: the batch (dim 0) over `batchShards` replicas and
+// the dim the plan splits input 0 along (`split`, -1 for none) over `tp`. Empty when a dim is
+// unknown or n is no Conv.
+std::vector<int64_t> localConvInput(const Graph& g, const Node& n, int split, int tp, int batchShards);
+
+// n's kernel geometry for torchConvRunsOneDnn, on input `input` (this device's share).
+ConvShape convShapeOf(const Graph& g, const Node& n, std::vector<int64_t> input);
 
 // A Gather from float data autograd takes a gradient of (an embedding table, or an activation):
 // torch's index_select backward zero-fills a gradient the table's size and adds the rows in, so
@@ -80,8 +93,10 @@ PricedChains pricedChains(const Graph& g);
 // the bias Add and fuses nothing, so an addmm's MatMul carries the MatMul and the Add unfused.
 // `dataShare`: the fraction of its first input this device holds (a Gather's table, whose
 // whole local gradient the backward fills, split or not by the batch); < 0: `share`.
+// `localInput`: a Conv's input on this device (localConvInput), which decides torch's kernel.
 std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
-                                        const PricedChains* chains = nullptr, bool outputPartial = false, double dataShare = -1);
+                                        const PricedChains* chains = nullptr, bool outputPartial = false, double dataShare = -1,
+                                        const std::vector<int64_t>& localInput = {});
 
 // Seconds the worker's step spends on graph tensor t beside the nodes, when this device draws
 // `elements` of it: a float graph input is drawn from its seeded stream each step

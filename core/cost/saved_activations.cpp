@@ -84,6 +84,8 @@ SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& 
     out.kept.assign(T, 0);
     out.storage.resize(T);
     out.dropoutMask.assign(g.nodes.size(), 0);
+    out.poolIndices.assign(g.nodes.size(), 0);
+    out.batchNormScale.assign(g.nodes.size(), 0);
     for (size_t t = 0; t < T; ++t) out.storage[t] = TensorId(t);
     std::vector<char> contiguous(T, 1);
     std::vector<char> grad(T, 0); // takes a gradient
@@ -144,6 +146,8 @@ SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& 
             continue;
         }
         if (!anyGrad || savesNothing(n.opType)) continue;
+        out.poolIndices[size_t(id)] = n.opType == "MaxPool";
+        out.batchNormScale[size_t(id)] = n.opType == "BatchNormalization";
         const TensorId a = n.inputs.size() > 0 ? n.inputs[0] : kNoTensor;
         const TensorId b = n.inputs.size() > 1 ? n.inputs[1] : kNoTensor;
         if (among(n.opType, {"MatMul", "Gemm", "Mul", "Conv", "ConvTranspose", "Einsum"})) {

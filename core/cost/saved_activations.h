@@ -36,6 +36,12 @@ struct SavedActivations {
     // reads it, after which the backward lets it go; kNoNode for a graph output (the loss reads
     // it) or a storage nothing saves.
     std::vector<NodeId> releasedAfter;
+    // Per node: a MaxPool that takes a gradient. torch's max_pool2d keeps the index of each
+    // output element's maximum for the backward, an int64 an element of its output.
+    std::vector<char> poolIndices;
+    // Per node: a BatchNormalization that takes a gradient. The worker's inference form divides by
+    // sqrt(var + eps), which the division's backward keeps: one value per channel.
+    std::vector<char> batchNormScale;
 };
 
 // `chains`: the node chains the worker fuses (findNodeChains on the graph alone).

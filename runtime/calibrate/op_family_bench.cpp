@@ -1,5 +1,8 @@
 #include "runtime/calibrate/op_family_bench.h"
 
+#include "runtime/exec/kernels/torch_forms.h"
+
+#include "core/cost/torch_conv_kernel.h"
 #include "core/util/cpu_clock.h"
 #include "core/util/median.h"
 #include "runtime/exec/adam_update.h"
@@ -138,26 +141,36 @@ std::vector<Case> familyCases()
     }
 
     // Convolutions, by what torch runs for each kind (core/cost/family_time's pricingFamily):
-    // each kind's first case is its tiny one (the overhead), then the corpus's shapes at a
-    // rank's share (a batch of 1-2, strided stems, few-channel audio layers, 1x3 and 3x1
-    // kernels), so the rate by size (OpFamilyRate::bySize) spans the small nodes that run far
-    // below the large cases' rate. FLOPs and bytes as the Conv cost rule counts them.
-    auto conv2d = [&](const std::string& family, int64_t b, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
-                      int64_t stride = 1, int64_t groups = 1) {
-        const int64_t oh = (h + 2 * (kh / 2) - kh) / stride + 1, ow = (w + 2 * (kw / 2) - kw) / stride + 1;
+    // each kind's first case is its tiny one (the overhead), then the corpus's shapes as a rank
+    // holds them under the 1x2 plans (a batch of 1-2, channels halved, strided stems,
+    // few-channel audio layers, 1x3 and 3x1 kernels), so the rate by size (OpFamilyRate::bySize)
+    // spans the small nodes that run far below the large cases' rate. FLOPs and bytes as the
+    // Conv cost rule counts them. A dense case's family also says which kernel torch runs for it
+    // (core/cost/torch_conv_kernel, the rule the cost model prices by): "conv" oneDNN's,
+    // "conv.native" torch's own (small inputs of one sample), whose fixed cost is a fraction of
+    // oneDNN's; "conv1d" torch's own, "conv1d.onednn" oneDNN's (a batch above 1).
+    auto conv2d = [&](std::string family, int64_t b, int64_t c, int64_t h, int64_t w, int64_t o, int64_t kh, int64_t kw,
+                      int64_t stride = 1, int64_t groups = 1, int64_t strideW = 0) {
+        if (strideW == 0) strideW = stride;
+        const int64_t oh = (h + 2 * (kh / 2) - kh) / stride + 1, ow = (w + 2 * (kw / 2) - kw) / strideW + 1;
         const double out = double(b) * o * oh * ow;
         const double weight = double(o) * (c / groups) * kh * kw;
+        if (family == "conv" && !torchConvRunsOneDnn({{b, c, h, w}, {kh, kw}, {stride, strideW}, {}, groups})) family = "conv.native";
+        const std::string strides = stride > 1 || strideW > 1 ? " s" + std::to_string(stride) + (strideW != stride ? "x" + std::to_string(strideW) : "") : "";
         cs.push_back({family,
                       std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w) + " k" +
-                          std::to_string(kh) + "x" + std::to_string(kw) + (stride > 1 ? " s" + std::to_string(stride) : std::string()) +
-                          " o" + std::to_string(o) + (groups > 1 ? " g" + std::to_string(groups) : std::string()),
+                          std::to_string(kh) + "x" + std::to_string(kw) + strides + " o" + std::to_string(o) +
+                          (groups > 1 ? " g" + std::to_string(groups) : std::string()),
                       2.0 * out * double(c / groups) * kh * kw, 4.0 * (double(b) * c * h * w + weight + out), true,
                       [=] { return std::vector<Tensor>{leaf({b, c, h, w}), leaf({o, c / groups, kh, kw})}; },
                       [=](const std::vector<Tensor>& v) {
-                          return torch::conv2d(v[0], v[1], {}, stride, std::vector<int64_t>{kh / 2, kw / 2}, 1, groups);
+                          return torch::conv2d(v[0], v[1], {}, std::vector<int64_t>{stride, strideW},
+                                               std::vector<int64_t>{kh / 2, kw / 2}, 1, groups);
                       }});
     };
-    // Dense convolutions with a spatial kernel (unfold + GEMM, col2im in the backward).
+    // Dense convolutions with a spatial kernel (unfold + GEMM, col2im in the backward), oneDNN's
+    // tiny case first, then torch's own.
+    conv2d("conv", 2, 1, 4, 4, 1, 3, 3);
     conv2d("conv", 1, 1, 4, 4, 1, 3, 3);
     conv2d("conv", 8, 64, 28, 28, 64, 3, 3);
     conv2d("conv", 1, 64, 56, 56, 64, 3, 3);
@@ -167,8 +180,13 @@ std::vector<Case> familyCases()
     conv2d("conv", 2, 32, 20, 20, 32, 3, 3);
     conv2d("conv", 1, 3, 48, 192, 8, 3, 3, 2);
     conv2d("conv", 1, 24, 74, 32, 24, 3, 1);
+    conv2d("conv", 2, 24, 74, 32, 24, 1, 3);
     conv2d("conv", 1, 48, 34, 16, 48, 1, 3);
+    conv2d("conv", 2, 72, 30, 8, 72, 3, 1);
+    conv2d("conv", 2, 96, 10, 2, 96, 3, 1);
     conv2d("conv", 1, 96, 10, 2, 96, 3, 1);
+    conv2d("conv", 1, 72, 30, 8, 72, 3, 1);
+    conv2d("conv", 1, 96, 14, 4, 96, 1, 3);
     // 1x1 kernels: a GEMM over the pixels.
     conv2d("conv_pointwise", 1, 1, 2, 2, 1, 1, 1);
     conv2d("conv_pointwise", 8, 32, 56, 56, 64, 1, 1);
@@ -186,16 +204,32 @@ std::vector<Case> familyCases()
     conv2d("conv_depthwise", 1, 200, 2, 96, 200, 5, 5, 1, 200);
     conv2d("conv_depthwise", 1, 88, 3, 96, 88, 5, 5, 1, 88);
     conv2d("conv_depthwise", 1, 8, 24, 96, 8, 3, 3, 1, 8);
+    // Strided depthwise convolutions: a quarter (or half) of the unstrided FLOPs, whose backward
+    // still scatters over the whole input, at several times the unstrided time per FLOP.
+    // MobileNet's four (96 at 112x112 to 576 at 14x14, halved channels or batch on a rank) and
+    // PP-OCR's 2x1 strides.
+    conv2d("conv_depthwise_strided", 1, 2, 4, 4, 2, 3, 3, 2, 2);
+    conv2d("conv_depthwise_strided", 2, 48, 112, 112, 48, 3, 3, 2, 48);
+    conv2d("conv_depthwise_strided", 1, 144, 56, 56, 144, 3, 3, 2, 144);
+    conv2d("conv_depthwise_strided", 2, 96, 28, 28, 96, 3, 3, 2, 96);
+    conv2d("conv_depthwise_strided", 1, 576, 14, 14, 576, 3, 3, 2, 576);
+    conv2d("conv_depthwise_strided", 2, 8, 24, 96, 8, 3, 3, 2, 8, 1);
+    conv2d("conv_depthwise_strided", 2, 32, 6, 96, 32, 5, 5, 2, 32, 1);
+    conv2d("conv_depthwise_strided", 2, 104, 3, 96, 104, 5, 5, 2, 104, 1);
     conv2d("conv_grouped", 1, 2, 2, 2, 2, 1, 1, 1, 2);
     conv2d("conv_grouped", 8, 64, 28, 28, 64, 3, 3, 1, 8);
     conv2d("conv_grouped", 1, 64, 28, 28, 64, 3, 3, 1, 8);
     conv2d("conv_grouped", 1, 128, 14, 14, 128, 3, 3, 1, 8);
     // 1-D convolutions (audio: Silero's encoder, the STFT as a strided convolution): torch runs
-    // them as 2-D ones of height 1, whose backward costs far more per FLOP than a 2-D conv's.
+    // them as 2-D ones of height 1, whose backward costs far more per FLOP than a 2-D conv's; on
+    // one sample with its own kernel ("conv1d"), on a batch above 1 on oneDNN's ("conv1d.onednn",
+    // a fixed cost several times torch's): Silero's encoder keeps its batch of 2 on each rank
+    // when the plan splits its channels.
     auto conv1d = [&](int64_t b, int64_t c, int64_t len, int64_t o, int64_t kk, int64_t stride = 1) {
         const int64_t olen = (len + 2 * (kk / 2) - kk) / stride + 1;
         const double out = double(b) * o * olen;
-        cs.push_back({"conv1d",
+        const bool oneDnn = torchConvRunsOneDnn({{b, c, len}, {kk}, {stride}, {}, 1});
+        cs.push_back({oneDnn ? "conv1d.onednn" : "conv1d",
                       "1-D " + std::to_string(b) + "x" + std::to_string(c) + "x" + std::to_string(len) + " k" + std::to_string(kk) +
                           (stride > 1 ? " s" + std::to_string(stride) : std::string()) + " o" + std::to_string(o),
                       2.0 * out * c * kk, 4.0 * (double(b) * c * len + double(o) * c * kk + out), true,
@@ -208,6 +242,12 @@ std::vector<Case> familyCases()
     conv1d(1, 64, 64, 64, 3);
     conv1d(1, 16, 256, 32, 3);
     conv1d(1, 1, 576, 258, 256, 128);
+    conv1d(2, 1, 4, 1, 3);
+    conv1d(2, 129, 3, 64, 3);
+    conv1d(2, 128, 3, 32, 3, 2);
+    conv1d(2, 32, 2, 64, 3, 2);
+    conv1d(2, 64, 1, 64, 3);
+    conv1d(2, 1, 576, 129, 256, 128);
     conv1d(2, 1, 16000, 257, 512, 160);
 
     // Memory-bound families: FLOPs do not bound them, bytes do.
@@ -233,19 +273,19 @@ std::vector<Case> familyCases()
         add("elementwise", "relu " + dims, shape, 2, [](const std::vector<Tensor>& v) { return torch::relu(v[0]); });
     }
     add("elementwise", "erf 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::erf(v[0]); });
-    // Element-wise ops whose kernels (runtime/exec/kernels/elementwise_kernels) cost more than an
-    // add: a clamp's backward builds a mask of both bounds, a maximum against a broadcast scalar
-    // compares and reduces, HardSigmoid is a multiply-add and a clamp. Each its own family
-    // ("elementwise.<op>"), tiny case first.
+    // Element-wise ops whose kernels (runtime/exec/kernels/elementwise_kernels) are not one
+    // add's: Clip, and a Max or Min against a constant scalar (tf2onnx's ReLU), run as
+    // clampBetween (runtime/exec/kernels/torch_forms, the worker's own function); HardSigmoid is
+    // a multiply-add and that. Each its own family ("elementwise.<op>"), tiny case first.
     const std::vector<std::vector<int64_t>> ewSizes{{1, 200, 1, 1}, {1, 24, 74, 32}, {1, 144, 56, 56}};
     auto opCases = [&](const std::string& op, double bytesPerElem, std::function<Tensor(const std::vector<Tensor>&)> run) {
         add("elementwise." + op, op + " 4", {4}, bytesPerElem, run);
         for (const auto& shape : ewSizes) add("elementwise." + op, op + " " + shapeName(shape), shape, bytesPerElem, run);
     };
-    opCases("Clip", 2, [](const std::vector<Tensor>& v) { return v[0].clamp(0, 6); });
-    opCases("Max", 2, [](const std::vector<Tensor>& v) { return torch::maximum(v[0], torch::zeros({1})); });
-    opCases("Min", 2, [](const std::vector<Tensor>& v) { return torch::minimum(v[0], torch::zeros({1})); });
-    opCases("HardSigmoid", 2, [](const std::vector<Tensor>& v) { return (v[0] * 0.2 + 0.5).clamp(0, 1); });
+    opCases("Clip", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0], 0.0, 6.0); });
+    opCases("Max", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0], 0.0, std::nullopt); });
+    opCases("Min", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0], std::nullopt, 0.0); });
+    opCases("HardSigmoid", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0] * 0.2 + 0.5, 0.0, 1.0); });
     opCases("LeakyRelu", 2, [](const std::vector<Tensor>& v) { return torch::leaky_relu(v[0], 0.2); });
     // GELU as the worker runs an exported erf chain (one torch::gelu, core/ops/node_chains):
     // its own rate, since erf's polynomial costs several times an add's pass over the bytes.
@@ -268,17 +308,18 @@ std::vector<Case> familyCases()
     add("normalization", "layernorm 512x1024", big, 2,
         [](const std::vector<Tensor>& v) { return torch::layer_norm(v[0], {1024}); });
     add("normalization", "softmax 512x1024", big, 2, [](const std::vector<Tensor>& v) { return torch::softmax(v[0], -1); });
-    // BatchNorm as the worker runs it (runtime/exec/kernels/normalization_kernels: the inference
-    // form with stored statistics, four broadcast ops whose backward reduces the scale's and
-    // shift's gradients): a family of its own, whose fixed cost is four ops', not a softmax's.
+    // BatchNorm as the worker runs it (inferenceBatchNorm, runtime/exec/kernels/torch_forms: the
+    // inference form with stored statistics, four broadcast ops whose backward reduces the
+    // scale's and shift's gradients), given per-channel tensors as the worker holds them (the
+    // scale and shift weights that take a gradient, the statistics that do not): a family of its
+    // own, whose fixed cost is four ops', not a softmax's. Bytes: x read and the output written.
     auto batchNorm = [&](std::vector<int64_t> shape) {
         const int64_t ch = shape[1];
-        add("batchnorm", "batchnorm " + shapeName(shape), shape, 2, [ch](const std::vector<Tensor>& v) {
-            const Tensor mean = torch::zeros({1, ch, 1, 1}), var = torch::ones({1, ch, 1, 1});
-            const Tensor scale = torch::ones({1, ch, 1, 1}).set_requires_grad(true);
-            const Tensor shift = torch::zeros({1, ch, 1, 1}).set_requires_grad(true);
-            return (v[0] - mean) / (var + 1e-5).sqrt() * scale + shift;
-        });
+        cs.push_back({"batchnorm", "batchnorm " + shapeName(shape), 0, 8.0 * elems(shape), true,
+                      [=] {
+                          return std::vector<Tensor>{leaf(shape), leaf({ch}), leaf({ch}), torch::randn({ch}), torch::rand({ch}) + 0.5};
+                      },
+                      [](const std::vector<Tensor>& v) { return inferenceBatchNorm(v[0], v[1], v[2], v[3], v[4], 1e-5); }});
     };
     batchNorm({1, 2, 2, 2});
     batchNorm({1, 16, 3, 96});

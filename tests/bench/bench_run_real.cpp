@@ -107,12 +107,16 @@ void printFamilyProfile(const std::string& profilePath, const Graph& g, const Sh
             const auto it = byName.find(name.get<std::string>());
             if (it == byName.end()) continue;
             const Node& n = g.node(it->second);
-            const std::string fam = pricingFamily(cluster, g, n);
-            if (family.empty()) family = fam;
             const OpStrategy& s = plan.nodes[size_t(it->second)];
+            const int split = !s.inputs.empty() && s.inputs[0].kind == TensorLayout::S ? s.inputs[0].dim : -1;
+            const std::vector<int64_t> local = localConvInput(g, n, split, plan.mesh.tp, plan.batchShards());
+            const std::string fam = pricingFamily(cluster, g, n, local);
+            if (family.empty()) family = fam;
             const bool partial = !s.outputs.empty() && s.outputs[0].kind == TensorLayout::P;
             const double dataShare = s.inputs.empty() ? -1 : s.inputs[0].kind == TensorLayout::S ? 1.0 / plan.mesh.tp : 1.0;
-            predicted += nodeFamilySeconds(cluster, g, n, nodeCost(g, n), s.computeFraction, &chains, partial, dataShare).value_or(0);
+            predicted += nodeFamilySeconds(cluster, g, n, nodeCost(g, n), s.computeFraction / plan.batchShards(), &chains, partial,
+                                           dataShare, local)
+                             .value_or(0);
         }
         if (const std::string fused = e.value("fused", ""); !fused.empty()) family = "fused " + fused;
         Sum& s = sums[family];

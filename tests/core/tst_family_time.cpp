@@ -534,6 +534,63 @@ private slots:
         QVERIFY(price(c, dense, 0) > 5e-5 + flops / 1e10); // below the one rate of `calibrated`
     }
 
+    // Which kernel torch runs for a convolution (ConvParams::use_mkldnn, one thread): oneDNN's
+    // for a batch above 1, a large input, a strided or grouped one; its own for a small input of
+    // one sample, and for an unstrided 1x1 kernel below a batch of 16.
+    void torch_picks_its_convolution_kernel_by_the_shapes()
+    {
+        QVERIFY(!torchConvRunsOneDnn({{1, 129, 3}, {3}, {1}, {}, 1}));    // Silero's encoder, one sample
+        QVERIFY(torchConvRunsOneDnn({{2, 129, 3}, {3}, {1}, {}, 1}));     // its batch of 2 on a rank
+        QVERIFY(!torchConvRunsOneDnn({{1, 96, 10, 2}, {3, 1}, {}, {}, 1})); // 1920 elements
+        QVERIFY(torchConvRunsOneDnn({{1, 24, 74, 32}, {3, 1}, {}, {}, 1}));  // 56832 elements
+        QVERIFY(!torchConvRunsOneDnn({{8, 64, 28, 28}, {1, 1}, {}, {}, 1})); // 1x1: a GEMM of torch's own
+        QVERIFY(torchConvRunsOneDnn({{1, 64, 56, 56}, {1, 1}, {2, 2}, {}, 1}));
+        QVERIFY(torchConvRunsOneDnn({{1, 8, 4, 4}, {3, 3}, {}, {}, 8}));  // depthwise
+        QVERIFY(!torchConvRunsOneDnn({{1, 8, 4, 4}, {3, 3}, {}, {}, 8, true})); // depthwise transposed
+    }
+
+    // The finer conv families: by the kernel torch runs on this device's share of the input
+    // (a plan that keeps the batch of 2 on each rank runs oneDNN where one sample runs torch's
+    // own), and strided depthwise convolutions apart. Without them, the coarser family.
+    void convolutions_are_priced_by_the_kernel_torch_runs_on_the_local_input()
+    {
+        ClusterSpec c = calibrated();
+        c.opFamilies["conv1d"] = {2e9, 0, 2e-5};
+        c.opFamilies["conv_depthwise"] = {5e8, 0, 3e-5};
+        Graph oneD = convGraph(1);
+        oneD.tensor(oneD.node(0).input(0)).shape = Shape::of({1, 64, 100});
+        oneD.tensor(oneD.node(0).input(1)).shape = Shape::of({64, 64, 3});
+        oneD.tensor(oneD.node(0).outputs[0]).shape = Shape::of({1, 64, 100});
+        const Node& n1 = oneD.node(0);
+        QCOMPARE(pricingFamily(c, oneD, n1, {2, 64, 100}), std::string("conv1d")); // no oneDNN family: the kind's
+        c.opFamilies["conv1d.onednn"] = {2e9, 0, 8e-5};
+        QCOMPARE(pricingFamily(c, oneD, n1), std::string("conv1d"));
+        QCOMPARE(pricingFamily(c, oneD, n1, {2, 64, 100}), std::string("conv1d.onednn"));
+        const OpCost oc = nodeCost(oneD, n1);
+        QCOMPARE(*nodeFamilySeconds(c, oneD, n1, oc, 1.0, nullptr, false, {2, 64, 100}), 8e-5 + oc.flops / 2e9);
+
+        const Graph dense = convGraph(1); // x [8,64,28,28], 3x3
+        QCOMPARE(localConvInput(dense, dense.node(0), 1, 2, 2), (std::vector<int64_t>{4, 32, 28, 28}));
+        QCOMPARE(localConvInput(dense, dense.node(0), -1, 2, 8), (std::vector<int64_t>{1, 64, 28, 28}));
+        QCOMPARE(pricingFamily(c, dense, dense.node(0), {1, 16, 28, 28}), std::string("conv"));
+        c.opFamilies["conv.native"] = {1e10, 0, 1e-5};
+        QCOMPARE(pricingFamily(c, dense, dense.node(0), {1, 16, 28, 28}), std::string("conv.native")); // 12544 elements
+        QCOMPARE(pricingFamily(c, dense, dense.node(0), {1, 64, 28, 28}), std::string("conv"));
+        QCOMPARE(pricingFamily(c, dense, dense.node(0)), std::string("conv"));
+
+        Graph depthwise = convGraph(64);
+        QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv_depthwise"));
+        Attribute strides;
+        strides.name = "strides";
+        strides.kind = Attribute::Kind::Ints;
+        strides.ints = {2, 1};
+        depthwise.nodes[0].attrs.push_back(strides);
+        QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv_depthwise")); // no strided family
+        c.opFamilies["conv_depthwise_strided"] = {2e8, 0, 3e-5};
+        QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv_depthwise_strided"));
+        QCOMPARE(price(c, depthwise, 0), 3e-5 + nodeCost(depthwise, depthwise.node(0)).flops / 2e8);
+    }
+
     // Pooling by kind, BatchNorm as its own family, and element-wise ops the calibration timed on
     // their own; a memory-bound family's byte rate by the bytes the node moves.
     void pools_batchnorm_and_costly_elementwise_ops_take_their_own_rates()

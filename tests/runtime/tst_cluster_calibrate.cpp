@@ -130,7 +130,9 @@ private Q_SLOTS:
         // The convolutions by the kind torch runs, each with its rate by size (the corpus's small
         // nodes apart from the large cases), and the memory-bound families the corpus's small
         // tensors run far faster per byte than large ones with a byte rate by size.
-        for (const char* family : {"conv", "conv_pointwise", "conv_depthwise", "conv_grouped", "conv1d"}) {
+        // Dense and 1-D ones also by the kernel torch picks for the case (core/cost/torch_conv_kernel).
+        for (const char* family : {"conv", "conv.native", "conv_pointwise", "conv_depthwise", "conv_depthwise_strided", "conv_grouped",
+                                   "conv1d", "conv1d.onednn"}) {
             const tapas::OpFamilyRate& r = spec->opFamilies.at(family);
             QVERIFY2(r.overhead > 0 && r.flopRate > 1e5 && r.bySize.size() >= 2, family);
             for (size_t i = 1; i < r.bySize.size(); ++i) QVERIFY2(r.bySize[i].unitFlops > r.bySize[i - 1].unitFlops, family);

@@ -325,6 +325,64 @@ private Q_SLOTS:
         QVERIFY2(e.find("node '/stft/Pad' (Pad)") != std::string::npos && e.find("'wrap'") != std::string::npos, e.c_str());
     }
 
+    // Clip with bounds known as numbers, HardSigmoid and a Max or Min against a constant scalar
+    // (tf2onnx's ReLU) run as torch's hardtanh, whose backward does not branch on the data:
+    // clamp's values, the gradient of PyTorch's ReLU6 (one strictly inside the bounds, zero
+    // outside). A Max of two tensors stays torch::maximum. BatchNorm's inference form equals
+    // torch's batch_norm with the stored statistics.
+    void clamps_run_as_hardtanh_and_batch_norm_in_inference_form()
+    {
+        Graph g;
+        auto o = torch::TensorOptions().dtype(torch::kFloat64);
+        torch::manual_seed(11);
+        const torch::Tensor x = torch::randn({2, 3, 4, 5}, o) * 4;
+        auto gradOf = [&](const Node& n, std::vector<torch::Tensor> in) {
+            in[0] = in[0].detach().clone().requires_grad_(true);
+            call(g, n, in)[0].sum().backward();
+            return in[0].grad();
+        };
+        Node clip;
+        clip.name = "clip";
+        clip.opType = "Clip";
+        const torch::Tensor lo = torch::tensor(0.0, o), hi = torch::tensor(6.0, o);
+        QVERIFY(relErr(call(g, clip, {x, lo, hi})[0], x.clamp(0, 6)) < 1e-12);
+        QVERIFY(relErr(gradOf(clip, {x, lo, hi}), ((x > 0) & (x < 6)).to(torch::kFloat64)) < 1e-12);
+        finiteDifferences(g, clip, {x.clone(), lo, hi}, 0); // clones: it sets requires_grad
+        QVERIFY(relErr(call(g, clip, {x, torch::Tensor(), hi})[0], x.clamp_max(6)) < 1e-12);
+
+        Node hs;
+        hs.name = "hs";
+        hs.opType = "HardSigmoid";
+        QVERIFY(relErr(call(g, hs, {x})[0], (x * 0.2 + 0.5).clamp(0, 1)) < 1e-12);
+        finiteDifferences(g, hs, {x.clone()}, 0);
+
+        Node mx;
+        mx.name = "max";
+        mx.opType = "Max";
+        const torch::Tensor zero = torch::zeros({1, 1, 1, 1}, o);
+        for (const auto& in : {std::vector<torch::Tensor>{x, zero}, std::vector<torch::Tensor>{zero, x}}) {
+            const torch::Tensor y = call(g, mx, in)[0];
+            QCOMPARE(y.sizes().vec(), x.sizes().vec());
+            QVERIFY(relErr(y, torch::relu(x)) < 1e-12);
+        }
+        QVERIFY(relErr(gradOf(mx, {x, zero}), (x > 0).to(torch::kFloat64)) < 1e-12);
+        const torch::Tensor other = torch::randn({2, 3, 4, 5}, o);
+        QVERIFY(relErr(call(g, mx, {x, other})[0], torch::maximum(x, other)) < 1e-12);
+        Node mn = mx;
+        mn.opType = "Min";
+        QVERIFY(relErr(call(g, mn, {x, zero})[0], x.clamp_max(0)) < 1e-12);
+
+        Node bn;
+        bn.name = "bn";
+        bn.opType = "BatchNormalization";
+        const torch::Tensor scale = torch::randn({3}, o), shift = torch::randn({3}, o), mean = torch::randn({3}, o),
+                            var = torch::rand({3}, o) + 0.5;
+        const torch::Tensor want = torch::batch_norm(x, scale, shift, mean, var, false, 0.1, 1e-5, false);
+        QVERIFY(relErr(call(g, bn, {x, scale, shift, mean, var})[0], want) < 1e-12);
+        finiteDifferences(g, bn, {x.clone(), scale, shift, mean, var}, 0);
+        finiteDifferences(g, bn, {x, scale.clone(), shift, mean, var}, 1);
+    }
+
     void bad_attributes_are_refused_naming_the_node()
     {
         const Ran r = run("lstm_bidir");

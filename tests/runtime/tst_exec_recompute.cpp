@@ -147,10 +147,11 @@ private slots:
             const double predicted = predictedKept(c.g);
             qInfo("%s: %.0f B alive between forward and backward, the cost model keeps %.0f B (%.3f)", c.name,
                   kept.heldAfterForward, predicted, kept.heldAfterForward / predicted);
-            // Measured 1.011 (GPT: layer_norm's mean and rstd) and 1.103 (ResNet: max pool's
-            // int64 indices and batch norm's statistics, which the model does not count).
+            // Measured 1.011 (GPT: layer_norm's mean and rstd, which the model does not count) and
+            // 1.000 (ResNet: 1.103 before the model counted max pool's int64 indices and batch
+            // norm's 1 / sqrt(var + eps) per channel).
             const double ratio = kept.heldAfterForward / predicted;
-            QVERIFY2(ratio >= 1.0 && ratio < 1.12, qPrintable(QString("%1: alive / predicted %2").arg(c.name).arg(ratio)));
+            QVERIFY2(ratio >= 1.0 && ratio < 1.02, qPrintable(QString("%1: alive / predicted %2").arg(c.name).arg(ratio)));
         }
     }
 

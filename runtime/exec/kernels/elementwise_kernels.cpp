@@ -1,5 +1,6 @@
 // Unary, binary and variadic elementwise ops, Where and Cast on torch.
 #include "runtime/exec/kernels/kernel_table.h"
+#include "runtime/exec/kernels/torch_forms.h"
 
 #include <optional>
 
@@ -25,8 +26,30 @@ std::vector<Tensor> binaryDiv(const KernelCall& c)
     return one(a / b);
 }
 
+// A float tensor against a one-element constant (tf2onnx's ReLU is a Max with 0): the scalar, or
+// nothing when the pair is anything else. The output keeps the tensor's shape.
+std::optional<double> constantScalarBound(const KernelCall& c, Tensor& x)
+{
+    if (c.in.size() != 2 || !has(c, 0) || !has(c, 1)) return std::nullopt;
+    for (size_t i = 0; i < 2; ++i) {
+        const Tensor &s = c.in[i], &t = c.in[1 - i];
+        if (s.numel() == 1 && !s.requires_grad() && t.is_floating_point() && t.dim() >= s.dim() && t.numel() > 1) {
+            x = t;
+            return s.item<double>();
+        }
+    }
+    return std::nullopt;
+}
+
 std::vector<Tensor> variadic(const KernelCall& c, int kind)
 {
+    if (kind <= 1) {
+        // A bound known as a number: one clampBetween (data-independent, see torch_forms) rather
+        // than torch::maximum, whose backward compares, masks and reduces the constant's gradient.
+        Tensor x;
+        if (const std::optional<double> bound = constantScalarBound(c, x))
+            return one(kind == 0 ? clampBetween(x, std::nullopt, bound) : clampBetween(x, bound, std::nullopt));
+    }
     Tensor acc = in(c, 0);
     for (size_t i = 1; i < c.in.size(); ++i) {
         if (!has(c, i)) continue;
@@ -39,8 +62,8 @@ std::vector<Tensor> variadic(const KernelCall& c, int kind)
 std::vector<Tensor> clip(const KernelCall& c)
 {
     // A bound known as a number (an attribute before opset 11, or a constant scalar input such as
-    // ReLU6's 0 and 6) is one clamp: maximum/minimum against a tensor would add a broadcast op
-    // each, with a backward that also reduces a gradient for the bound.
+    // ReLU6's 0 and 6) is one clampBetween: maximum/minimum against a tensor would add a
+    // broadcast op each, with a backward that also reduces a gradient for the bound.
     auto numberBound = [&](size_t i, const char* attr) -> std::optional<double> {
         if (has(c, i)) {
             if (c.in[i].numel() != 1 || c.in[i].requires_grad()) return std::nullopt;
@@ -51,7 +74,8 @@ std::vector<Tensor> clip(const KernelCall& c)
     };
     const std::optional<double> lo = numberBound(1, "min"), hi = numberBound(2, "max");
     Tensor x = in(c, 0);
-    if (lo || hi)
+    if ((lo || hi) && x.is_floating_point()) x = clampBetween(x, lo, hi);
+    else if (lo || hi)
         x = x.clamp(lo ? c10::optional<at::Scalar>(*lo) : c10::nullopt, hi ? c10::optional<at::Scalar>(*hi) : c10::nullopt);
     if (has(c, 1) && !lo) x = torch::maximum(x, c.in[1]);
     if (has(c, 2) && !hi) x = torch::minimum(x, c.in[2]);
@@ -124,7 +148,7 @@ void registerElementwiseKernels(KernelTable& t)
     });
     t.add("Elu", [](const KernelCall& c) { return one(torch::elu(in(c, 0), c.node.attrFloat("alpha", 1))); });
     t.add("HardSigmoid", [](const KernelCall& c) {
-        return one((in(c, 0) * c.node.attrFloat("alpha", 0.2) + c.node.attrFloat("beta", 0.5)).clamp(0, 1));
+        return one(clampBetween(in(c, 0) * c.node.attrFloat("alpha", 0.2) + c.node.attrFloat("beta", 0.5), 0.0, 1.0));
     });
     t.add("HardSwish", [](const KernelCall& c) { return one(torch::hardswish(in(c, 0))); });
     t.add("Clip", clip);

@@ -1,5 +1,6 @@
 // BatchNorm (inference form), InstanceNorm, LayerNorm and Softmax on torch.
 #include "runtime/exec/kernels/kernel_table.h"
+#include "runtime/exec/kernels/torch_forms.h"
 
 #include <algorithm>
 
@@ -35,12 +36,9 @@ std::vector<Tensor> batchNorm(const KernelCall& c)
 {
     // Inference form with the stored statistics: the same function on every batch split.
     Tensor x = in(c, 0);
-    std::vector<int64_t> bshape(size_t(x.dim()), 1);
-    bshape[1] = -1;
-    const double eps = c.node.attrFloat("epsilon", 1e-5);
     const int64_t ch = x.size(1);
-    auto p = [&](size_t i) { return channelPart(c, in(c, i), ch).reshape(bshape); };
-    Tensor y = (x - p(3)) / (p(4) + eps).sqrt() * p(1) + p(2);
+    auto p = [&](size_t i) { return channelPart(c, in(c, i), ch); };
+    Tensor y = inferenceBatchNorm(x, p(1), p(2), p(3), p(4), c.node.attrFloat("epsilon", 1e-5));
     std::vector<Tensor> out{y};
     for (size_t o = 1; o < c.node.outputs.size(); ++o) out.push_back(c.in[std::min<size_t>(o + 2, 4)]);
     return out;
