@@ -567,7 +567,7 @@ private slots:
         QCOMPARE(pricingFamily(c, oneD, n1), std::string("conv1d"));
         QCOMPARE(pricingFamily(c, oneD, n1, {2, 64, 100}), std::string("conv1d.onednn"));
         const OpCost oc = nodeCost(oneD, n1);
-        QCOMPARE(*nodeFamilySeconds(c, oneD, n1, oc, 1.0, nullptr, false, {2, 64, 100}), 8e-5 + oc.flops / 2e9);
+        QCOMPARE(*nodeFamilySeconds(c, oneD, n1, oc, 1.0, nullptr, false, -1, {2, 64, 100}), 8e-5 + oc.flops / 2e9);
 
         const Graph dense = convGraph(1); // x [8,64,28,28], 3x3
         QCOMPARE(localConvInput(dense, dense.node(0), 1, 2, 2), (std::vector<int64_t>{4, 32, 28, 28}));
