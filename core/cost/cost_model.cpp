@@ -128,6 +128,14 @@ StepWorkingSet CostModel::workingSet(const ShardingPlan& plan) const
                                plan.nodes[size_t(id)].outputs[o].kind == TensorLayout::S;
             bytes[size_t(t)] = replicaBytes(t) / (split ? mesh_.tp : 1);
         }
+        // A weight's gradient, as the device holds the weight where it is read.
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+            const TensorId t = n.inputs[i];
+            if (t == kNoTensor || !weights_[size_t(t)] || !dtypeIsFloating(g_.tensor(t).dtype)) continue;
+            const bool split = size_t(id) < plan.nodes.size() && i < plan.nodes[size_t(id)].inputs.size() &&
+                               plan.nodes[size_t(id)].inputs[i].kind == TensorLayout::S;
+            bytes[size_t(t)] = weightElements(g_.tensor(t)) * elemBytes_ / (split ? mesh_.tp : 1);
+        }
     }
     return stepWorkingSet(g_, saved_, chains_.chains, weights_, bytes);
 }

@@ -1,4 +1,6 @@
 #include "core/cost/step_working_set.h"
+#include "core/ir/trained_weights.h"
+#include "core/ops/op_registry.h"
 
 #include <algorithm>
 #include <string_view>
@@ -103,7 +105,14 @@ StepWorkingSet stepWorkingSet(const Graph& g, const SavedActivations& saved, con
                     live += grad[size_t(t)];
                 }
             }
-            w.backwardPeak = std::max(w.backwardPeak, live);
+            // Its trained weights' gradients are made fresh and then added into the ones the step
+            // holds (torch's AccumulateGrad), so each is alive twice for a moment.
+            double fresh = 0;
+            for (size_t k = 0; k < n.inputs.size(); ++k) {
+                const TensorId t = n.inputs[k];
+                if (t != kNoTensor && isWeight(t) && !isBufferInput(n, k) && isTrainedWeight(g, t)) fresh += bytes[size_t(t)];
+            }
+            w.backwardPeak = std::max(w.backwardPeak, live + fresh);
             for (TensorId o : n.outputs)
                 if (o != kNoTensor) {
                     live -= grad[size_t(o)];

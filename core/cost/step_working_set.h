@@ -12,9 +12,10 @@
 // (core/ops/node_chains: layer_norm, gelu, addmm make no inner values), and the gradients of
 // floating activations that depend on a trained weight. A view (Reshape, Transpose, ...) makes
 // no storage, and neither does its gradient. Weights, their gradients and the optimizer's state
-// are the cost model's weight memory, not counted here; neither is scratch space inside one
-// kernel (a convolution's im2col buffer), which the allocator hands out and takes back within
-// the op.
+// are the cost model's weight memory, not counted here, except the moment a node's backward has
+// made its weights' gradients and not yet added them into the held ones (torch's AccumulateGrad
+// makes a fresh tensor and adds it in place). Scratch space inside one kernel (a convolution's
+// im2col buffer), which the allocator hands out and takes back within the op, is not counted.
 #include "core/cost/saved_activations.h"
 #include "core/ir/graph.h"
 
@@ -32,7 +33,7 @@ struct StepWorkingSet {
 };
 
 // `bytes`: per tensor, its bytes on one device under the plan (0 where it holds none: integer
-// and known-value tensors). `weight`: per tensor, a trained weight or buffer. `chains`: the
+// and known-value tensors; a weight's, its gradient's). `weight`: per tensor, a trained weight or buffer. `chains`: the
 // chains the worker fuses.
 StepWorkingSet stepWorkingSet(const Graph& g, const SavedActivations& saved, const std::vector<NodeChain>& chains,
                               const std::vector<char>& weight, const std::vector<double>& bytes);

@@ -250,8 +250,9 @@ private slots:
     // weights are whole on every dp replica and split by tp; a kept activation counts its
     // replica's batch, 1/tp of it when split over tp, all of it when replicated or partial. The
     // step's activation memory is the kept values (the nodes' own) plus what is alive beside
-    // them at the fullest moment: here the input batch and the loss's gradient of y, when the
-    // backward begins (x takes no gradient: nothing before it is trained).
+    // them at the fullest moment: here, in the MatMul's backward, the input batch, the loss's
+    // gradient of y and W's fresh gradient before it is added into the held one (x takes no
+    // gradient: nothing before it is trained).
     void memory_per_device_dp_versus_tp_by_hand()
     {
         const Graph g = tinyMlp();
@@ -270,7 +271,7 @@ private slots:
             QCOMPARE(r.total.weightMemory, weight);
             // 2 samples per replica: x 2x64, y 2x128, 2 bytes each
             QCOMPARE(kept(r), 2.0 * 64 * 2 + 2.0 * 128 * 2);
-            QCOMPARE(r.total.activationMemory, kept(r) + 2.0 * 64 * 2 + 2.0 * 128 * 2);
+            QCOMPARE(r.total.activationMemory, kept(r) + 2.0 * 64 * 2 + 2.0 * 128 * 2 + 64.0 * 128 * 2);
         }
         {
             const DeviceMesh tp{1, 4};
@@ -282,7 +283,7 @@ private slots:
             const CostReport rc = evaluatePlan(column, m);
             QCOMPARE(rc.total.weightMemory, weight / 4);
             QCOMPARE(kept(rc), 8.0 * 64 * 2 + 8.0 * 128 * 2 / 4);
-            QCOMPARE(rc.total.activationMemory, kept(rc) + 8.0 * 64 * 2 + 8.0 * 128 * 2 / 4);
+            QCOMPARE(rc.total.activationMemory, kept(rc) + 8.0 * 64 * 2 + 8.0 * 128 * 2 / 4 + 64.0 * 128 * 2 / 4);
             // Row-parallel: x split by features (1/4), y partial (whole on every device).
             const ShardingPlan row = buildPlan(g, tp, {strategy(nodeStrategies(g, 0, 4), "S(1)"),
                                                        strategy(nodeStrategies(g, 1, 4), "row")});
@@ -290,7 +291,7 @@ private slots:
             const CostReport rr = evaluatePlan(row, m);
             QCOMPARE(rr.total.weightMemory, weight / 4);
             QCOMPARE(kept(rr), 8.0 * 64 * 2 / 4 + 8.0 * 128 * 2);
-            QCOMPARE(rr.total.activationMemory, kept(rr) + 8.0 * 64 * 2 + 8.0 * 128 * 2);
+            QCOMPARE(rr.total.activationMemory, kept(rr) + 8.0 * 64 * 2 + 8.0 * 128 * 2 + 64.0 * 128 * 2 / 4);
         }
         {
             // dp 2 x tp 2: 4 samples per replica, column split two ways.
@@ -301,15 +302,16 @@ private slots:
             const CostReport r = evaluatePlan(column, m);
             QCOMPARE(r.total.weightMemory, weight / 2);
             QCOMPARE(kept(r), 4.0 * 64 * 2 + 4.0 * 128 * 2 / 2);
-            QCOMPARE(r.total.activationMemory, kept(r) + 4.0 * 64 * 2 + 4.0 * 128 * 2 / 2);
+            QCOMPARE(r.total.activationMemory, kept(r) + 4.0 * 64 * 2 + 4.0 * 128 * 2 / 2 + 64.0 * 128 * 2 / 2);
         }
     }
 
     // in[8,64] -> MatMul(W1[64,128]) -> h -> Relu -> r -> MatMul(W2[128,32]) -> y, fp16, one
     // device. Kept: r (Relu's output, MatMul2's operand) and y (the loss reads it); h goes after
-    // Relu reads it. Forward at Relu: in + h + r = 5,120 B. Backward of MatMul2: in + r + y, dy
-    // and the new dr = 1024 + 2048 + 512 + 512 + 2048; of Relu: dr and the new dh beside
-    // in + r + y (dy gone) = 7,680 B, the step's peak, 5,120 B above the kept 2,560.
+    // Relu reads it. Forward at Relu: in + h + r = 5,120 B. Backward of MatMul2: in + r + y, dy,
+    // the new dr and W2's fresh gradient = 1024 + 2048 + 512 + 512 + 2048 + 8192; of Relu: dr
+    // and the new dh beside in + r + y (dy gone) = 7,680 B; of MatMul1: in + y + dh (r and dr
+    // gone) and W1's fresh gradient = 1024 + 512 + 2048 + 16384 = 19,968 B, the step's peak.
     void a_step_holds_gradients_beside_what_it_keeps()
     {
         Graph g;
@@ -345,7 +347,7 @@ private slots:
         const StepWorkingSet w = m.workingSet(plan);
         QCOMPARE(w.kept, 2048.0 + 512.0);
         QCOMPARE(w.forwardPeak, 1024.0 + 2048.0 + 2048.0);
-        QCOMPARE(w.backwardPeak, 1024.0 + 2048.0 + 512.0 + 2048.0 + 2048.0);
+        QCOMPARE(w.backwardPeak, 1024.0 + 512.0 + 2048.0 + 64.0 * 128 * 2);
         const CostReport rep = evaluatePlan(plan, m);
         QCOMPARE(rep.total.activationMemory, w.backwardPeak);
     }
