@@ -50,28 +50,27 @@ StepWorkingSet stepWorkingSet(const Graph& g, const SavedActivations& saved, con
         for (TensorId t : g.nodes[id].inputs)
             if (t != kNoTensor) lastUse[size_t(saved.storage[size_t(t)])] = NodeId(id);
     }
-    std::vector<std::vector<TensorId>> freedAfter(N), releasedAfter(N);
+    // Only sums are read: the bytes each node's forward frees and its backward lets go.
+    std::vector<char> readByLoss(T, 0); // the loss reads the graph outputs after the forward
+    for (TensorId t : g.outputs)
+        if (t != kNoTensor) readByLoss[size_t(saved.storage[size_t(t)])] = 1;
+    std::vector<double> freedAfter(N, 0), releasedAfter(N, 0);
     for (size_t s = 0; s < T; ++s) {
         if (made[s] <= 0) continue;
         if (saved.kept[s]) {
             w.kept += made[s];
-            if (saved.releasedAfter[s] != kNoNode) releasedAfter[size_t(saved.releasedAfter[s])].push_back(TensorId(s));
-        } else if (lastUse[s] != kNoNode) {
-            freedAfter[size_t(lastUse[s])].push_back(TensorId(s));
+            if (saved.releasedAfter[s] != kNoNode) releasedAfter[size_t(saved.releasedAfter[s])] += made[s];
+        } else if (lastUse[s] != kNoNode && !readByLoss[s]) {
+            freedAfter[size_t(lastUse[s])] += made[s];
         }
     }
-    for (TensorId t : g.outputs) // the loss reads them after the forward
-        if (t != kNoTensor && !saved.kept[size_t(saved.storage[size_t(t)])]) {
-            auto& list = freedAfter[size_t(lastUse[size_t(saved.storage[size_t(t)])])];
-            list.erase(std::remove(list.begin(), list.end(), saved.storage[size_t(t)]), list.end());
-        }
     double live = batch;
     w.forwardPeak = live;
     for (size_t id = 0; id < N; ++id) {
         for (TensorId o : g.nodes[id].outputs)
             if (o != kNoTensor) live += made[size_t(o)];
         w.forwardPeak = std::max(w.forwardPeak, live);
-        for (TensorId s : freedAfter[id]) live -= made[size_t(s)];
+        live -= freedAfter[id];
     }
 
     // Backward, from what the forward left: each node's backward makes its inputs' gradients
@@ -119,7 +118,7 @@ StepWorkingSet stepWorkingSet(const Graph& g, const SavedActivations& saved, con
                     grad[size_t(o)] = 0;
                 }
         }
-        for (TensorId s : releasedAfter[i]) live -= made[size_t(s)];
+        live -= releasedAfter[i];
     }
     // Both walks began from the input batch; what the backward saw also includes the kept values.
     w.forwardPeak = std::max(w.forwardPeak, batch + w.kept);
