@@ -11,8 +11,8 @@
 //   A large GEMM reaches the cluster's `efficiency` of peak and no more.
 // - Every other op (element-wise, normalization, softmax, reductions, copies) takes the longer
 //   of its bytes over the HBM bandwidth and its FLOPs at the GEMM rate.
-// An A100 80GB SXM cluster states (the presets do not yet; README, "Pipeline stages, and
-// Megatron-LM's published runs"), each constant from a published measurement or datasheet:
+// The A100 80GB SXM's datasheet and best-case constants (the selene preset states the achieved
+// ones below instead; README, "Pipeline stages, and Megatron-LM's published runs"):
 // - efficiency 0.859: the most a bf16 matmul reached on an A100 SXM over a search of shapes,
 //   267.9 of 312 TFLOP/s (S. Bekman, "Machine Learning Engineering", compute/accelerator/README.md,
 //   "Maximum Achievable Matmul FLOPS comparison table", mamf-finder.py, CUDA 12.1);
@@ -39,6 +39,24 @@ namespace tapas {
 // The A100 80GB SXM's roofline constants listed above (HBM, L2, SMs), and the MAMF efficiency.
 inline constexpr DeviceRoofline kA100SxmRoofline{2.039e12, 7.05e12, 108};
 inline constexpr double kA100MamfEfficiency = 0.859;
+
+// The same device's *achieved* figures, each the published measurement whose conditions come
+// closest to minutes-long fp16 training under CUDA 11 (the rule: same device, same operation and
+// dtype, sustained on random data, then the software nearest CUDA 11.1; README, "A GPU roofline
+// for the compute term"). The selene-a100x1024 preset states these, as it states NCCL's achieved
+// bus bandwidth rather than the links' nominal one:
+// - efficiency 0.737: 230 of 312 TFLOP/s, an 8192^3 fp16 torch.matmul (cuBLAS) on an A100 80GB
+//   SXM, randn operands, timed for at least 3 s (torch.utils.benchmark blocked_autorange, median),
+//   PyTorch with CUDA 11.x, 2022 (M. Li, github.com/mli/transformers-benchmarks, README table and
+//   micro_bench.ipynb);
+// - memory_bandwidth 1.732e12: the "scale" kernel (one load stream, one store stream, as a
+//   LayerNorm, GELU, dropout or copy runs) over 1 GiB buffers at full occupancy on an A100 80GB,
+//   median of 9 (D. Ernst, github.com/te42kyfo/gpu-benches, gpu-stream/a100_80.txt, 2023);
+// - l2_bandwidth 5.41e12: reads of L2-resident data sets (2-25 MB) on the same A100 80GB, the
+//   median over those sizes (same repository, gpu-l2-cache/a100_80.txt);
+// - multiprocessors 108 (a count, not a rate).
+inline constexpr DeviceRoofline kA100SxmAchievedRoofline{1.732e12, 5.41e12, 108};
+inline constexpr double kA100Fp16SustainedEfficiency = 0.737; // 230 / 312
 
 struct GpuRoofline {
     double peakFlops = 0;       // FLOP/s of the compute dtype

@@ -96,7 +96,7 @@ struct Compared {
     size_t nodes = 0;
 };
 
-Compared compare(const Row& row, const json& ref, double rooflineEfficiency = 0)
+Compared compare(const Row& row, const json& ref, const MegatronPricing& pricing = {})
 {
     Compared out;
     const int64_t seq = ref.at("seq").get<int64_t>(), vocab = ref.at("vocab").get<int64_t>();
@@ -120,10 +120,9 @@ Compared compare(const Row& row, const json& ref, double rooflineEfficiency = 0)
         return out;
     }
     c->nodes = row.gpus / ref.at("gpus_per_node").get<int>();
-    if (rooflineEfficiency > 0) {
-        c->roofline = kA100SxmRoofline;
-        c->efficiency = rooflineEfficiency;
-    }
+    if (pricing.datasheet) c->roofline = kA100SxmRoofline;
+    if (pricing.flat) c->roofline = DeviceRoofline{};
+    if (pricing.efficiency > 0) c->efficiency = pricing.efficiency;
     PipelineOptions fixed;
     fixed.tp = {row.tp};
     fixed.pp = {row.pp};
@@ -146,7 +145,7 @@ double tflops(const Compared& c, const Run& r, int gpus)
 
 } // namespace
 
-int runMegatronTable(const std::vector<std::string>& rows, double rooflineEfficiency)
+int runMegatronTable(const std::vector<std::string>& rows, const MegatronPricing& pricing)
 {
     const std::optional<json> ref = loadReference();
     if (!ref) {
@@ -159,9 +158,12 @@ int runMegatronTable(const std::vector<std::string>& rows, double rooflineEffici
                 "counts them (96 B s l h^2 (1 + s/6h + V/16lh) per step / step time / GPUs), so they compare step times. "
                 "\"TAPAS\": the pipeline sweep with every choice free. mem: per GPU, the fullest rank.\n\n",
                 ref->at("cluster_preset").get<std::string>().c_str());
-    if (rooflineEfficiency > 0)
-        std::printf("Priced on the A100 roofline (core/cost/gpu_roofline.h) at efficiency %.3f, not the preset's flat %s.\n\n",
-                    rooflineEfficiency, "fraction of peak");
+    if (pricing.flat)
+        std::printf("Priced flat: every op at %.3f of peak, no roofline (not the preset's pricing).\n\n", pricing.efficiency);
+    else if (pricing.datasheet || pricing.efficiency > 0)
+        std::printf("Priced on the A100 roofline at %s constants, GEMM efficiency %s (not the preset's pricing).\n\n",
+                    pricing.datasheet ? "the datasheet's" : "the preset's achieved",
+                    pricing.efficiency > 0 ? std::to_string(pricing.efficiency).c_str() : "of the preset");
     std::printf("| model | GPUs | published config | published TF/GPU | pred. TF/GPU | pred./published | pred. step s | pred. mem | "
                 "TAPAS plan (dp x pp x tp, micro-batch, v, recompute) | TAPAS TF/GPU | TAPAS/published | TAPAS mem | TAPAS search s |\n");
     std::printf("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
@@ -171,7 +173,7 @@ int runMegatronTable(const std::vector<std::string>& rows, double rooflineEffici
     for (const json& j : all) {
         const Row row = readRow(j);
         if (!rows.empty() && std::find(rows.begin(), rows.end(), row.name) == rows.end()) continue;
-        const Compared c = compare(row, *ref, rooflineEfficiency);
+        const Compared c = compare(row, *ref, pricing);
         if (!c.ok) {
             std::fprintf(stderr, "tapas bench search: Megatron row %s: %s\n", row.name.c_str(), c.error.c_str());
             ++failures;

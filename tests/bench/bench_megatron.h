@@ -6,10 +6,16 @@
 
 namespace tapas::bench {
 
+// How the table prices compute; left default, the preset as it is (selene-a100x1024: the A100
+// roofline at its achieved constants, core/cost/gpu_roofline.h).
+struct MegatronPricing {
+    double efficiency = 0;  // > 0: this GEMM efficiency instead of the preset's (--roofline-efficiency E)
+    bool datasheet = false; // the roofline at the datasheet constants (kA100SxmRoofline: --roofline, at MAMF's 0.859)
+    bool flat = false;      // no roofline: every op at `efficiency` of peak (--flat-efficiency E, the old 0.5 model)
+};
+
 // `tapas bench search --megatron [--rows 1.7B,145B,...]`: the table of Narayanan et al., SC'21.
-// `efficiency` > 0: the preset priced on the A100 roofline (core/cost/gpu_roofline.h) at that
-// efficiency instead of its flat fraction of peak (the sensitivity the README reports).
-int runMegatronTable(const std::vector<std::string>& rows, double rooflineEfficiency = 0);
+int runMegatronTable(const std::vector<std::string>& rows, const MegatronPricing& pricing = {});
 // GPT-3 175B on the 1,024-A100 preset: TAPAS's plan and its CPU time beside Megatron-LM's run.
 int runGpt3Target();
 

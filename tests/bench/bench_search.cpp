@@ -161,7 +161,7 @@ int run(const std::vector<std::string>& args)
     size_t ilpMaxNodes = 1000000;
     std::vector<int64_t> chains;
     bool megatron = false;
-    double rooflineEfficiency = 0; // --roofline: the Megatron table on the A100 roofline
+    MegatronPricing pricing; // --roofline, --roofline-efficiency E, --flat-efficiency E: the Megatron table priced otherwise
     std::vector<std::string> megatronRows;
     std::string corpusDir;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -176,8 +176,9 @@ int run(const std::vector<std::string>& args)
         else if (args[i] == "--ilp-max-nodes" && i + 1 < args.size()) ilpMaxNodes = size_t(std::stoll(args[++i]));
         else if (args[i] == "--chain" && i + 1 < args.size()) chains = parseList(args[++i]);
         else if (args[i] == "--megatron") megatron = true;
-        else if (args[i] == "--roofline") rooflineEfficiency = kA100MamfEfficiency;
-        else if (args[i] == "--roofline-efficiency" && i + 1 < args.size()) rooflineEfficiency = std::stod(args[++i]);
+        else if (args[i] == "--roofline") pricing = {kA100MamfEfficiency, true, false};
+        else if (args[i] == "--roofline-efficiency" && i + 1 < args.size()) pricing.efficiency = std::stod(args[++i]);
+        else if (args[i] == "--flat-efficiency" && i + 1 < args.size()) pricing = {std::stod(args[++i]), false, true};
         else if (args[i] == "--corpus" && i + 1 < args.size()) corpusDir = args[++i];
         else if (args[i] == "--gpt3") return runGpt3Target();
         else if (args[i] == "--rows" && i + 1 < args.size()) {
@@ -191,12 +192,12 @@ int run(const std::vector<std::string>& args)
         else {
             std::fprintf(stderr, "tapas bench search: unknown option '%s' (options: --layers 12,24,... --devices 8,32 "
                                  "--repeats N --hidden H --heads A --no-unfolded --gpt-only --ilp-time-limit S "
-                                 "--ilp-max-nodes N --chain 25000,50000,... --megatron [--rows 1.7B,145B,...] [--roofline | --roofline-efficiency E] --gpt3 --corpus DIR)\n", args[i].c_str());
+                                 "--ilp-max-nodes N --chain 25000,50000,... --megatron [--rows 1.7B,145B,...] [--roofline | --roofline-efficiency E | --flat-efficiency E] --gpt3 --corpus DIR)\n", args[i].c_str());
             return 2;
         }
     }
     if (!chains.empty()) return runChains(chains, repeats);
-    if (megatron) return runMegatronTable(megatronRows, rooflineEfficiency);
+    if (megatron) return runMegatronTable(megatronRows, pricing);
     std::vector<Case> cases;
     for (int64_t l : layers) {
         ZooOptions o;
