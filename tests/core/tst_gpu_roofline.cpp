@@ -101,6 +101,27 @@ private slots:
         QCOMPARE(streamSeconds(r, 1e14, 1e9), 1e14 / (r.peakFlops * r.efficiency));
     }
 
+    void selene_preset_prices_at_the_achieved_a100_figures()
+    {
+        // The preset states the achieved constants (gpu_roofline.h), not the datasheet's.
+        const ClusterSpec c = *loadClusterSpec("selene-a100x1024");
+        const std::optional<GpuRoofline> r = gpuRoofline(c, "fp16");
+        QVERIFY(r.has_value());
+        QCOMPARE(r->efficiency, kA100Fp16SustainedEfficiency);
+        QCOMPARE(r->memoryBandwidth, kA100SxmAchievedRoofline.memoryBandwidth);
+        QCOMPARE(r->l2Bandwidth, kA100SxmAchievedRoofline.l2Bandwidth);
+        QCOMPARE(r->multiprocessors, 108);
+        // M. Li's measurement: 8192^3 fp16 at 230 TFLOP/s; the roofline gives it back within 1%.
+        const double tflops = gemmPeakFraction(*r, {1, 8192, 8192, 8192}) * r->peakFlops / 1e12;
+        QVERIFY2(qAbs(tflops / 230 - 1) < 0.01, qPrintable(QString::number(tflops)));
+        // Ernst's scale kernel: 1 GiB read and 1 GiB written at 1,732 GB/s.
+        const double gib = 1024.0 * 1024 * 1024;
+        QVERIFY(qAbs(streamSeconds(*r, 0, 2 * gib) * 1.732e12 / (2 * gib) - 1) < 1e-12);
+        // Both bandwidths are below the datasheet's (2,039 GB/s HBM, 7.05 TB/s L2): achieved, not nominal.
+        QVERIFY(kA100SxmAchievedRoofline.l2Bandwidth < kA100SxmRoofline.l2Bandwidth);
+        QVERIFY(kA100SxmAchievedRoofline.memoryBandwidth < kA100SxmRoofline.memoryBandwidth);
+    }
+
     void cost_model_prices_gpt_nodes_by_the_roofline()
     {
         const Graph g = testing::zooGraphOf("gpt", {.layers = 2, .hidden = 256, .heads = 4, .seq = 128, .batch = 8});
