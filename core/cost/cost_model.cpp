@@ -280,6 +280,15 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
     // targets and loss of the graph outputs it writes (a calibrated CPU cluster only).
     if (measured)
         for (TensorId t : drawnBy_[size_t(id)]) c.compute += drawnTensorSeconds(cluster_, g_, t, replicaBytes(t) / elemBytes_);
+    // On a GPU, the loss over each float graph output it writes: Megatron-LM's fp32 cross entropy
+    // over this device's shard of the logits (split over tp when the output is), forward and backward.
+    if (roofline_)
+        for (TensorId t : drawnBy_[size_t(id)]) {
+            const size_t o = size_t(std::find(n.outputs.begin(), n.outputs.end(), t) - n.outputs.begin());
+            if (o >= s.outputs.size() || !dtypeIsFloating(g_.tensor(t).dtype)) continue; // a graph input it reads
+            const double shard = s.outputs[o].kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
+            c.compute += crossEntropySeconds(*roofline_, replicaBytes(t) / elemBytes_ * shard);
+        }
     const bool split = s.computeFraction < 1;
     for (size_t i = 0; i < n.inputs.size() && i < s.inputs.size(); ++i) {
         const TensorId t = n.inputs[i];

@@ -199,6 +199,11 @@ double optimizerStepSeconds(const GpuRoofline& r, double params)
     return r.memoryBandwidth > 0 ? params * kMixedPrecisionAdamBytesPerParam / r.memoryBandwidth : 0;
 }
 
+double crossEntropySeconds(const GpuRoofline& r, double logits)
+{
+    return r.memoryBandwidth > 0 ? logits * kFp32CrossEntropyBytesPerLogit / r.memoryBandwidth : 0;
+}
+
 std::vector<RooflineOp> rooflineOps(const Graph& g, const PricedChains& chains, double elemBytes)
 {
     std::vector<RooflineOp> ops(g.nodes.size());

@@ -96,6 +96,20 @@ inline constexpr double kMixedPrecisionAdamBytesPerParam = 52;
 // after the gradient all-reduce, whatever the micro-batch count.
 double optimizerStepSeconds(const GpuRoofline& r, double params);
 
+// Bytes of HBM the training loss moves per element of a float graph output (the logits), as
+// Megatron-LM runs its loss with --fp16-lm-cross-entropy off, the default: cross entropy over
+// output.float() (megatron/model/gpt_model.py, post_language_model_processing), each tensor-parallel
+// rank over its vocabulary shard (_VocabParallelCrossEntropy, megatron/mpu/cross_entropy.py; the
+// code of April 2021). Forward: the fp16 logits cast to fp32 (2 read + 4 written), their max over
+// the vocabulary (4), subtracted in place (4 + 4), exp in place (4 + 4), summed (4), divided in
+// place into the softmax kept for the backward (4 + 4): 38. Backward: the softmax times the loss's
+// gradient in place (4 + 4), cast back to fp16 for the head (4 + 2): 14. The per-row terms (the
+// target's logit, the all-reduces of one value per token) are negligible beside them.
+inline constexpr double kFp32CrossEntropyBytesPerLogit = 52;
+
+// Seconds of that loss, forward and backward, over `logits` elements on one device.
+double crossEntropySeconds(const GpuRoofline& r, double logits);
+
 // How the roofline prices each node of a graph, found once per graph and cost model (the search
 // then asks only for arithmetic per strategy).
 struct RooflineOp {

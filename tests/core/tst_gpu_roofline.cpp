@@ -248,6 +248,40 @@ private slots:
         QCOMPARE(heads, 1);
     }
 
+    // Megatron-LM's loss (gpt_model.py, mpu/cross_entropy.py, SC'21's code): cross entropy over the
+    // logits cast to fp32, on each tp rank's vocabulary shard, 52 bytes of HBM per logit forward
+    // and backward; the head's MatMul, which writes the graph's logits, carries it.
+    void loss_is_megatrons_fp32_cross_entropy_over_the_logits()
+    {
+        const GpuRoofline r = a100Roofline();
+        QCOMPARE(crossEntropySeconds(r, 1e9), 1e9 * 52 / 2.039e12);
+        const Graph g = testing::zooGraphOf("gpt", {.layers = 1, .hidden = 64, .heads = 2, .vocab = 1000, .seq = 32, .batch = 8});
+        QCOMPARE(g.outputs.size(), size_t(1));
+        const NodeId head = g.tensor(g.outputs[0]).producer;
+        QCOMPARE(g.node(head).opType, std::string("MatMul"));
+        const double tokens = 8 * 32;
+        CostModel model(g, a100(), DeviceMesh{1, 1, 1});
+        QCOMPARE(model.nodeCost(head, nodeStrategies(g, head, 1).front()).compute,
+                 3 * gemmSeconds(r, {1, tokens, 1000, 64}) + crossEntropySeconds(r, tokens * 1000));
+        // Vocab-parallel: each of tp 2 ranks takes the loss over its half of the vocabulary.
+        CostModel tp2(g, a100(), DeviceMesh{1, 2, 1});
+        bool column = false;
+        for (const OpStrategy& s : nodeStrategies(g, head, 2))
+            if (s.computeFraction < 1 && s.outputs.front().kind == TensorLayout::S && s.outputs.front().dim == 2) {
+                QCOMPARE(tp2.nodeCost(head, s).compute, 3 * gemmSeconds(r, {1, tokens, 500, 64}) + crossEntropySeconds(r, tokens * 500));
+                column = true;
+            }
+        QVERIFY(column);
+        // A layer's Linear writes no graph output: its GEMM alone.
+        NodeId layer = kNoNode;
+        for (NodeId n = 0; n < NodeId(g.nodes.size()) && layer == kNoNode; ++n)
+            if (g.node(n).opType == "MatMul" && g.tensor(g.node(n).input(1)).isParameter()) layer = n;
+        QVERIFY(layer != kNoNode && layer != head);
+        const Shape& w = g.tensor(g.node(layer).input(1)).shape;
+        QCOMPARE(model.nodeCost(layer, nodeStrategies(g, layer, 1).front()).compute,
+                 3 * gemmSeconds(r, {1, tokens, double(w.dims[1].value), double(w.dims[0].value)}));
+    }
+
     // Megatron-LM's mixed-precision optimizer step (megatron/optimizer/optimizer.py, SC'21's code):
     // 52 bytes of HBM passes per parameter a device updates, once per training step, whatever the
     // micro-batch count; a distributed optimizer updates 1/dp of them; the flat presets fold it in.
