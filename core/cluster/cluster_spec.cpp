@@ -121,8 +121,9 @@ Result<std::map<std::string, OpFamilyRate>> readOpFamilies(const json& obj, cons
     return out;
 }
 
-// "roofline": {"memory_bandwidth": B/s, "l2_bandwidth": B/s, "multiprocessors": N}; the bandwidth
-// is required, the other two optional (absent: no tile-feed limit, no wave quantization).
+// "roofline": {"memory_bandwidth": B/s, "l2_bandwidth": B/s, "multiprocessors": N, "collective_sms": N};
+// the bandwidth is required, the others optional (absent: no tile-feed limit, no wave
+// quantization, no SMs taken by overlapped collectives).
 Result<DeviceRoofline> readRoofline(const json& obj, const std::string& origin)
 {
     using R = Result<DeviceRoofline>;
@@ -142,6 +143,11 @@ Result<DeviceRoofline> readRoofline(const json& obj, const std::string& origin)
         Result<int64_t> sms = jsonInteger(f.at("multiprocessors"), 1, 1 << 20);
         if (!sms) return R::failure(fieldError(origin, "roofline.multiprocessors", "must be a positive integer: it " + sms.error()));
         r.multiprocessors = int(*sms);
+    }
+    if (f.contains("collective_sms")) {
+        Result<int64_t> sms = jsonInteger(f.at("collective_sms"), 0, r.multiprocessors > 0 ? r.multiprocessors - 1 : 1 << 20);
+        if (!sms) return R::failure(fieldError(origin, "roofline.collective_sms", "must be an integer below 'multiprocessors': it " + sms.error()));
+        r.collectiveSms = int(*sms);
     }
     return r;
 }
@@ -276,6 +282,7 @@ std::string clusterSpecToJson(const ClusterSpec& c)
         j["roofline"]["memory_bandwidth"] = c.roofline.memoryBandwidth;
         if (c.roofline.l2Bandwidth > 0) j["roofline"]["l2_bandwidth"] = c.roofline.l2Bandwidth;
         if (c.roofline.multiprocessors > 0) j["roofline"]["multiprocessors"] = c.roofline.multiprocessors;
+        if (c.roofline.collectiveSms > 0) j["roofline"]["collective_sms"] = c.roofline.collectiveSms;
     }
     for (const auto& [family, r] : c.opFamilies) {
         j["op_families"][family] = {{"flop_rate", r.flopRate}, {"byte_rate", r.byteRate}, {"overhead_s", r.overhead}};

@@ -57,6 +57,8 @@ struct DeviceRoofline {
     double memoryBandwidth = 0; // HBM bytes/s per device; 0: no roofline
     double l2Bandwidth = 0;     // bytes/s the L2 cache feeds the SMs' GEMM tiles; 0: not a limit
     int multiprocessors = 0;    // SMs that run a GEMM's tiles in waves; 0: no wave quantization
+    int collectiveSms = 0;      // SMs NCCL's kernels hold while a collective runs beside compute
+                                // (data-parallel buckets overlapping the backward); 0: none
     bool enabled() const { return memoryBandwidth > 0; }
 };
 

@@ -153,7 +153,7 @@ double CostModel::collectiveTime(CollectiveKind k, double fullBytes, MeshAxis ax
     return collectiveOverheadSeconds(cluster_) + steps * link.latency + wire / link.bandwidth;
 }
 
-double CostModel::gradientSyncTime(double gradBytes, double bandwidthTime, double compute) const
+double CostModel::gradientSyncTime(double gradBytes, double bandwidthTime, double compute, double* lostCompute) const
 {
     if (mesh_.dp <= 1 || gradBytes <= 0) return 0;
     const LinkSpec link = axisLink(cluster_, mesh_, MeshAxis::Dp);
@@ -164,7 +164,9 @@ double CostModel::gradientSyncTime(double gradBytes, double bandwidthTime, doubl
     const double lastBytes = gradBytes - (buckets - 1) * kDdpBucketBytes;
     const double last = perCall + collectiveWireBytes(CollectiveKind::AllReduce, lastBytes, mesh_.dp) / link.bandwidth;
     const double backward = compute * options_.backwardFactor / (1 + options_.backwardFactor);
-    return std::max(last, whole - backward);
+    const double exposed = std::max(last, whole - backward);
+    if (lostCompute) *lostCompute = overlappedCollectiveCompute(cluster_.roofline, whole - exposed);
+    return exposed;
 }
 
 CostTerms CostTerms::scaled(double f) const
@@ -396,7 +398,9 @@ void finishReport(CostReport& r, const ShardingPlan& plan, const CostModel& mode
     r.total = {};
     for (const CostTerms& c : r.perNode) r.total += c;
     r.total += outputs;
-    r.total.dpComm = model.gradientSyncTime(r.total.dpGradBytes, r.total.dpComm, r.total.compute);
+    double lostToSync = 0;
+    r.total.dpComm = model.gradientSyncTime(r.total.dpGradBytes, r.total.dpComm, r.total.compute, &lostToSync);
+    r.total.compute += lostToSync;
     r.total.compute += model.optimizerStepTime(r.total.weightMemory / model.options().bytesPerParam);
     double unsplit = 0, split = 0; // compute a device would do with the node whole, and does
     for (size_t n = 0; n < r.perNode.size() && n < plan.nodes.size(); ++n) {

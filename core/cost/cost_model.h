@@ -96,7 +96,9 @@ public:
     // layers still to go; what is exposed is the part that outlasts the backward, and never less
     // than the last bucket, which waits for the backward to end. `bandwidthTime` is the sum of
     // the nodes' bandwidth terms (their dpComm).
-    double gradientSyncTime(double gradBytes, double bandwidthTime, double compute) const;
+    // `lostCompute`, when given: the compute the overlapped buckets' SMs take from the backward
+    // (overlappedCollectiveCompute, a GPU that states its collectives' SMs).
+    double gradientSyncTime(double gradBytes, double bandwidthTime, double compute, double* lostCompute = nullptr) const;
     // Gradient bytes a replica syncs with every trained weight kept whole: the most any plan has.
     double wholeGradientBytes() const { return wholeGradientBytes_; }
     // One collective over a mesh axis, on a tensor whose unsplit per-replica size is fullBytes.

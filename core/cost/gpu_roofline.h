@@ -54,8 +54,11 @@ inline constexpr double kA100MamfEfficiency = 0.859;
 //   median of 9 (D. Ernst, github.com/te42kyfo/gpu-benches, gpu-stream/a100_80.txt, 2023);
 // - l2_bandwidth 5.41e12: reads of L2-resident data sets (2-25 MB) on the same A100 80GB, the
 //   median over those sizes (same repository, gpu-l2-cache/a100_80.txt);
-// - multiprocessors 108 (a count, not a rate).
-inline constexpr DeviceRoofline kA100SxmAchievedRoofline{1.732e12, 5.41e12, 108};
+// - multiprocessors 108 (a count, not a rate);
+// - collective_sms 16: the SMs NCCL runs a DGX A100's collectives on (one CTA per channel, 16 on a
+//   DGX with its 8 NICs), which it shares with no compute kernel (S. Jeaugey, NCCL's maintainer,
+//   github.com/NVIDIA/nccl issue 689, 2023).
+inline constexpr DeviceRoofline kA100SxmAchievedRoofline{1.732e12, 5.41e12, 108, 16};
 inline constexpr double kA100Fp16SustainedEfficiency = 0.737; // 230 / 312
 
 struct GpuRoofline {
@@ -109,6 +112,14 @@ inline constexpr double kFp32CrossEntropyBytesPerLogit = 52;
 
 // Seconds of that loss, forward and backward, over `logits` elements on one device.
 double crossEntropySeconds(const GpuRoofline& r, double logits);
+
+// Compute seconds lost while a collective runs `overlapSeconds` beside compute (torch DDP's
+// gradient buckets during the backward): its SMs do no compute then, collectiveSms of the
+// device's multiprocessors; 0 for a device that states neither.
+inline double overlappedCollectiveCompute(const DeviceRoofline& r, double overlapSeconds)
+{
+    return r.multiprocessors > 0 ? overlapSeconds * r.collectiveSms / r.multiprocessors : 0;
+}
 
 // How the roofline prices each node of a graph, found once per graph and cost model (the search
 // then asks only for arithmetic per strategy).

@@ -1,6 +1,7 @@
 #include "core/cost/pipeline_cost.h"
 
 #include "core/cost/family_time.h"
+#include "core/cost/gpu_roofline.h"
 #include "core/shard/collective.h"
 
 #include <algorithm>
@@ -379,7 +380,7 @@ std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfil
     const double fill = (sum - rankTime[size_t(slow)]) / v;
     // Gradients are reduced over dp after the flush (Megatron-LM's pipelined data parallelism);
     // without stages DDP overlaps all but the last bucket with the last micro-batch's backward.
-    double sync = 0, syncBytes = 0;
+    double sync = 0, syncBytes = 0, lostToSync = 0;
     if (c.dp > 1)
         for (int r = 0; r < p; ++r) {
             const double bytes = rankGrad[size_t(r)];
@@ -392,7 +393,10 @@ std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfil
                 const double last =
                     perCall + steps * dpLink.latency + collectiveWireBytes(CollectiveKind::AllReduce, lastBytes, c.dp) / dpLink.bandwidth;
                 const double backward = rankCompute[size_t(r)] * o.backwardFactor / (1 + o.backwardFactor);
+                const double whole = t;
                 t = std::max(last, t - backward);
+                // The overlapped buckets' SMs are not the backward's (gpu_roofline.h).
+                lostToSync = std::max(lostToSync, overlappedCollectiveCompute(cluster.roofline, whole - t));
             }
             if (t > sync) {
                 sync = t;
@@ -407,7 +411,7 @@ std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfil
     int fullest = 0;
     for (int r = 1; r < p; ++r)
         if (rankWeights[size_t(r)] + rankActs[size_t(r)] > rankWeights[size_t(fullest)] + rankActs[size_t(fullest)]) fullest = r;
-    e.total.compute = m * rankCompute[size_t(slow)] + optimizer;
+    e.total.compute = m * rankCompute[size_t(slow)] + optimizer + lostToSync;
     e.total.tpComm = m * rankTp[size_t(slow)];
     e.total.ppComm = m * rankSend[size_t(slow)];
     e.total.bubble = fill;

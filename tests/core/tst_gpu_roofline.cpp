@@ -336,6 +336,31 @@ private slots:
         QVERIFY(preset && !gpuRoofline(*preset, "fp16")); // the presets keep peak x efficiency
     }
 
+    // Torch DDP's buckets all-reduce under the backward on NCCL's own SMs (16 of a DGX A100's
+    // 108, NCCL issue 689): the time they overlap costs the backward those SMs' share of compute,
+    // in the pipeline cost (no stages) as in the flat report.
+    void overlapped_gradient_buckets_take_their_sms_from_compute()
+    {
+        QCOMPARE(overlappedCollectiveCompute(kA100SxmAchievedRoofline, 1.08), 1.08 * 16 / 108);
+        QCOMPARE(overlappedCollectiveCompute(kA100SxmRoofline, 1.0), 0.0); // states none
+        const Graph g = testing::zooGraphOf("gpt", {.layers = 4, .hidden = 1024, .heads = 8, .seq = 512, .batch = 64});
+        ClusterSpec c = a100();
+        c.nodes = 4; // dp 32 over InfiniBand: buckets long enough to overlap
+        const DeviceMesh mesh{32, 1, 1};
+        CostModel model(g, c, mesh);
+        const double grad = 1e9, bandwidth = 0.5, compute = 3.0;
+        double lost = -1;
+        const double exposed = model.gradientSyncTime(grad, bandwidth, compute, &lost);
+        QCOMPARE(lost, 0.0); // a100(): no collective SMs stated
+        c.roofline.collectiveSms = 16;
+        CostModel taken(g, c, mesh);
+        QCOMPARE(taken.gradientSyncTime(grad, bandwidth, compute, &lost), exposed); // the sync itself unchanged
+        const double steps = 2.0 * 31, buckets = std::ceil(grad / kDdpBucketBytes);
+        const double whole = buckets * (steps * c.interNode.latency) + bandwidth;
+        QVERIFY(whole > exposed); // part of it overlapped the backward
+        QVERIFY(qAbs(lost - (whole - exposed) * 16 / 108) < 1e-12);
+    }
+
     void roofline_field_is_read_checked_and_written()
     {
         ClusterSpec c = a100();
@@ -344,6 +369,16 @@ private slots:
         QCOMPARE(back->roofline.memoryBandwidth, c.roofline.memoryBandwidth);
         QCOMPARE(back->roofline.l2Bandwidth, c.roofline.l2Bandwidth);
         QCOMPARE(back->roofline.multiprocessors, c.roofline.multiprocessors);
+        // The SMs a collective holds round-trip too, and must leave the device some.
+        c.roofline.collectiveSms = 16;
+        Result<ClusterSpec> sms = parseClusterSpec(clusterSpecToJson(c), "round trip");
+        QVERIFY(sms);
+        QCOMPARE(sms->roofline.collectiveSms, 16);
+        c.roofline.collectiveSms = 108;
+        Result<ClusterSpec> all = parseClusterSpec(clusterSpecToJson(c), "all.json");
+        QVERIFY(!all);
+        QVERIFY2(all.error().find("roofline.collective_sms") != std::string::npos, all.error().c_str());
+        c.roofline.collectiveSms = 0;
         std::string text = clusterSpecToJson(c);
         const std::string bad = "\"memory_bandwidth\": -1";
         const size_t at = text.find("\"memory_bandwidth\"");

@@ -284,6 +284,37 @@ private slots:
         QCOMPARE(free.schedule.stages.back().recompute, Recompute::None);
     }
 
+    // Without stages torch DDP all-reduces its buckets under the backward, on NCCL's own SMs: a
+    // device that states them (roofline.collective_sms, the selene preset's 16 of 108) loses that
+    // share of compute for as long as the buckets overlap the backward; the sync is unchanged.
+    void overlapped_gradient_buckets_take_their_sms_from_the_backward()
+    {
+        const ClusterSpec c = *loadClusterSpec("selene-a100x1024");
+        QCOMPARE(c.roofline.collectiveSms, 16);
+        ClusterSpec none = c;
+        none.roofline.collectiveSms = 0;
+        const Graph g = gpt(4, 1024, 8, 512, 64);
+        const Profiled p = profile(g, none, 1, 1);
+        const Profiled q = profile(g, c, 1, 1);
+        PipelineConfig cfg;
+        cfg.pp = 1;
+        cfg.dp = 32; // 4 nodes: the buckets cross InfiniBand
+        cfg.tp = 1;
+        cfg.microBatches = 1;
+        cfg.microBatchSize = 2;
+        cfg.recompute = Recompute::None;
+        const PipelineEvaluation plain = *evaluatePipeline(p.blocks, cfg, *p.model, none, 1e15);
+        const PipelineEvaluation taken = *evaluatePipeline(q.blocks, cfg, *q.model, c, 1e15);
+        QCOMPARE(taken.total.dpComm, plain.total.dpComm);
+        const double wire = collectiveWireBytes(CollectiveKind::AllReduce, plain.total.dpGradBytes, 32);
+        const double buckets = std::ceil(plain.total.dpGradBytes / kDdpBucketBytes);
+        const double whole = buckets * 2 * 31 * c.interNode.latency + wire / c.interNode.bandwidth;
+        QVERIFY(whole > plain.total.dpComm); // part of the sync ran under the backward
+        const double lost = (whole - plain.total.dpComm) * 16 / 108;
+        QVERIFY2(qAbs(taken.total.compute - plain.total.compute - lost) < 1e-9 * taken.total.compute,
+                 qPrintable(QString("%1 vs %2").arg(taken.total.compute - plain.total.compute).arg(lost)));
+    }
+
     // A calibrated CPU cluster's per-call collective cost (the "collective" family: an
     // all-reduce between torch ops beyond the same call back to back) is paid by every send
     // between stages and every gradient bucket, as the unstaged cost model pays it.
