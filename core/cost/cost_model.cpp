@@ -90,9 +90,8 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
         const Node& node = g_.node(n);
         for (size_t i = 0; i < node.inputs.size(); ++i) {
             const TensorId t = node.inputs[i];
-            if (t == kNoTensor || isBufferInput(node, i)) continue;
-            const Tensor& x = g_.tensor(t);
-            if (weights_[size_t(t)] && dtypeIsFloating(x.dtype)) uses[t].emplace_back(n, int(i));
+            if (t == kNoTensor || !weights_[size_t(t)] || isBufferInput(node, i)) continue;
+            if (dtypeIsFloating(g_.tensor(t).dtype)) uses[t].emplace_back(n, int(i));
         }
     }
     readsShared_.assign(g_.nodes.size(), 0);
