@@ -127,6 +127,12 @@ StepWorkingSetWalk::StepWorkingSetWalk(const Graph& g, const SavedActivations& s
     auto takesGradient = [&](TensorId t) {
         return t != kNoTensor && saved.needsGrad[size_t(t)] && !isWeight(t) && g.tensor(t).producer != kNoNode;
     };
+    std::vector<int8_t> trainedCache(T, -1); // isTrainedWeight reads the weight's every reader: asked once per weight
+    auto trained = [&](TensorId t) {
+        int8_t& c = trainedCache[size_t(t)];
+        if (c < 0) c = isTrainedWeight(g, t) ? 1 : 0;
+        return c == 1;
+    };
     uint32_t seeds = 0;
     for (TensorId t : g.outputs)
         if (takesGradient(t) && !hasGrad[size_t(t)]) {
@@ -164,7 +170,7 @@ StepWorkingSetWalk::StepWorkingSetWalk(const Graph& g, const SavedActivations& s
             uint32_t fresh = 0;
             for (size_t k = 0; k < n.inputs.size(); ++k) {
                 const TensorId t = n.inputs[k];
-                if (t != kNoTensor && isWeight(t) && has(t) && !isBufferInput(n, k) && isTrainedWeight(g, t)) {
+                if (t != kNoTensor && isWeight(t) && has(t) && !isBufferInput(n, k) && trained(t)) {
                     args_.push_back(term(t));
                     ++fresh;
                 }
