@@ -74,6 +74,7 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     // What the worker trains, a Constant node's weights whose values the importer knows
     // (paddle2onnx) included, plus stored float data it reads as-is (running statistics).
     for (TensorId t = 0; t < TensorId(g_.tensors.size()); ++t) weights_[size_t(t)] = isHeldWeight(g_, t);
+    buildWorkingSetWalk();
     for (const Node& n : g_.nodes) {
         if (n.opType != "If" || ifTakenBranch(g_, n)) continue;
         bool assumed = false;
@@ -89,9 +90,8 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
         const Node& node = g_.node(n);
         for (size_t i = 0; i < node.inputs.size(); ++i) {
             const TensorId t = node.inputs[i];
-            if (t == kNoTensor || isBufferInput(node, i)) continue;
-            const Tensor& x = g_.tensor(t);
-            if (weights_[size_t(t)] && dtypeIsFloating(x.dtype)) uses[t].emplace_back(n, int(i));
+            if (t == kNoTensor || !weights_[size_t(t)] || isBufferInput(node, i)) continue;
+            if (dtypeIsFloating(g_.tensor(t).dtype)) uses[t].emplace_back(n, int(i));
         }
     }
     readsShared_.assign(g_.nodes.size(), 0);
@@ -113,31 +113,55 @@ double CostModel::replicaBytes(TensorId t) const
     return elems * bytes / (batched && !x.value ? batchShards() : 1);
 }
 
-StepWorkingSet CostModel::workingSet(const ShardingPlan& plan) const
+StepWorkingSet CostModel::workingSet(const ShardingPlan& plan, std::vector<double>* nodeExtra) const
 {
-    std::vector<double> bytes(g_.tensors.size(), 0);
+    // The terms' bytes under the plan, then one pass over the walk's steps. The buffer is kept
+    // between reports (one per thread), so a report allocates nothing here.
+    thread_local std::vector<double> bytes;
+    bytes.resize(walkTerms_.size());
+    const double tp = mesh_.tp;
+    for (size_t k = 0; k < walkTerms_.size(); ++k) {
+        const WalkTerm& w = walkTerms_[k];
+        bool split = false;
+        if (w.node != kNoNode && size_t(w.node) < plan.nodes.size()) {
+            const OpStrategy& s = plan.nodes[size_t(w.node)];
+            const std::vector<TensorLayout>& layouts = w.input ? s.inputs : s.outputs;
+            split = size_t(w.slot) < layouts.size() && layouts[size_t(w.slot)].kind == TensorLayout::S;
+        }
+        bytes[k] = split ? w.bytes / tp : w.bytes;
+    }
+    if (!nodeExtra) return walk_.run(bytes.data());
+    nodeExtra->assign(g_.nodes.size(), 0);
+    return walk_.run(bytes.data(), nodeExtra->data());
+}
+
+void CostModel::buildWorkingSetWalk()
+{
+    // Each tensor's bytes on a device as a plan sets them: an input's as it comes; a floating
+    // output's by its producer's layout; a weight's gradient as its last reader holds the weight
+    // (a later writer wins, as the per-plan pass used to overwrite).
+    std::vector<WalkTerm> source(g_.tensors.size());
     auto floatingValue = [&](TensorId t) { return dtypeIsFloating(g_.tensor(t).dtype) && !g_.tensor(t).value; };
     for (TensorId t : g_.inputs)
-        if (floatingValue(t)) bytes[size_t(t)] = replicaBytes(t);
+        if (floatingValue(t)) source[size_t(t)] = {replicaBytes(t), kNoNode, 0, false};
     for (NodeId id = 0; id < NodeId(g_.nodes.size()); ++id) {
         const Node& n = g_.node(id);
         for (size_t o = 0; o < n.outputs.size(); ++o) {
             const TensorId t = n.outputs[o];
-            if (t == kNoTensor || !floatingValue(t)) continue;
-            const bool split = size_t(id) < plan.nodes.size() && o < plan.nodes[size_t(id)].outputs.size() &&
-                               plan.nodes[size_t(id)].outputs[o].kind == TensorLayout::S;
-            bytes[size_t(t)] = replicaBytes(t) / (split ? mesh_.tp : 1);
+            if (t != kNoTensor && floatingValue(t)) source[size_t(t)] = {replicaBytes(t), id, int(o), false};
         }
-        // A weight's gradient, as the device holds the weight where it is read.
         for (size_t i = 0; i < n.inputs.size(); ++i) {
             const TensorId t = n.inputs[i];
             if (t == kNoTensor || !weights_[size_t(t)] || !dtypeIsFloating(g_.tensor(t).dtype)) continue;
-            const bool split = size_t(id) < plan.nodes.size() && i < plan.nodes[size_t(id)].inputs.size() &&
-                               plan.nodes[size_t(id)].inputs[i].kind == TensorLayout::S;
-            bytes[size_t(t)] = weightElements(g_.tensor(t)) * elemBytes_ / (split ? mesh_.tp : 1);
+            source[size_t(t)] = {weightElements(g_.tensor(t)) * elemBytes_, id, int(i), true};
         }
     }
-    return stepWorkingSet(g_, saved_, chains_.chains, weights_, bytes);
+    std::vector<char> holds(g_.tensors.size(), 0);
+    for (size_t t = 0; t < source.size(); ++t) holds[t] = source[t].bytes > 0;
+    walk_ = StepWorkingSetWalk(g_, saved_, chains_.chains, weights_, holds);
+    walkTerms_.clear();
+    walkTerms_.reserve(walk_.terms().size());
+    for (TensorId t : walk_.terms()) walkTerms_.push_back(source[size_t(t)]);
 }
 
 double CostModel::collectiveTime(CollectiveKind k, double fullBytes, MeshAxis axis, double* wireBytes) const

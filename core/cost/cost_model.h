@@ -113,7 +113,9 @@ public:
     double replicaBytes(TensorId t) const;
     // The step's activation memory at its fullest under the plan's layouts: what the forward
     // keeps, the values and gradients alive beside it, the input batch (step_working_set.h).
-    StepWorkingSet workingSet(const ShardingPlan& plan) const;
+    // `nodeExtra`, when given (one per node): what each node's forward or backward holds beyond
+    // the kept storages alive then (StepWorkingSetWalk::run), for the stages of a pipeline.
+    StepWorkingSet workingSet(const ShardingPlan& plan, std::vector<double>* nodeExtra = nullptr) const;
     // dp x microBatches: the pieces one step's batch is cut into (a node cost is for one).
     int batchShards() const { return mesh_.dp * std::max(1, options_.microBatches); }
     const Graph& graph() const { return g_; }
@@ -124,6 +126,8 @@ public:
     const std::vector<std::string>& pricingNotes() const { return notes_; }
 
 private:
+    void buildWorkingSetWalk();
+
     const Graph& g_;
     ClusterSpec cluster_;
     DeviceMesh mesh_;
@@ -137,6 +141,17 @@ private:
     std::vector<std::vector<TensorId>> drawnBy_; // per node: the graph inputs and outputs whose drawing it is charged
     SavedActivations saved_; // what the backward holds on to: a node's activation memory
     std::vector<char> weights_; // per tensor: a weight (memory, gradient sync, optimizer state)
+    // The working-set walk, built once, and where each of its terms' bytes comes from: a fixed
+    // number, or one that a plan divides by tp where it splits the tensor (the output of its
+    // producer, or the weight input of its last reader).
+    struct WalkTerm {
+        double bytes = 0;     // unsplit
+        NodeId node = kNoNode; // kNoNode: fixed
+        int slot = 0;
+        bool input = false;
+    };
+    StepWorkingSetWalk walk_;
+    std::vector<WalkTerm> walkTerms_;
     std::optional<GpuRoofline> roofline_; // on a cluster with a roofline: how each node is priced
     std::vector<RooflineOp> rooflineOps_;
     std::vector<std::string> notes_;

@@ -86,6 +86,10 @@ std::vector<BlockProfile> blockProfiles(const ShardingPlan& plan, const CostRepo
         const TensorLayout l = producedLayout(g, plan, t);
         return model.replicaBytes(t) * (l.kind == TensorLayout::S ? 1.0 / model.mesh().tp : 1.0);
     };
+    // What each node's forward or backward holds beyond the kept storages, from one walk of the
+    // micro-batch's step under the plan.
+    std::vector<double> nodeExtra;
+    model.workingSet(plan, &nodeExtra);
     // A tensor made in block p and read up to block r crosses every boundary p .. r-1.
     std::unordered_map<TensorId, std::pair<int, int>> span; // tensor -> (producer block, last reader block)
     std::vector<double> crossing(blocks + 1, 0);
@@ -96,6 +100,7 @@ std::vector<BlockProfile> blockProfiles(const ShardingPlan& plan, const CostRepo
         p.classId = ref.classId;
         if (b < report.perBlock.size()) p.terms = report.perBlock[b];
         p.forwardTime = (p.terms.compute + p.terms.tpComm) * fwdShare;
+        for (NodeId n : inst.nodes) p.workingExtra = std::max(p.workingExtra, nodeExtra[size_t(n)]);
         for (NodeId n : inst.nodes) {
             if (!core[size_t(n)] || size_t(n) >= report.perNode.size()) continue;
             p.coreForwardTime += report.perNode[size_t(n)].compute * fwdShare;
@@ -215,6 +220,7 @@ struct StageSums {
     double compute = 0, tpComm = 0, forward = 0, coreForward = 0;
     double weights = 0, activations = 0, core = 0, inputs = 0;
     double largestBlock = 0, largestCore = 0; // transient: one block's recomputed activations
+    double workingExtra = 0; // transient: one micro-batch's values and gradients beside what is kept (the largest block's)
     double gradBytes = 0;
     double commBytes = 0; // tp collectives' bytes of one micro-batch
 };
@@ -231,7 +237,10 @@ double keptPerMicroBatch(const StageSums& s, Recompute r)
 
 double transient(const StageSums& s, Recompute r)
 {
-    return r == Recompute::Full ? s.largestBlock : r == Recompute::Selective ? s.largestCore : 0;
+    // One micro-batch's forward or backward runs at a time on a rank: on top of what the
+    // micro-batches in flight keep (their kept activations counted whole), the values and
+    // gradients it holds beside them, and under recomputation the activations it reruns.
+    return s.workingExtra + (r == Recompute::Full ? s.largestBlock : r == Recompute::Selective ? s.largestCore : 0);
 }
 
 } // namespace
@@ -292,6 +301,7 @@ std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfil
             x.inputs += k.inputBytes;
             x.largestBlock = std::max(x.largestBlock, k.terms.activationMemory);
             x.largestCore = std::max(x.largestCore, k.coreActivation);
+            x.workingExtra = std::max(x.workingExtra, k.workingExtra);
             x.commBytes += k.terms.commBytes;
         }
         x.gradBytes = x.weights / o.bytesPerParam * elemBytes;
@@ -327,6 +337,7 @@ std::optional<PipelineEvaluation> evaluatePipeline(const std::vector<BlockProfil
             all.inputs += x.inputs;
             all.largestBlock = std::max(all.largestBlock, x.largestBlock);
             all.largestCore = std::max(all.largestCore, x.largestCore);
+            all.workingExtra = std::max(all.workingExtra, x.workingExtra);
             all.gradBytes += x.gradBytes;
             all.commBytes += x.commBytes;
             send += sends[size_t(s)];

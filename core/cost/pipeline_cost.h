@@ -28,6 +28,10 @@ struct BlockProfile {
     double coreForwardTime = 0;  // the attention core's forward: what selective recomputation reruns
     double inputBytes = 0;       // activations entering the block: what full recomputation keeps
     double sendBytes = 0;        // activations crossing from this block and earlier ones to later ones
+    // The most one micro-batch's forward or backward of the block holds beyond the kept storages
+    // alive then: values nobody keeps, activation gradients, fresh weight gradients (the step's
+    // working set, step_working_set.h, at the block's nodes).
+    double workingExtra = 0;
 };
 
 // Nodes of the attention core: from a product of two activations (Q K^T) through the ops that

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 
 namespace tapas {
 
@@ -15,32 +16,48 @@ bool among(std::string_view op, std::initializer_list<std::string_view> ops)
     return false;
 }
 
-// Ops whose backward needs nothing of their floating inputs or output (linear in every input,
-// or shape and index ops): the Add of a mask, a scale by a constant, every view.
-bool savesNothing(std::string_view op)
-{
-    return among(op, {"Add", "Sub", "Neg", "Sum", "Mean", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
-                      "Concat", "Split", "Slice", "Expand", "Tile", "Identity", "Cast", "CastLike", "Pad", "ReduceMean",
-                      "ReduceSum", "GlobalAveragePool", "AveragePool", "Dropout", "Resize", "Upsample", "DepthToSpace",
-                      "SpaceToDepth", "Gather", "GatherElements", "GatherND", "Where", "CumSum", "Trilu", "Floor", "Ceil",
-                      "Round", "Sign", "Shape", "Size", "ConstantOfShape", "Range", "Equal", "Less", "LessOrEqual",
-                      "Greater", "GreaterOrEqual", "Not", "And", "Or", "Xor", "ArgMax", "ArgMin", "NonZero", "OneHot",
-                      "ScatterND", "ScatterElements", "EyeLike", "RandomNormalLike", "RandomUniformLike"});
-}
+// What an op's backward keeps of its floating values, checked in this order.
+enum class SaveRule : uint8_t {
+    Nothing,    // linear in every input, or a shape or index op: the Add of a mask, a scale by a constant, every view
+    Operands,   // a product: each operand is needed for the other one's gradient
+    Div,
+    Pow,
+    Output,     // element-wise functions whose derivative torch computes from their output
+    FirstInput, // functions whose derivative torch computes from their (first) input
+    Extremes,   // max/min reductions: inputs and output
+    Everything, // recurrent cells, control flow and ops without a rule here
+};
 
-// Element-wise functions whose derivative torch computes from their output.
-bool savesOutput(std::string_view op)
+// One lookup per node (the cost model asks for every node of the graph).
+SaveRule saveRule(std::string_view op)
 {
-    return among(op, {"Softmax", "LogSoftmax", "Sigmoid", "Tanh", "Exp", "Sqrt", "Relu", "Reciprocal", "Elu", "Selu"});
-}
-
-// Functions whose derivative torch computes from their (first) input.
-bool savesFirstInput(std::string_view op)
-{
-    return among(op, {"Erf", "Log", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Gelu", "Abs",
-                      "LeakyRelu", "HardSigmoid", "HardSwish", "Softplus", "Softsign", "Mish", "Clip", "ThresholdedRelu",
-                      "Celu", "BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization",
-                      "LpNormalization", "MaxPool", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSumExp"});
+    static const std::unordered_map<std::string_view, SaveRule> rules = [] {
+        std::unordered_map<std::string_view, SaveRule> r;
+        auto add = [&](SaveRule rule, std::initializer_list<std::string_view> ops) {
+            for (std::string_view o : ops) r.emplace(o, rule); // the first rule named wins
+        };
+        add(SaveRule::Nothing,
+            {"Add", "Sub", "Neg", "Sum", "Mean", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat", "Split",
+             "Slice", "Expand", "Tile", "Identity", "Cast", "CastLike", "Pad", "ReduceMean", "ReduceSum", "GlobalAveragePool",
+             "AveragePool", "Dropout", "Resize", "Upsample", "DepthToSpace", "SpaceToDepth", "Gather", "GatherElements",
+             "GatherND", "Where", "CumSum", "Trilu", "Floor", "Ceil", "Round", "Sign", "Shape", "Size", "ConstantOfShape",
+             "Range", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Not", "And", "Or", "Xor", "ArgMax",
+             "ArgMin", "NonZero", "OneHot", "ScatterND", "ScatterElements", "EyeLike", "RandomNormalLike",
+             "RandomUniformLike"});
+        add(SaveRule::Operands, {"MatMul", "Gemm", "Mul", "Conv", "ConvTranspose", "Einsum"});
+        add(SaveRule::Div, {"Div"});
+        add(SaveRule::Pow, {"Pow"});
+        add(SaveRule::Output, {"Softmax", "LogSoftmax", "Sigmoid", "Tanh", "Exp", "Sqrt", "Relu", "Reciprocal", "Elu", "Selu"});
+        add(SaveRule::FirstInput,
+            {"Erf", "Log", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Gelu", "Abs", "LeakyRelu",
+             "HardSigmoid", "HardSwish", "Softplus", "Softsign", "Mish", "Clip", "ThresholdedRelu", "Celu",
+             "BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization", "LpNormalization",
+             "MaxPool", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSumExp"});
+        add(SaveRule::Extremes, {"ReduceMax", "ReduceMin", "GlobalMaxPool", "Max", "Min", "PRelu"});
+        return r;
+    }();
+    const auto it = rules.find(op);
+    return it == rules.end() ? SaveRule::Everything : it->second;
 }
 
 // A view of its first input (when that input is laid out contiguously, for a Reshape).
@@ -145,38 +162,48 @@ SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& 
             }
             continue;
         }
-        if (!anyGrad || savesNothing(n.opType)) continue;
+        if (!anyGrad) continue;
+        const SaveRule rule = saveRule(n.opType);
+        if (rule == SaveRule::Nothing) continue;
         out.poolIndices[size_t(id)] = n.opType == "MaxPool";
         out.batchNormScale[size_t(id)] = n.opType == "BatchNormalization";
         const TensorId a = n.inputs.size() > 0 ? n.inputs[0] : kNoTensor;
         const TensorId b = n.inputs.size() > 1 ? n.inputs[1] : kNoTensor;
-        if (among(n.opType, {"MatMul", "Gemm", "Mul", "Conv", "ConvTranspose", "Einsum"})) {
-            // Each operand is needed for the other one's gradient.
+        switch (rule) {
+        case SaveRule::Nothing:
+            break;
+        case SaveRule::Operands:
             if (gradOf(b)) save(a);
             if (gradOf(a)) save(b);
             if (n.opType == "Einsum")
                 for (TensorId t : n.inputs) save(t);
-        } else if (n.opType == "Div") {
+            break;
+        case SaveRule::Div:
             if (gradOf(a) || gradOf(b)) save(b);
             if (gradOf(b)) save(a);
-        } else if (n.opType == "Pow") {
+            break;
+        case SaveRule::Pow:
             save(a);
             if (gradOf(b)) {
                 save(b);
                 if (!n.outputs.empty()) save(n.outputs[0]);
             }
-        } else if (savesOutput(n.opType)) {
+            break;
+        case SaveRule::Output:
             if (!n.outputs.empty()) save(n.outputs[0]);
-        } else if (savesFirstInput(n.opType)) {
+            break;
+        case SaveRule::FirstInput:
             save(a);
-        } else if (among(n.opType, {"ReduceMax", "ReduceMin", "GlobalMaxPool", "Max", "Min", "PRelu"})) {
+            break;
+        case SaveRule::Extremes:
             for (TensorId t : n.inputs) save(t);
             if (!n.outputs.empty() && n.opType != "PRelu") save(n.outputs[0]);
-        } else {
-            // Recurrent cells, control flow and ops without a rule here: everything they touch,
-            // which is more than autograd may keep, never less.
+            break;
+        case SaveRule::Everything:
+            // More than autograd may keep, never less.
             for (TensorId t : n.inputs) save(t);
             for (TensorId o : n.outputs) save(o);
+            break;
         }
     }
     for (TensorId t : g.outputs)

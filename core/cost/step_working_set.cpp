@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <type_traits>
 
 namespace tapas {
 
@@ -19,28 +20,53 @@ bool gradientIsView(const Node& n)
     return false;
 }
 
+// Lists of terms per node, in the order they were added (a node's sums are added up in it).
+struct PerNodeLists {
+    std::vector<std::pair<NodeId, uint32_t>> entries;
+    std::vector<uint32_t> begin; // per node + 1: where its terms start in `sorted`
+    std::vector<uint32_t> sorted;
+    void finish(size_t nodes)
+    {
+        begin.assign(nodes + 1, 0);
+        for (const auto& [n, k] : entries) ++begin[size_t(n) + 1];
+        for (size_t i = 0; i < nodes; ++i) begin[i + 1] += begin[i];
+        sorted.resize(entries.size());
+        std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
+        for (const auto& [n, k] : entries) sorted[at[size_t(n)]++] = k;
+    }
+};
+
 } // namespace
 
-StepWorkingSet stepWorkingSet(const Graph& g, const SavedActivations& saved, const std::vector<NodeChain>& chains,
-                              const std::vector<char>& weight, const std::vector<double>& bytes)
+StepWorkingSetWalk::StepWorkingSetWalk(const Graph& g, const SavedActivations& saved, const std::vector<NodeChain>& chains,
+                                       const std::vector<char>& weight, const std::vector<char>& holds)
 {
     const size_t T = g.tensors.size(), N = g.nodes.size();
-    StepWorkingSet w;
     auto isWeight = [&](TensorId t) { return size_t(t) < weight.size() && weight[size_t(t)]; };
-    // Bytes of each storage the forward makes: a node's output that owns its storage, not a
-    // weight, not the inside of a fused chain.
-    std::vector<double> made(T, 0);
+    auto has = [&](TensorId t) { return size_t(t) < holds.size() && holds[size_t(t)]; };
+    std::vector<int32_t> termOf(T, -1);
+    auto term = [&](TensorId t) {
+        if (termOf[size_t(t)] < 0) {
+            termOf[size_t(t)] = int32_t(terms_.size());
+            terms_.push_back(t);
+        }
+        return uint32_t(termOf[size_t(t)]);
+    };
+    // The storages the forward makes: a node's output that owns its storage, not a weight, not
+    // the inside of a fused chain, holding bytes.
+    std::vector<char> made(T, 0);
     for (size_t id = 0; id < N; ++id)
         for (TensorId o : g.nodes[id].outputs)
-            if (o != kNoTensor && saved.storage[size_t(o)] == o && !isWeight(o)) made[size_t(o)] = bytes[size_t(o)];
+            if (o != kNoTensor && saved.storage[size_t(o)] == o && !isWeight(o) && has(o)) made[size_t(o)] = 1;
     for (const NodeChain& c : chains)
         for (NodeId n : c.nodes)
             for (TensorId o : g.node(n).outputs)
                 if (o != kNoTensor && o != c.output) made[size_t(o)] = 0;
 
-    double batch = 0; // the inputs the trainer holds through the step
+    // The inputs the trainer holds through the step.
     for (TensorId t : g.inputs)
-        if (g.tensor(t).producer == kNoNode && !isWeight(t) && !g.tensor(t).value) batch += bytes[size_t(t)];
+        if (g.tensor(t).producer == kNoNode && !isWeight(t) && !g.tensor(t).value && has(t)) args_.push_back(term(t));
+    batchCount_ = uint32_t(args_.size());
 
     // Forward: a storage nobody keeps goes after the last reader of any tensor that views it.
     std::vector<NodeId> lastUse(T, kNoNode);
@@ -50,79 +76,187 @@ StepWorkingSet stepWorkingSet(const Graph& g, const SavedActivations& saved, con
         for (TensorId t : g.nodes[id].inputs)
             if (t != kNoTensor) lastUse[size_t(saved.storage[size_t(t)])] = NodeId(id);
     }
-    // Only sums are read: the bytes each node's forward frees and its backward lets go.
     std::vector<char> readByLoss(T, 0); // the loss reads the graph outputs after the forward
     for (TensorId t : g.outputs)
         if (t != kNoTensor) readByLoss[size_t(saved.storage[size_t(t)])] = 1;
-    std::vector<double> freedAfter(N, 0), releasedAfter(N, 0);
+    PerNodeLists freed, released;
     for (size_t s = 0; s < T; ++s) {
-        if (made[s] <= 0) continue;
+        if (!made[s]) continue;
         if (saved.kept[s]) {
-            w.kept += made[s];
-            if (saved.releasedAfter[s] != kNoNode) releasedAfter[size_t(saved.releasedAfter[s])] += made[s];
+            args_.push_back(term(TensorId(s)));
+            ++keptCount_;
+            if (saved.releasedAfter[s] != kNoNode) released.entries.emplace_back(saved.releasedAfter[s], term(TensorId(s)));
         } else if (lastUse[s] != kNoNode && !readByLoss[s]) {
-            freedAfter[size_t(lastUse[s])] += made[s];
+            freed.entries.emplace_back(lastUse[s], term(TensorId(s)));
         }
     }
-    double live = batch;
-    w.forwardPeak = live;
+    freed.finish(N);
+    released.finish(N);
+    argKept_.assign(args_.size(), 0);
+    auto push = [&](Op op, uint32_t count, NodeId node = kNoNode) {
+        steps_.push_back({op, count, node});
+        argKept_.resize(args_.size(), 0);
+    };
+    auto pushList = [&](Op op, const PerNodeLists& l, size_t id) {
+        const uint32_t count = l.begin[id + 1] - l.begin[id];
+        if (count == 0) return; // nothing to subtract: live is unchanged
+        args_.insert(args_.end(), l.sorted.begin() + l.begin[id], l.sorted.begin() + l.begin[id + 1]);
+        push(op, count);
+    };
     for (size_t id = 0; id < N; ++id) {
+        uint32_t adds = 0;
         for (TensorId o : g.nodes[id].outputs)
-            if (o != kNoTensor) live += made[size_t(o)];
-        w.forwardPeak = std::max(w.forwardPeak, live);
-        live -= freedAfter[id];
+            if (o != kNoTensor && made[size_t(o)]) {
+                args_.push_back(term(o));
+                argKept_.push_back(saved.kept[size_t(o)]);
+                ++adds;
+            }
+        // Without anything made live has only gone down since the last moment: no new peak.
+        if (adds) {
+            push(Op::Add, adds);
+            push(Op::ForwardMax, 0, NodeId(id));
+        }
+        pushList(Op::SubSum, freed, id);
     }
 
     // Backward, from what the forward left: each node's backward makes its inputs' gradients
     // while its outputs' gradients are alive, then lets those go and the values only it read.
-    std::vector<double> grad(T, 0);
+    // gradTerm: the term whose bytes the gradient of a tensor holds (-1: none, or none yet).
+    std::vector<int32_t> gradTerm(T, -1);
     std::vector<char> hasGrad(T, 0);
     auto takesGradient = [&](TensorId t) {
         return t != kNoTensor && saved.needsGrad[size_t(t)] && !isWeight(t) && g.tensor(t).producer != kNoNode;
     };
+    std::vector<int8_t> trainedCache(T, -1); // isTrainedWeight reads the weight's every reader: asked once per weight
+    auto trained = [&](TensorId t) {
+        int8_t& c = trainedCache[size_t(t)];
+        if (c < 0) c = isTrainedWeight(g, t) ? 1 : 0;
+        return c == 1;
+    };
+    uint32_t seeds = 0;
     for (TensorId t : g.outputs)
         if (takesGradient(t) && !hasGrad[size_t(t)]) {
             hasGrad[size_t(t)] = 1;
-            grad[size_t(t)] = bytes[size_t(t)];
-            live += grad[size_t(t)];
+            if (!has(t)) continue;
+            gradTerm[size_t(t)] = int32_t(term(t));
+            args_.push_back(uint32_t(gradTerm[size_t(t)]));
+            ++seeds;
         }
-    w.backwardPeak = live;
+    if (seeds) push(Op::Add, seeds);
+    push(Op::BackwardStart, 0);
     for (size_t i = N; i-- > 0;) {
         const Node& n = g.nodes[i];
         bool runs = false;
         for (TensorId o : n.outputs) runs = runs || (o != kNoTensor && hasGrad[size_t(o)]);
         if (runs) {
             const TensorId viewed = gradientIsView(n) && !n.outputs.empty() ? n.outputs[0] : kNoTensor;
+            uint32_t adds = 0;
             for (TensorId t : n.inputs) {
                 if (!takesGradient(t) || hasGrad[size_t(t)]) continue; // a second gradient is summed into the first
                 hasGrad[size_t(t)] = 1;
-                if (viewed != kNoTensor && grad[size_t(viewed)] > 0) {
-                    std::swap(grad[size_t(t)], grad[size_t(viewed)]); // the same storage, reshaped
+                if (viewed != kNoTensor && gradTerm[size_t(viewed)] >= 0) {
+                    std::swap(gradTerm[size_t(t)], gradTerm[size_t(viewed)]); // the same storage, reshaped
                 } else {
-                    const bool inner = made[size_t(saved.storage[size_t(t)])] == 0 && saved.storage[size_t(t)] == t;
-                    grad[size_t(t)] = inner ? 0 : bytes[size_t(t)];
-                    live += grad[size_t(t)];
+                    const bool inner = !made[size_t(saved.storage[size_t(t)])] && saved.storage[size_t(t)] == t;
+                    if (inner || !has(t)) continue;
+                    gradTerm[size_t(t)] = int32_t(term(t));
+                    args_.push_back(uint32_t(gradTerm[size_t(t)]));
+                    ++adds;
                 }
             }
+            if (adds) push(Op::Add, adds);
             // Its trained weights' gradients are made fresh and then added into the ones the step
             // holds (torch's AccumulateGrad), so each is alive twice for a moment.
-            double fresh = 0;
+            uint32_t fresh = 0;
             for (size_t k = 0; k < n.inputs.size(); ++k) {
                 const TensorId t = n.inputs[k];
-                if (t != kNoTensor && isWeight(t) && !isBufferInput(n, k) && isTrainedWeight(g, t)) fresh += bytes[size_t(t)];
-            }
-            w.backwardPeak = std::max(w.backwardPeak, live + fresh);
-            for (TensorId o : n.outputs)
-                if (o != kNoTensor) {
-                    live -= grad[size_t(o)];
-                    grad[size_t(o)] = 0;
+                if (t != kNoTensor && isWeight(t) && has(t) && !isBufferInput(n, k) && trained(t)) {
+                    args_.push_back(term(t));
+                    ++fresh;
                 }
+            }
+            // Nothing new alive and nothing fresh: live has only gone down since the last moment.
+            if (adds || fresh) push(Op::BackwardMax, fresh, NodeId(i));
+            uint32_t drops = 0;
+            for (TensorId o : n.outputs)
+                if (o != kNoTensor && gradTerm[size_t(o)] >= 0) {
+                    args_.push_back(uint32_t(gradTerm[size_t(o)]));
+                    gradTerm[size_t(o)] = -1;
+                    ++drops;
+                }
+            if (drops) push(Op::SubEach, drops);
         }
-        live -= releasedAfter[i];
+        pushList(Op::SubKeptSum, released, i);
+    }
+    argKept_.resize(args_.size(), 0);
+}
+
+namespace {
+
+// The walk over the steps; `PerNode` also follows the kept storages alive, for each node's extra.
+template <bool PerNode>
+StepWorkingSet runSteps(const auto& steps, const uint32_t* a, const char* kept, uint32_t batchCount, uint32_t keptCount,
+                        const double* b, double* nodeExtra)
+{
+    StepWorkingSet w;
+    double batch = 0;
+    for (uint32_t k = 0; k < batchCount; ++k) batch += b[*a++];
+    kept += batchCount;
+    double keptSum = 0;
+    for (uint32_t k = 0; k < keptCount; ++k) keptSum += b[*a++];
+    kept += keptCount;
+    w.kept = keptSum;
+    double live = batch, keptAlive = 0;
+    w.forwardPeak = live;
+    using Op = std::remove_cvref_t<decltype(steps.front().op)>;
+    for (const auto& s : steps) {
+        switch (s.op) {
+        case Op::Add:
+            for (uint32_t k = 0; k < s.count; ++k, ++a, ++kept) {
+                live += b[*a];
+                if constexpr (PerNode)
+                    if (*kept) keptAlive += b[*a];
+            }
+            break;
+        case Op::SubSum:
+        case Op::SubKeptSum: {
+            double sum = 0;
+            for (uint32_t k = 0; k < s.count; ++k, ++a, ++kept) sum += b[*a];
+            live -= sum;
+            if constexpr (PerNode)
+                if (s.op == Op::SubKeptSum) keptAlive -= sum;
+            break;
+        }
+        case Op::SubEach:
+            for (uint32_t k = 0; k < s.count; ++k, ++a, ++kept) live -= b[*a];
+            break;
+        case Op::ForwardMax:
+            w.forwardPeak = std::max(w.forwardPeak, live);
+            if constexpr (PerNode) nodeExtra[size_t(s.node)] = std::max(nodeExtra[size_t(s.node)], live - keptAlive);
+            break;
+        case Op::BackwardStart:
+            w.backwardPeak = live;
+            break;
+        case Op::BackwardMax: {
+            double fresh = 0;
+            for (uint32_t k = 0; k < s.count; ++k, ++a, ++kept) fresh += b[*a];
+            w.backwardPeak = std::max(w.backwardPeak, live + fresh);
+            if constexpr (PerNode) nodeExtra[size_t(s.node)] = std::max(nodeExtra[size_t(s.node)], live + fresh - keptAlive);
+            break;
+        }
+        }
     }
     // Both walks began from the input batch; what the backward saw also includes the kept values.
     w.forwardPeak = std::max(w.forwardPeak, batch + w.kept);
     return w;
+}
+
+} // namespace
+
+StepWorkingSet StepWorkingSetWalk::run(const double* termBytes, double* nodeExtra) const
+{
+    return nodeExtra ? runSteps<true>(steps_, args_.data(), argKept_.data(), batchCount_, keptCount_, termBytes, nodeExtra)
+                     : runSteps<false>(steps_, args_.data(), argKept_.data(), batchCount_, keptCount_, termBytes, nullptr);
 }
 
 } // namespace tapas

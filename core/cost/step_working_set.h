@@ -19,6 +19,7 @@
 #include "core/cost/saved_activations.h"
 #include "core/ir/graph.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace tapas {
@@ -32,10 +33,50 @@ struct StepWorkingSet {
     double aboveKept() const { return peak() > kept ? peak() - kept : 0; }
 };
 
-// `bytes`: per tensor, its bytes on one device under the plan (0 where it holds none: integer
-// and known-value tensors; a weight's, its gradient's). `weight`: per tensor, a trained weight or buffer. `chains`: the
-// chains the worker fuses.
-StepWorkingSet stepWorkingSet(const Graph& g, const SavedActivations& saved, const std::vector<NodeChain>& chains,
-                              const std::vector<char>& weight, const std::vector<double>& bytes);
+// The walk with everything a plan does not change found once (a cost model builds it once and
+// runs it for every report): which storages each node makes, which of them the forward frees
+// after which node and the backward lets go after which, which gradients each backward makes
+// and drops (a view's gradient moves into its input's), which trained weights' fresh gradients
+// it adds. What is left per plan is the bytes of the tensors it reads (terms()), summed in one
+// pass over a list of steps in the order the walk above adds and subtracts them, so the figures
+// are those of the walk, to the bit.
+class StepWorkingSetWalk {
+public:
+    StepWorkingSetWalk() = default;
+    // `holds`: per tensor, whether a device holds bytes of it under the plans to come (the bytes
+    // of a floating activation, input or trained weight; none of an integer or known value).
+    // `weight`: per tensor, a trained weight or buffer. `chains`: the chains the worker fuses.
+    StepWorkingSetWalk(const Graph& g, const SavedActivations& saved, const std::vector<NodeChain>& chains,
+                       const std::vector<char>& weight, const std::vector<char>& holds);
+    // The tensors whose bytes the walk reads, each once; run() takes their bytes in this order
+    // (a weight's: its gradient's on one device, as its last reader holds it).
+    const std::vector<TensorId>& terms() const { return terms_; }
+    // `termBytes[k]`: bytes of terms()[k] on one device under the plan. `nodeExtra`, when given
+    // (one per node, zeroed): per node, the most its forward or backward holds beyond the kept
+    // storages alive then (values nobody keeps, gradients, fresh weight gradients, the batch).
+    StepWorkingSet run(const double* termBytes, double* nodeExtra = nullptr) const;
+
+private:
+    enum class Op : uint8_t {
+        Add,          // live += each of `count` terms; kept ones also join the kept alive
+        SubSum,       // live -= the sum of `count` terms (values a forward node was the last to read)
+        SubKeptSum,   // live and the kept alive -= the sum of `count` kept terms (let go after a backward)
+        SubEach,      // live -= each of `count` terms (gradients a backward drops)
+        ForwardMax,   // the forward's moment at node `node`
+        BackwardStart,
+        BackwardMax,  // the backward's moment at node `node`, with `count` fresh weight gradients beside it
+    };
+    struct Step {
+        Op op;
+        uint32_t count = 0;
+        NodeId node = kNoNode;
+    };
+    std::vector<TensorId> terms_;
+    std::vector<uint32_t> args_;  // term indices, read in order by the steps
+    std::vector<char> argKept_;   // per args_ entry of an Add: a kept storage
+    uint32_t batchCount_ = 0;     // args_ begins with the batch's terms, then the kept ones
+    uint32_t keptCount_ = 0;
+    std::vector<Step> steps_;
+};
 
 } // namespace tapas

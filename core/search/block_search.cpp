@@ -84,13 +84,17 @@ BlockSearchOutput searchBlocks(StrategyTable& table, const FoldedGraph& folded, 
         cs.scope.inputs = first.inputs;
         cs.scope.outputs = first.outputs;
     }
-    // The last chain block reading each crossing tensor; graph outputs stay to the end.
-    std::unordered_map<TensorId, int> lastBlock;
+    // The last chain block reading each crossing tensor (-1: none); graph outputs stay to the
+    // end. Indexed by tensor: the stitch asks for every live tensor of every state it makes.
+    std::vector<int> lastBlock(g.tensors.size(), -1);
     for (int b = 0; b < int(folded.chain.size()); ++b) {
         const BlockRef& r = folded.chain[size_t(b)];
-        for (TensorId t : folded.classes[size_t(r.classId)].instances[size_t(r.instance)].inputs) lastBlock[t] = b;
+        for (TensorId t : folded.classes[size_t(r.classId)].instances[size_t(r.instance)].inputs)
+            if (t != kNoTensor) lastBlock[size_t(t)] = b;
     }
-    for (TensorId t : g.outputs) lastBlock[t] = int(folded.chain.size());
+    for (TensorId t : g.outputs)
+        if (t != kNoTensor) lastBlock[size_t(t)] = int(folded.chain.size());
+    auto readLater = [&](TensorId t, int b) { return t != kNoTensor && lastBlock[size_t(t)] > b; };
 
     std::vector<GTrace> traces;
     std::vector<GState> states(1);
@@ -110,6 +114,10 @@ BlockSearchOutput searchBlocks(StrategyTable& table, const FoldedGraph& folded, 
         // need 8 to reach the ILP's optimum at 8 devices (6 left it 2.7% slower).
         constexpr size_t kMaxTablesPerClass = 8;
         std::sort(states.begin(), states.end(), [](const GState& x, const GState& y) { return x.cost.time() < y.cost.time(); });
+        // The block's outputs a later block (or the loss) reads, whatever the state.
+        std::vector<size_t> liveOutputs;
+        for (size_t o = 0; o < inst.outputs.size(); ++o)
+            if (readLater(inst.outputs[o], b) && tracksLayout(g, inst.outputs[o])) liveOutputs.push_back(o);
         for (const GState& st : states) {
             std::vector<TensorLayout> in;
             for (TensorId t : inst.inputs) in.push_back(lookup(st.live, t));
@@ -131,13 +139,8 @@ BlockSearchOutput searchBlocks(StrategyTable& table, const FoldedGraph& folded, 
                 ns.cost = st.cost;
                 ns.cost += r.cost;
                 for (const auto& e : st.live)
-                    if (lastBlock[e.first] > b) ns.live.push_back(e);
-                for (size_t o = 0; o < inst.outputs.size(); ++o) {
-                    const TensorId t = inst.outputs[o];
-                    auto lb = lastBlock.find(t);
-                    if (tracksLayout(g, t) && lb != lastBlock.end() && lb->second > b)
-                        ns.live.emplace_back(t, r.outputLayouts[o]);
-                }
+                    if (readLater(e.first, b)) ns.live.push_back(e);
+                for (size_t o : liveOutputs) ns.live.emplace_back(inst.outputs[o], r.outputLayouts[o]);
                 std::sort(ns.live.begin(), ns.live.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
                 ns.trace = int(traces.size());
                 traces.push_back({st.trace, it->second, ri});

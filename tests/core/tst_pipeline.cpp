@@ -260,13 +260,20 @@ private slots:
         // ... and cost time: full reruns every forward, selective only the attention core.
         QVERIFY(by[Recompute::Full].total.time() > by[Recompute::Selective].total.time());
         QVERIFY(by[Recompute::Selective].total.time() > by[Recompute::None].total.time());
-        // The first stage keeps p = 2 micro-batches in flight, the last one.
+        // The first stage keeps p = 2 micro-batches in flight, the last one; beside them each holds
+        // one micro-batch's working set (its largest block's).
         const std::vector<PipelineStage>& st = by[Recompute::None].schedule.stages;
-        double first = 0, last = 0;
-        for (int b = st[0].firstBlock; b < st[0].endBlock; ++b) first += p.blocks[size_t(b)].terms.activationMemory;
-        for (int b = st[1].firstBlock; b < st[1].endBlock; ++b) last += p.blocks[size_t(b)].terms.activationMemory;
-        QVERIFY(qAbs(st[0].activationMemory - 2 * first) < 1e-6 * first);
-        QVERIFY(qAbs(st[1].activationMemory - last) < 1e-6 * last);
+        double first = 0, last = 0, firstExtra = 0, lastExtra = 0;
+        for (int b = st[0].firstBlock; b < st[0].endBlock; ++b) {
+            first += p.blocks[size_t(b)].terms.activationMemory;
+            firstExtra = std::max(firstExtra, p.blocks[size_t(b)].workingExtra);
+        }
+        for (int b = st[1].firstBlock; b < st[1].endBlock; ++b) {
+            last += p.blocks[size_t(b)].terms.activationMemory;
+            lastExtra = std::max(lastExtra, p.blocks[size_t(b)].workingExtra);
+        }
+        QVERIFY(qAbs(st[0].activationMemory - (2 * first + firstExtra)) < 1e-6 * first);
+        QVERIFY(qAbs(st[1].activationMemory - (last + lastExtra)) < 1e-6 * last);
         // ZeRO-1: weights + gradients stay, the 12 bytes of optimizer state per parameter are split dp ways.
         cfg.recompute = Recompute::None;
         cfg.distributedOptimizer = true;
@@ -313,6 +320,62 @@ private slots:
         const double lost = (whole - plain.total.dpComm) * 16 / 108;
         QVERIFY2(qAbs(taken.total.compute - plain.total.compute - lost) < 1e-9 * taken.total.compute,
                  qPrintable(QString("%1 vs %2").arg(taken.total.compute - plain.total.compute).arg(lost)));
+    }
+
+    // 1F1B runs one micro-batch's forward or backward at a time on a rank: beside the kept
+    // activations of the micro-batches in flight it holds that micro-batch's values nobody keeps,
+    // its activation gradients and its fresh weight gradients (the step's working set at the
+    // stage's blocks). One stage of one micro-batch in flight holds at least the unstaged step's
+    // fullest moment; each stage of two holds its kept x in flight plus its largest block's extra.
+    void each_stage_holds_one_micro_batchs_working_set_beside_what_it_keeps()
+    {
+        const ClusterSpec c = *loadClusterSpec("a100x8");
+        const Graph g = gpt(4, 256, 8, 128, 16);
+        const Profiled p = profile(g, c, 1, 4); // micro-batches of 4
+        const StepWorkingSet w = p.model->workingSet(p.micro.best.plan);
+        QVERIFY(w.aboveKept() > 0);
+        double most = 0;
+        for (const BlockProfile& b : p.blocks) most = std::max(most, b.workingExtra);
+        // The step's fullest moment holds, above everything kept, no more than the largest extra.
+        QVERIFY2(most >= w.aboveKept(), qPrintable(QStringLiteral("%1 vs %2").arg(most).arg(w.aboveKept())));
+        PipelineConfig one;
+        one.microBatches = 4;
+        one.microBatchSize = 4;
+        one.recompute = Recompute::None;
+        const PipelineEvaluation single = *evaluatePipeline(p.blocks, one, *p.model, c, 1e15);
+        QVERIFY2(single.total.activationMemory >= w.peak(),
+                 qPrintable(QStringLiteral("one stage %1 B, the step's peak %2 B").arg(single.total.activationMemory).arg(w.peak())));
+        double kept = 0;
+        for (const BlockProfile& b : p.blocks) kept += b.terms.activationMemory;
+        QVERIFY(qAbs(single.total.activationMemory - (kept + most)) < 1e-9 * kept);
+        // Interleaved, a rank's stages take turns: it holds the largest extra of its stages once.
+        PipelineConfig two = one;
+        two.pp = 2;
+        two.virtualStages = 2;
+        const PipelineEvaluation inter = *evaluatePipeline(p.blocks, two, *p.model, c, 1e15);
+        for (int r = 0; r < 2; ++r) {
+            double extra = 0, held = 0;
+            for (const PipelineStage& s : inter.schedule.stages) {
+                if (s.device != r) continue;
+                held += s.activationMemory;
+                for (int b = s.firstBlock; b < s.endBlock; ++b) extra = std::max(extra, p.blocks[size_t(b)].workingExtra);
+            }
+            double kept = 0;
+            for (const PipelineStage& s : inter.schedule.stages)
+                if (s.device == r)
+                    for (int b = s.firstBlock; b < s.endBlock; ++b) kept += p.blocks[size_t(b)].terms.activationMemory;
+            // Megatron-LM's interleaved schedule keeps 2(p - r - 1) + (v - 1)p + 1 stage forwards in
+            // flight (of m v), each holding 1/v of the rank's kept activations.
+            const double inFlight = std::min(2.0 * (2 - r - 1) + (2 - 1) * 2 + 1, 4.0 * 2) / 2;
+            QVERIFY(extra > 0);
+            QVERIFY2(qAbs(held - (kept * inFlight + extra)) < 1e-9 * held,
+                     qPrintable(QStringLiteral("rank %1: %2 B held, %3 B kept x %4 in flight + %5 B extra")
+                                    .arg(r)
+                                    .arg(held)
+                                    .arg(kept)
+                                    .arg(inFlight)
+                                    .arg(extra)));
+        }
     }
 
     // A calibrated CPU cluster's per-call collective cost (the "collective" family: an

@@ -3,10 +3,12 @@
 // torch's outputs and input gradients beside them, run through the importer and the unsharded
 // interpreter with the file's weights. Then a finite-difference check of the weight gradients,
 // the directions and layout torch's exporter does not write, Einsum, Pad's reflect and edge
-// modes, and bad attributes.
+// modes, and bad attributes. And Megatron's f (copyToTpRegion) on a replicated input of split
+// compute: its forward is the input itself, no copy for the backward to keep.
 #include "runtime/exec/graph_interpreter.h"
 #include "runtime/exec/layout_analysis.h"
 #include "runtime/exec/op_kernels.h"
+#include "runtime/exec/tp_collectives.h"
 
 #include "core/onnx/onnx_importer.h"
 #include "core/onnx/onnx_stored_data.h"
@@ -201,11 +203,54 @@ std::string errorOf(const Graph& g, const Node& n, std::vector<torch::Tensor> in
     return {};
 }
 
+// A tensor-parallel group of two ranks holding the same values: an all-reduce doubles them.
+class TwinRanks final : public Communicator {
+public:
+    int rank() const override { return 0; }
+    int size() const override { return 2; }
+    std::string backend() const override { return "twin"; }
+    void allReduceSum(float* data, size_t count) override
+    {
+        for (size_t i = 0; i < count; ++i) data[i] *= 2;
+    }
+    std::unique_ptr<PendingCollective> allReduceSumAsync(float*, size_t) override { return nullptr; }
+    void allGather(const float*, size_t, float*) override {}
+    void reduceScatterSum(const float*, size_t, float*) override {}
+    void allToAll(const float*, size_t, float*) override {}
+    void broadcast(float*, size_t, int) override {}
+    void allReduceMax(double*, size_t) override {}
+    void barrier() override {}
+    std::unique_ptr<PendingCollective> sendAsync(const void*, size_t, int, int) override { return nullptr; }
+    void recv(void*, size_t, int, int) override {}
+    std::unique_ptr<Communicator> split(int, int) override { return nullptr; }
+};
+
 } // namespace
 
 class TstExecKernels : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A weight kept whole that split compute reads goes through Megatron's f: the identity
+    // forward, the all-reduce of its gradient backward. The forward hands on the weight's own
+    // storage (a copy would be saved by the op reading it and held until its backward, beside the
+    // weight: the cost model's working set counts the weight once), and the gradient is summed
+    // over the group.
+    void megatron_f_hands_on_its_input_and_sums_the_gradient()
+    {
+        TwinRanks twin;
+        TpGroup group;
+        group.comm = &twin;
+        group.tp = 2;
+        setActiveTpGroup(&group);
+        const torch::Tensor w = torch::randn({4, 3}).set_requires_grad(true);
+        const torch::Tensor y = copyToTpRegion(w);
+        QCOMPARE(y.data_ptr(), w.data_ptr());
+        (y * 3).sum().backward();
+        setActiveTpGroup(nullptr);
+        QVERIFY(w.grad().defined());
+        QVERIFY(torch::allclose(w.grad(), torch::full({4, 3}, 6.0f)));
+    }
+
     void lstm_bidirectional_matches_torch() { expectTorch("lstm_bidir", {"y", "h", "c"}); }
     void gru_linear_before_reset_matches_torch() { expectTorch("gru", {"y", "h"}); }
     void rnn_bidirectional_matches_torch() { expectTorch("rnn_bidir", {"y", "h"}); }
