@@ -1,5 +1,6 @@
 #include "core/cost/family_time.h"
 
+#include "core/ir/trained_weights.h"
 #include "core/ops/control_bodies.h"
 
 #include <algorithm>
@@ -62,6 +63,22 @@ bool gatherFillsTable(const Graph& g, const Node& n)
     // takes its gradient; a folded constant table takes none.
     return dtypeIsFloating(data.dtype) && data.kind != TensorKind::Input &&
            (!data.value || data.kind == TensorKind::Weight || data.kind == TensorKind::Constant);
+}
+
+bool boundAgainstConstant(const Graph& g, const Node& n)
+{
+    if ((n.opType != "Max" && n.opType != "Min") || n.inputs.size() != 2 || n.input(0) == kNoTensor || n.input(1) == kNoTensor)
+        return false;
+    for (int i = 0; i < 2; ++i) {
+        const TensorId st = n.input(i), xt = n.input(1 - i);
+        const Tensor &s = g.tensor(st), &x = g.tensor(xt);
+        const bool constant = s.kind != TensorKind::Input && s.kind != TensorKind::Activation && !isTrainedWeight(g, st);
+        const bool folded = s.value.has_value(); // the importer knows it: no gradient reaches it
+        if ((constant || folded) && s.shape.numElementsOr(0) == 1 && dtypeIsFloating(x.dtype) && x.shape.rank() >= s.shape.rank() &&
+            x.shape.numElementsOr(2) > 1)
+            return true;
+    }
+    return false;
 }
 
 std::vector<int64_t> localConvInput(const Graph& g, const Node& n, int split, int tp, int batchShards)
@@ -139,6 +156,8 @@ std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n, c
     if (c.opFamilies.count("gather") && gatherFillsTable(g, n)) return "gather";
     // An element-wise op the calibration timed on its own (a clamp's backward builds masks, a
     // broadcast maximum reduces one): its own rate, the family's otherwise.
+    if ((n.opType == "Max" || n.opType == "Min") && !boundAgainstConstant(g, n))
+        return finer(n.opType == "Max" ? "elementwise.maximum" : "elementwise.minimum", def->family);
     if (def->family == "elementwise") return finer("elementwise." + n.opType, def->family);
     return def->family;
 }

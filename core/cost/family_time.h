@@ -52,7 +52,10 @@ bool stridedBatchedMatMul(const Graph& g, const Node& n);
 //   the convolutions' FLOPs);
 // - "layer_norm" (torch's layer_norm with its affine gradients), "batchnorm" (the worker's
 //   inference form: four broadcast ops and their backward, reducing the affine gradients);
-// - "elementwise.<op>" for an element-wise op timed on its own (Clip, Max, HardSigmoid, ...).
+// - "elementwise.<op>" for an element-wise op timed on its own (Clip, Max, HardSigmoid, ...); a
+//   Max or Min of a tensor against a one-element constant runs as hardtanh (that family), one of
+//   two or more tensors as torch's maximum / minimum: "elementwise.maximum" / "elementwise.minimum"
+//   (the plain "elementwise" family without one: the hardtanh rate is several times too low).
 // - "matmul_strided" for a stridedBatchedMatMul (per product several times the contiguous batched
 //   cases of "matmul"; a file without that family prices these as "matmul").
 // - "gather" for a Gather whose table takes a gradient (gatherFillsTable).
@@ -70,6 +73,12 @@ ConvShape convShapeOf(const Graph& g, const Node& n, std::vector<int64_t> input)
 // torch's index_select backward zero-fills a gradient the table's size and adds the rows in, so
 // the table's bytes bound it, not the rows it reads.
 bool gatherFillsTable(const Graph& g, const Node& n);
+
+// A Max or Min of a float tensor against a one-element constant (tf2onnx's ReLU is Max(x, 0)): the
+// worker runs it as one clamp (runtime/exec/kernels/elementwise_kernels, constantScalarBound)
+// rather than torch's maximum / minimum over two tensors. The constant is a one-element value no
+// gradient reaches (a folded value or a Constant/initializer that is not a trained weight).
+bool boundAgainstConstant(const Graph& g, const Node& n);
 
 
 // The node chains the worker runs as one torch function (core/ops/node_chains): a decomposed

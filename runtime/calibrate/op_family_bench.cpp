@@ -287,6 +287,15 @@ std::vector<Case> familyCases()
     opCases("Min", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0], std::nullopt, 0.0); });
     opCases("HardSigmoid", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0] * 0.2 + 0.5, 0.0, 1.0); });
     opCases("LeakyRelu", 2, [](const std::vector<Tensor>& v) { return torch::leaky_relu(v[0], 0.2); });
+    // A Max or Min of two tensors (no one-element constant among them) runs torch's maximum /
+    // minimum, whose backward compares the operands again and masks a gradient for each: its own
+    // family, several times the clamp's time (core/cost/family_time, boundAgainstConstant).
+    auto pairCases = [&](const std::string& family, std::function<Tensor(const std::vector<Tensor>&)> run) {
+        add(family, family.substr(family.find('.') + 1) + " 4", {4}, 3, run, 2);
+        for (const auto& shape : ewSizes) add(family, family.substr(family.find('.') + 1) + " " + shapeName(shape), shape, 3, run, 2);
+    };
+    pairCases("elementwise.maximum", [](const std::vector<Tensor>& v) { return torch::maximum(v[0], v[1]); });
+    pairCases("elementwise.minimum", [](const std::vector<Tensor>& v) { return torch::minimum(v[0], v[1]); });
     // GELU as the worker runs an exported erf chain (one torch::gelu, core/ops/node_chains):
     // its own rate, since erf's polynomial costs several times an add's pass over the bytes.
     add("gelu", "gelu 4", {4}, 2, [](const std::vector<Tensor>& v) { return torch::gelu(v[0]); });

@@ -141,8 +141,8 @@ private Q_SLOTS:
         // (docs/step-pricing.md): Adam's one pass over flat buffers, the seeded inputs and the
         // loss's seeded targets, and a Gather whose backward fills its table's gradient.
         for (const char* family : {"elementwise", "batchnorm", "max_pool", "global_pool", "elementwise.Clip", "elementwise.Max",
-                                   "elementwise.HardSigmoid", "elementwise.LeakyRelu", "optimizer", "loss", "synthetic_input",
-                                   "gather"}) {
+                                   "elementwise.HardSigmoid", "elementwise.LeakyRelu", "elementwise.maximum", "elementwise.minimum",
+                                   "optimizer", "loss", "synthetic_input", "gather"}) {
             const auto it = spec->opFamilies.find(family);
             QVERIFY2(it != spec->opFamilies.end(), family);
             QVERIFY2(it->second.overhead > 0 && it->second.byteRate > 1e6 && it->second.byteBySize.size() >= 2, family);
@@ -151,6 +151,18 @@ private Q_SLOTS:
                 if (i > 0) QVERIFY2(it->second.byteBySize[i].bytes > it->second.byteBySize[i - 1].bytes, family);
             }
         }
+        // A Max of two tensors (torch's maximum, whose backward masks both gradients) costs more
+        // than a Max against a constant (one clamp) of the same output: the case the worker runs
+        // for each is timed apart, so neither prices the other.
+        auto caseSeconds = [&](const QString& name) {
+            for (const auto& c : cases)
+                if (c.toObject().value(QStringLiteral("case")).toString() == name)
+                    return c.toObject().value(QStringLiteral("forward_backward_seconds")).toDouble();
+            return 0.0;
+        };
+        const double pairMax = caseSeconds(QStringLiteral("maximum 1x144x56x56")), clampMax = caseSeconds(QStringLiteral("Max 1x144x56x56"));
+        QVERIFY2(pairMax > 0 && clampMax > 0, "the Max cases at 1x144x56x56");
+        QVERIFY2(pairMax > clampMax, qPrintable(QStringLiteral("maximum %1 s, clamp %2 s").arg(pairMax).arg(clampMax)));
         QVERIFY(spec->opFamilies.at("matmul").byteBySize.empty()); // its bytes-bound heads count FLOPs too
         // Attention's products as the worker gets them (operands that are Transpose outputs,
         // 3-D and 4-D): a family of their own, with its overhead and its rate by product size
