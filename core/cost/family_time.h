@@ -103,6 +103,8 @@ PricedChains pricedChains(const Graph& g);
 // `dataShare`: the fraction of its first input this device holds (a Gather's table, whose
 // whole local gradient the backward fills, split or not by the batch); < 0: `share`.
 // `localInput`: a Conv's input on this device (localConvInput), which decides torch's kernel.
+// Every node the worker runs (a chain once, an If's or Loop's body node by node) also pays what
+// running it inside a step adds beyond its kernels timed alone ("node_in_step", inStepSeconds).
 std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
                                         const PricedChains* chains = nullptr, bool outputPartial = false, double dataShare = -1,
                                         const std::vector<int64_t>& localInput = {});
@@ -113,6 +115,13 @@ std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, co
 // against it, forward and backward ("loss"; runtime/exec/plan_trainer). 0 for other tensors and
 // on a cluster without those families (what a real data loader costs is not the model's).
 double drawnTensorSeconds(const ClusterSpec& c, const Graph& g, TensorId t, double elements);
+
+// What the calibration measured one more node ("node_in_step") or one more trained weight
+// ("weight_in_step") costing inside a step beyond the families' prices (runtime/calibrate,
+// chains of tiny nodes through the worker's interpreter): the interpreter's bookkeeping and
+// autograd's pass over the whole graph per node; AccumulateGrad's add into the held gradient
+// per weight. 0 on a cluster without that entry (GPU presets, older files).
+double inStepSeconds(const ClusterSpec& c, const std::string& family);
 
 // Seconds of the optimizer's update of one weight tensor of `paramBytes` (fp32 bytes held by this
 // device); 0 when the cluster has no "optimizer" rate (GPU presets fold it into efficiency).

@@ -61,19 +61,26 @@ double medianAfterWarmup(const std::vector<double>& stepTimes, int warmup)
 RepeatedRun runPlanRepeated(const QString& runsRoot, const PlanRun& run, int repeats, int warmup)
 {
     RepeatedRun r;
-    double slowest = 0;
+    std::vector<double> walls, cpus, comms;
+    double fastest = 0, slowest = 0;
+    auto afterWarmup = [warmup](const std::vector<double>& v, std::vector<double>& into) {
+        into.insert(into.end(), v.begin() + std::min<size_t>(size_t(std::max(warmup, 0)), v.size()), v.end());
+    };
     for (int i = 0; i < std::max(repeats, 1); ++i) {
         r.last = runPlan(runsRoot, run);
         if (!r.last.ok) return r;
-        const double wall = medianAfterWarmup(r.last.stepTimes, warmup);
-        slowest = std::max(slowest, wall);
-        if (i == 0 || wall < r.wall) {
-            r.wall = wall;
-            r.cpu = medianAfterWarmup(r.last.cpuTimes, warmup);
-            r.comm = medianAfterWarmup(r.last.commTimes, warmup);
-        }
+        const double launch = medianAfterWarmup(r.last.stepTimes, warmup);
+        fastest = i == 0 ? launch : std::min(fastest, launch);
+        slowest = std::max(slowest, launch);
+        afterWarmup(r.last.stepTimes, walls);
+        afterWarmup(r.last.cpuTimes, cpus);
+        afterWarmup(r.last.commTimes, comms);
     }
-    r.spread = r.wall > 0 ? slowest / r.wall : 0;
+    r.wall = medianAfterWarmup(walls, 0);
+    r.cpu = medianAfterWarmup(cpus, 0);
+    r.comm = medianAfterWarmup(comms, 0);
+    r.steps = int(walls.size());
+    r.spread = fastest > 0 ? slowest / fastest : 0;
     return r;
 }
 
