@@ -551,8 +551,11 @@ std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>
         return (t1 - t0) / double(n1 - n0);
     };
     const std::optional<double> node = slope("node_in_step"), weighted = slope("weight_in_step");
-    if (node && rates.count("elementwise")) rates["node_in_step"].overhead = std::max(0.0, *node - rates["elementwise"].overhead);
-    if (node && weighted) rates["weight_in_step"].overhead = std::max(0.0, *weighted - *node);
+    // Written only when positive (a spec family needs a rate or an overhead): a node that costs
+    // no more in a step than alone leaves the family out, and the cost model adds nothing.
+    if (node && rates.count("elementwise") && *node > rates["elementwise"].overhead)
+        rates["node_in_step"].overhead = *node - rates["elementwise"].overhead;
+    if (node && weighted && *weighted > *node) rates["weight_in_step"].overhead = *weighted - *node;
     return rates;
 }
 

@@ -38,7 +38,8 @@ std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::functio
 // The chain families (cases with chainNodes) give no rate but what one more node costs inside a
 // step beyond its price: "node_in_step" = the Relu chains' slope less what the "elementwise"
 // family prices such a node at (its tiny case, timed alone); "weight_in_step" = the add-weight
-// chains' slope less the Relu chains' (AccumulateGrad into a held gradient). Never below zero.
+// chains' slope less the Relu chains' (AccumulateGrad into a held gradient). Left out when not
+// above zero.
 std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>& cases);
 
 } // namespace tapas::runtime

@@ -703,6 +703,40 @@ private slots:
         QVERIFY(price(c, pair, 0) > 2 * price(c, relu, 0));
     }
 
+    // A node's in-step cost ("node_in_step") is paid by every node the worker runs: a fused chain
+    // once (at its carrier), an If's body node by node, a folded node never.
+    void the_in_step_cost_is_paid_once_per_node_the_worker_runs()
+    {
+        ClusterSpec c = calibrated();
+        c.opFamilies["normalization"] = {0, 5e9, 1e-5};
+        c.opFamilies["layer_norm"] = {0, 4e9, 2e-5};
+        const Graph g = exportedGpt();
+        const PricedChains chains = pricedChains(g);
+        const NodeChain* ln = firstChain(chains, NodeChain::Kind::LayerNorm);
+        QVERIFY(ln);
+        std::vector<double> before;
+        for (const Node& n : g.nodes) before.push_back(nodeFamilySeconds(c, g, n, nodeCost(g, n), 1.0, &chains).value_or(-1));
+        c.opFamilies["node_in_step"] = {0, 0, 7e-6};
+        for (size_t i = 0; i < g.nodes.size(); ++i) {
+            const NodeId id = NodeId(i);
+            const double after = nodeFamilySeconds(c, g, g.node(id), nodeCost(g, g.node(id)), 1.0, &chains).value_or(-1);
+            const int chain = chains.chainOf[i];
+            const bool carrier = chain < 0 || (chains.chains[size_t(chain)].kind == NodeChain::Kind::MatMulBias
+                                                   ? chains.chains[size_t(chain)].nodes.front() == id
+                                                   : chains.chains[size_t(chain)].nodes.back() == id);
+            if (before[i] < 0) continue; // no family for it
+            if (!carrier || before[i] == 0) QCOMPARE(after, before[i]); // run by its chain's carrier, or folded away
+            else QCOMPARE(after, before[i] + 7e-6);
+        }
+        // The nine nodes of a LayerNorm: one node's in-step cost.
+        double lnBefore = 0, lnAfter = 0;
+        for (NodeId m : ln->nodes) {
+            lnBefore += before[size_t(m)];
+            lnAfter += nodeFamilySeconds(c, g, g.node(m), nodeCost(g, g.node(m)), 1.0, &chains).value_or(0);
+        }
+        QCOMPARE(lnAfter, lnBefore + 7e-6);
+    }
+
     // Matmul's rate by product size: a small GEMM pays the small size's rate, a batched MatMul
     // (both operands batched: one product per batch entry) the rate of one product's size, and
     // a [batch, seq, k] x [k, n] MatMul is one GEMM of all its FLOPs.
