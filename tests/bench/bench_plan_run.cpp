@@ -58,7 +58,7 @@ double medianAfterWarmup(const std::vector<double>& stepTimes, int warmup)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-RepeatedRun runPlanRepeated(const QString& runsRoot, const PlanRun& run, int repeats, int warmup)
+RepeatedRun pooledFigures(const std::vector<RunFigures>& launches, int warmup)
 {
     RepeatedRun r;
     std::vector<double> walls, cpus, comms;
@@ -66,21 +66,36 @@ RepeatedRun runPlanRepeated(const QString& runsRoot, const PlanRun& run, int rep
     auto afterWarmup = [warmup](const std::vector<double>& v, std::vector<double>& into) {
         into.insert(into.end(), v.begin() + std::min<size_t>(size_t(std::max(warmup, 0)), v.size()), v.end());
     };
-    for (int i = 0; i < std::max(repeats, 1); ++i) {
-        r.last = runPlan(runsRoot, run);
-        if (!r.last.ok) return r;
-        const double launch = medianAfterWarmup(r.last.stepTimes, warmup);
+    for (size_t i = 0; i < launches.size(); ++i) {
+        const double launch = medianAfterWarmup(launches[i].stepTimes, warmup);
         fastest = i == 0 ? launch : std::min(fastest, launch);
         slowest = std::max(slowest, launch);
-        afterWarmup(r.last.stepTimes, walls);
-        afterWarmup(r.last.cpuTimes, cpus);
-        afterWarmup(r.last.commTimes, comms);
+        afterWarmup(launches[i].stepTimes, walls);
+        afterWarmup(launches[i].cpuTimes, cpus);
+        afterWarmup(launches[i].commTimes, comms);
     }
     r.wall = medianAfterWarmup(walls, 0);
     r.cpu = medianAfterWarmup(cpus, 0);
     r.comm = medianAfterWarmup(comms, 0);
     r.steps = int(walls.size());
     r.spread = fastest > 0 ? slowest / fastest : 0;
+    return r;
+}
+
+RepeatedRun runPlanRepeated(const QString& runsRoot, const PlanRun& run, int repeats, int warmup)
+{
+    std::vector<RunFigures> launches;
+    for (int i = 0; i < std::max(repeats, 1); ++i) {
+        RunFigures f = runPlan(runsRoot, run);
+        if (!f.ok) {
+            RepeatedRun failed;
+            failed.last = std::move(f);
+            return failed;
+        }
+        launches.push_back(std::move(f));
+    }
+    RepeatedRun r = pooledFigures(launches, warmup);
+    r.last = std::move(launches.back());
     return r;
 }
 

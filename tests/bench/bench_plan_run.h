@@ -51,4 +51,7 @@ struct RepeatedRun {
 };
 RepeatedRun runPlanRepeated(const QString& runsRoot, const PlanRun& run, int repeats, int warmup);
 
+// The figures of finished launches as runPlanRepeated reports them (`last` left empty).
+RepeatedRun pooledFigures(const std::vector<RunFigures>& launches, int warmup);
+
 } // namespace tapas::bench
