@@ -260,9 +260,9 @@ PricedChains pricedChains(const Graph& g)
 
 namespace {
 
-// Node n's kernels: nodeFamilySeconds without what running a node inside a step adds. `runs` is
-// set false for a node the worker does not run itself (folded away, or a chain member other
-// than the carrier).
+// Node n's kernels: nodeFamilySeconds without what running a node inside a step adds. `runs`: the
+// nodes the worker runs for it (0 for a folded node or a chain member other than the carrier,
+// 2 for a partial addmm run as MatMul and Add).
 std::optional<double> kernelSeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
                                     const PricedChains* chains, bool outputPartial, double dataShare,
                                     const std::vector<int64_t>& localInput, int& runs)
