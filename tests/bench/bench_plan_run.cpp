@@ -1,5 +1,6 @@
 #include "tests/bench/bench_plan_run.h"
 
+#include "core/util/pooled_steps.h"
 #include "runtime/launch/run_launcher.h"
 
 #include <QEventLoop>
@@ -51,34 +52,24 @@ RunFigures runPlan(const QString& runsRoot, const PlanRun& run)
 
 double medianAfterWarmup(const std::vector<double>& stepTimes, int warmup)
 {
-    std::vector<double> v(stepTimes.begin() + std::min<size_t>(size_t(std::max(warmup, 0)), stepTimes.size()), stepTimes.end());
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return poolAfterWarmup({stepTimes}, warmup).median;
 }
 
 RepeatedRun pooledFigures(const std::vector<RunFigures>& launches, int warmup)
 {
-    RepeatedRun r;
-    std::vector<double> walls, cpus, comms;
-    double fastest = 0, slowest = 0;
-    auto afterWarmup = [warmup](const std::vector<double>& v, std::vector<double>& into) {
-        into.insert(into.end(), v.begin() + std::min<size_t>(size_t(std::max(warmup, 0)), v.size()), v.end());
-    };
-    for (size_t i = 0; i < launches.size(); ++i) {
-        const double launch = medianAfterWarmup(launches[i].stepTimes, warmup);
-        fastest = i == 0 ? launch : std::min(fastest, launch);
-        slowest = std::max(slowest, launch);
-        afterWarmup(launches[i].stepTimes, walls);
-        afterWarmup(launches[i].cpuTimes, cpus);
-        afterWarmup(launches[i].commTimes, comms);
+    std::vector<std::vector<double>> walls, cpus, comms;
+    for (const RunFigures& f : launches) {
+        walls.push_back(f.stepTimes);
+        cpus.push_back(f.cpuTimes);
+        comms.push_back(f.commTimes);
     }
-    r.wall = medianAfterWarmup(walls, 0);
-    r.cpu = medianAfterWarmup(cpus, 0);
-    r.comm = medianAfterWarmup(comms, 0);
-    r.steps = int(walls.size());
-    r.spread = fastest > 0 ? slowest / fastest : 0;
+    const PooledSteps wall = poolAfterWarmup(walls, warmup);
+    RepeatedRun r;
+    r.wall = wall.median;
+    r.spread = wall.spread;
+    r.steps = wall.steps;
+    r.cpu = poolAfterWarmup(cpus, warmup).median;
+    r.comm = poolAfterWarmup(comms, warmup).median;
     return r;
 }
 
