@@ -331,6 +331,7 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
             if (!buffer && !cluster_.opFamilies.empty()) {
                 const double elems = weightElements(x);
                 use.compute += optimizerSeconds(cluster_, elems * 4.0 / (s.inputs[i].kind == TensorLayout::S ? mesh_.tp : 1));
+                use.compute += inStepSeconds(cluster_, "weight_in_step"); // its gradient added into the held one
             }
             c += use.scaled(1.0 / weightUses(t));
         } else if (split && s.inputs[i].kind == TensorLayout::R && x.kind == TensorKind::Activation) {

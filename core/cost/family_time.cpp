@@ -1,5 +1,6 @@
 #include "core/cost/family_time.h"
 
+#include "core/ir/trained_weights.h"
 #include "core/ops/control_bodies.h"
 
 #include <algorithm>
@@ -62,6 +63,22 @@ bool gatherFillsTable(const Graph& g, const Node& n)
     // takes its gradient; a folded constant table takes none.
     return dtypeIsFloating(data.dtype) && data.kind != TensorKind::Input &&
            (!data.value || data.kind == TensorKind::Weight || data.kind == TensorKind::Constant);
+}
+
+bool boundAgainstConstant(const Graph& g, const Node& n)
+{
+    if ((n.opType != "Max" && n.opType != "Min") || n.inputs.size() != 2 || n.input(0) == kNoTensor || n.input(1) == kNoTensor)
+        return false;
+    for (int i = 0; i < 2; ++i) {
+        const TensorId st = n.input(i), xt = n.input(1 - i);
+        const Tensor &s = g.tensor(st), &x = g.tensor(xt);
+        const bool constant = s.kind != TensorKind::Input && s.kind != TensorKind::Activation && !isTrainedWeight(g, st);
+        const bool folded = s.value.has_value(); // the importer knows it: no gradient reaches it
+        if ((constant || folded) && s.shape.numElementsOr(0) == 1 && dtypeIsFloating(x.dtype) && x.shape.rank() >= s.shape.rank() &&
+            x.shape.numElementsOr(2) > 1)
+            return true;
+    }
+    return false;
 }
 
 std::vector<int64_t> localConvInput(const Graph& g, const Node& n, int split, int tp, int batchShards)
@@ -139,6 +156,8 @@ std::string pricingFamily(const ClusterSpec& c, const Graph& g, const Node& n, c
     if (c.opFamilies.count("gather") && gatherFillsTable(g, n)) return "gather";
     // An element-wise op the calibration timed on its own (a clamp's backward builds masks, a
     // broadcast maximum reduces one): its own rate, the family's otherwise.
+    if ((n.opType == "Max" || n.opType == "Min") && !boundAgainstConstant(g, n))
+        return finer(n.opType == "Max" ? "elementwise.maximum" : "elementwise.minimum", def->family);
     if (def->family == "elementwise") return finer("elementwise." + n.opType, def->family);
     return def->family;
 }
@@ -239,29 +258,44 @@ PricedChains pricedChains(const Graph& g)
     return p;
 }
 
-std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
-                                        const PricedChains* chains, bool outputPartial, double dataShare,
-                                        const std::vector<int64_t>& localInput)
+namespace {
+
+// Node n's kernels: nodeFamilySeconds without what running a node inside a step adds. `runs`: the
+// nodes the worker runs for it (0 for a folded node or a chain member other than the carrier,
+// 2 for a partial addmm run as MatMul and Add).
+std::optional<double> kernelSeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
+                                    const PricedChains* chains, bool outputPartial, double dataShare,
+                                    const std::vector<int64_t>& localInput, int& runs)
 {
-    if (c.opFamilies.empty()) return std::nullopt;
     const std::string family = pricingFamily(c, g, n, localInput);
     if (family.empty()) return std::nullopt;
+    runs = 0;
     if (foldedAway(g, n)) return 0.0;
     const NodeId id = NodeId(&n - g.nodes.data());
     if (chains && id >= 0 && size_t(id) < chains->chainOf.size() && chains->chainOf[size_t(id)] >= 0) {
         const NodeChain& chain = chains->chains[size_t(chains->chainOf[size_t(id)])];
-        if (chain.kind != NodeChain::Kind::MatMulBias) return chain.nodes.back() == id ? chainSeconds(c, g, chain, share) : 0.0;
+        if (chain.kind != NodeChain::Kind::MatMulBias) {
+            if (chain.nodes.back() != id) return 0.0;
+            runs = 1;
+            return chainSeconds(c, g, chain, share);
+        }
         // An addmm is carried by its MatMul, whose layout says whether it stays whole: a partial
         // product (row-parallel) is reduced before the bias is added, so the worker runs the
         // MatMul and the Add apart, each at its own family's price, both carried here.
         if (chain.nodes.front() != id) return 0.0;
-        if (!outputPartial) return chainSeconds(c, g, chain, share);
+        if (!outputPartial) {
+            runs = 1;
+            return chainSeconds(c, g, chain, share);
+        }
         const Node& add = g.node(chain.nodes.back());
-        const std::optional<double> alone = nodeFamilySeconds(c, g, n, cost, share);
-        const std::optional<double> bias = nodeFamilySeconds(c, g, add, nodeCost(g, add), share);
-        if (!alone || !bias) return std::nullopt;
-        return *alone + *bias;
+        int alone = 0, biasRuns = 0;
+        const std::optional<double> mm = kernelSeconds(c, g, n, cost, share, nullptr, false, -1, {}, alone);
+        const std::optional<double> bias = kernelSeconds(c, g, add, nodeCost(g, add), share, nullptr, false, -1, {}, biasRuns);
+        if (!mm || !bias) return std::nullopt;
+        runs = alone + biasRuns;
+        return *mm + *bias;
     }
+    runs = 1;
     if (family == "control") return controlSeconds(c, g, n, share);
     if (family == "recurrent") return recurrentSeconds(c, g, n, cost, share);
     if (family == "gather") { // the rows read and written, and the table's gradient filled
@@ -270,6 +304,25 @@ std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, co
     }
     const double unit = family == "matmul" || family == "matmul_strided" ? matmulUnitFlops(g, n, cost.flops, share) : 0;
     return familyComputeSeconds(c, family, cost.flops * share, (cost.bytesRead + cost.bytesWritten) * share, unit);
+}
+
+} // namespace
+
+std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
+                                        const PricedChains* chains, bool outputPartial, double dataShare,
+                                        const std::vector<int64_t>& localInput)
+{
+    if (c.opFamilies.empty()) return std::nullopt;
+    int runs = 0;
+    const std::optional<double> kernels = kernelSeconds(c, g, n, cost, share, chains, outputPartial, dataShare, localInput, runs);
+    if (!kernels) return std::nullopt;
+    return *kernels + runs * inStepSeconds(c, "node_in_step");
+}
+
+double inStepSeconds(const ClusterSpec& c, const std::string& family)
+{
+    const auto it = c.opFamilies.find(family);
+    return it == c.opFamilies.end() ? 0 : it->second.overhead;
 }
 
 double drawnTensorSeconds(const ClusterSpec& c, const Graph& g, TensorId t, double elements)

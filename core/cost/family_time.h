@@ -52,7 +52,10 @@ bool stridedBatchedMatMul(const Graph& g, const Node& n);
 //   the convolutions' FLOPs);
 // - "layer_norm" (torch's layer_norm with its affine gradients), "batchnorm" (the worker's
 //   inference form: four broadcast ops and their backward, reducing the affine gradients);
-// - "elementwise.<op>" for an element-wise op timed on its own (Clip, Max, HardSigmoid, ...).
+// - "elementwise.<op>" for an element-wise op timed on its own (Clip, Max, HardSigmoid, ...); a
+//   Max or Min of a tensor against a one-element constant runs as hardtanh (that family), one of
+//   two or more tensors as torch's maximum / minimum: "elementwise.maximum" / "elementwise.minimum"
+//   (the plain "elementwise" family without one: the hardtanh rate is several times too low).
 // - "matmul_strided" for a stridedBatchedMatMul (per product several times the contiguous batched
 //   cases of "matmul"; a file without that family prices these as "matmul").
 // - "gather" for a Gather whose table takes a gradient (gatherFillsTable).
@@ -70,6 +73,12 @@ ConvShape convShapeOf(const Graph& g, const Node& n, std::vector<int64_t> input)
 // torch's index_select backward zero-fills a gradient the table's size and adds the rows in, so
 // the table's bytes bound it, not the rows it reads.
 bool gatherFillsTable(const Graph& g, const Node& n);
+
+// A Max or Min of a float tensor against a one-element constant (tf2onnx's ReLU is Max(x, 0)): the
+// worker runs it as one clamp (runtime/exec/kernels/elementwise_kernels, constantScalarBound)
+// rather than torch's maximum / minimum over two tensors. The constant is a one-element value no
+// gradient reaches (a folded value or a Constant/initializer that is not a trained weight).
+bool boundAgainstConstant(const Graph& g, const Node& n);
 
 
 // The node chains the worker runs as one torch function (core/ops/node_chains): a decomposed
@@ -94,6 +103,8 @@ PricedChains pricedChains(const Graph& g);
 // `dataShare`: the fraction of its first input this device holds (a Gather's table, whose
 // whole local gradient the backward fills, split or not by the batch); < 0: `share`.
 // `localInput`: a Conv's input on this device (localConvInput), which decides torch's kernel.
+// Every node the worker runs (a chain once, an If's or Loop's body node by node) also pays what
+// running it inside a step adds beyond its kernels timed alone ("node_in_step", inStepSeconds).
 std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, const Node& n, const OpCost& cost, double share,
                                         const PricedChains* chains = nullptr, bool outputPartial = false, double dataShare = -1,
                                         const std::vector<int64_t>& localInput = {});
@@ -104,6 +115,13 @@ std::optional<double> nodeFamilySeconds(const ClusterSpec& c, const Graph& g, co
 // against it, forward and backward ("loss"; runtime/exec/plan_trainer). 0 for other tensors and
 // on a cluster without those families (what a real data loader costs is not the model's).
 double drawnTensorSeconds(const ClusterSpec& c, const Graph& g, TensorId t, double elements);
+
+// What the calibration measured one more node ("node_in_step") or one more trained weight
+// ("weight_in_step") costing inside a step beyond the families' prices (runtime/calibrate,
+// chains of tiny nodes through the worker's interpreter): the interpreter's bookkeeping and
+// autograd's pass over the whole graph per node; AccumulateGrad's add into the held gradient
+// per weight. 0 on a cluster without that entry (GPU presets, older files).
+double inStepSeconds(const ClusterSpec& c, const std::string& family);
 
 // Seconds of the optimizer's update of one weight tensor of `paramBytes` (fp32 bytes held by this
 // device); 0 when the cluster has no "optimizer" rate (GPU presets fold it into efficiency).

@@ -388,6 +388,7 @@ int runCalibrate(const MpiContext& mpi, const CalibrateOptions& o)
                                {"forward_backward_seconds", c.seconds}});
         if (c.bytesBound) familyTable.back()["bytes_bound"] = true;
         if (c.products > 1) familyTable.back()["products"] = c.products;
+        if (c.chainNodes > 0) familyTable.back()["chain_nodes"] = c.chainNodes;
     }
     spec["calibration"] = {{"gemm", table},
                            {"op_family_cases", familyTable},

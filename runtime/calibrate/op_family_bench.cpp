@@ -6,6 +6,7 @@
 #include "core/util/cpu_clock.h"
 #include "core/util/median.h"
 #include "runtime/exec/adam_update.h"
+#include "runtime/exec/graph_interpreter.h"
 #include "runtime/exec/synthetic_batch.h"
 
 #include <torch/torch.h>
@@ -30,6 +31,7 @@ struct Case {
     std::function<Tensor(const std::vector<Tensor>&)> run;
     bool bytesBound = false;
     double products = 1;
+    int chainNodes = 0; // a chain of this many nodes run through the worker's interpreter (nodeChainCase)
 };
 
 // Timed in the calling thread's CPU seconds. A rank runs torch on one intra-op thread, so a
@@ -52,6 +54,59 @@ double timeCase(const Case& c, double budget)
 }
 
 Tensor leaf(std::vector<int64_t> shape, bool grad = true) { return torch::randn(shape).set_requires_grad(grad); }
+
+// A chain of `nodes` element-wise nodes on a 4-element tensor, run through the worker's
+// GraphInterpreter as a step runs the graph: Relu nodes, or (`weights`) Add nodes each adding a
+// trained weight of its own whose gradient is already defined (zeros), as the worker's are.
+Case nodeChainCase(const std::string& family, int nodes, bool weights)
+{
+    auto g = std::make_shared<Graph>();
+    auto tensor = [&](const std::string& name, TensorKind kind) {
+        ::tapas::Tensor t;
+        t.name = name;
+        t.dtype = DType::Float32;
+        t.shape = Shape::of({4});
+        t.kind = kind;
+        return g->addTensor(t);
+    };
+    const TensorId x = tensor("x", TensorKind::Input);
+    g->inputs = {x};
+    std::vector<TensorId> ws;
+    TensorId y = x;
+    for (int i = 0; i < nodes; ++i) {
+        Node n;
+        n.name = "n" + std::to_string(i);
+        n.opType = weights ? "Add" : "Relu";
+        n.inputs = {y};
+        if (weights) {
+            ws.push_back(tensor("w" + std::to_string(i), TensorKind::Weight));
+            n.inputs.push_back(ws.back());
+        }
+        y = tensor("y" + std::to_string(i), TensorKind::Activation);
+        n.outputs = {y};
+        g->addNode(n);
+    }
+    g->outputs = {y};
+    Result<ExecLayouts> layouts = analyseLayouts(*g, nullptr, 1);
+    if (!layouts.ok()) throw std::runtime_error("calibration chain: " + layouts.error());
+    auto interp = std::make_shared<GraphInterpreter>(*g, *layouts, 0);
+    Case c{family, std::string(weights ? "add-weight" : "relu") + " chain " + std::to_string(nodes), 0, 0, true,
+           [=] {
+               std::vector<Tensor> v{leaf({4})};
+               for (size_t i = 0; i < ws.size(); ++i) {
+                   v.push_back(leaf({4}));
+                   v.back().mutable_grad() = torch::zeros({4});
+               }
+               return v;
+           },
+           [g, interp, x, ws](const std::vector<Tensor>& v) {
+               std::unordered_map<TensorId, Tensor> params, feeds{{x, v[0]}};
+               for (size_t i = 0; i < ws.size(); ++i) params[ws[i]] = v[1 + i];
+               return interp->forward(params, feeds).front().t;
+           }};
+    c.chainNodes = nodes;
+    return c;
+}
 
 double elems(const std::vector<int64_t>& s)
 {
@@ -287,6 +342,15 @@ std::vector<Case> familyCases()
     opCases("Min", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0], std::nullopt, 0.0); });
     opCases("HardSigmoid", 2, [](const std::vector<Tensor>& v) { return clampBetween(v[0] * 0.2 + 0.5, 0.0, 1.0); });
     opCases("LeakyRelu", 2, [](const std::vector<Tensor>& v) { return torch::leaky_relu(v[0], 0.2); });
+    // A Max or Min of two tensors (no one-element constant among them) runs torch's maximum /
+    // minimum, whose backward compares the operands again and masks a gradient for each: its own
+    // family, several times the clamp's time (core/cost/family_time, boundAgainstConstant).
+    auto pairCases = [&](const std::string& family, std::function<Tensor(const std::vector<Tensor>&)> run) {
+        add(family, family.substr(family.find('.') + 1) + " 4", {4}, 3, run, 2);
+        for (const auto& shape : ewSizes) add(family, family.substr(family.find('.') + 1) + " " + shapeName(shape), shape, 3, run, 2);
+    };
+    pairCases("elementwise.maximum", [](const std::vector<Tensor>& v) { return torch::maximum(v[0], v[1]); });
+    pairCases("elementwise.minimum", [](const std::vector<Tensor>& v) { return torch::minimum(v[0], v[1]); });
     // GELU as the worker runs an exported erf chain (one torch::gelu, core/ops/node_chains):
     // its own rate, since erf's polynomial costs several times an add's pass over the bytes.
     add("gelu", "gelu 4", {4}, 2, [](const std::vector<Tensor>& v) { return torch::gelu(v[0]); });
@@ -413,6 +477,16 @@ std::vector<Case> familyCases()
     gather(4096, 128, 64);
     gather(8192, 256, 64);
     gather(32768, 256, 256);
+
+    // What a node costs inside a step beyond its kernels timed alone: the worker's interpreter
+    // (GraphInterpreter: values looked up, layouts checked, freed after their last reader) and
+    // autograd's pass over a whole graph instead of one node's, per node; and per trained weight,
+    // AccumulateGrad adding the node's fresh gradient into the held one (the worker's gradients
+    // are views of one flat buffer, zeroed each step, so the add always runs). Chains of tiny
+    // nodes through the worker's own interpreter at two lengths: the slope is a node's in-step
+    // time, which fitFamilyRates sets against what the family prices the same node at.
+    for (int n : {32, 256}) cs.push_back(nodeChainCase("node_in_step", n, false));
+    for (int n : {32, 256}) cs.push_back(nodeChainCase("weight_in_step", n, true));
     return cs;
 }
 
@@ -423,7 +497,7 @@ std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::functio
     std::vector<FamilyCase> out;
     for (const Case& c : familyCases()) {
         if (together) together();
-        out.push_back({c.family, c.name, c.flops, c.bytes, timeCase(c, secondsPerCase), c.bytesBound, c.products});
+        out.push_back({c.family, c.name, c.flops, c.bytes, timeCase(c, secondsPerCase), c.bytesBound, c.products, c.chainNodes});
     }
     return out;
 }
@@ -434,7 +508,12 @@ std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>
     std::map<std::string, std::vector<double>> flopRates, byteRates;
     std::map<std::string, std::map<double, std::vector<double>>> bySize;     // family -> product FLOPs -> rates
     std::map<std::string, std::map<double, std::vector<double>>> byteBySize; // family -> case bytes -> rates
+    std::map<std::string, std::map<int, double>> chains;                       // family -> nodes -> seconds
     for (const FamilyCase& c : cases) {
+        if (c.chainNodes > 0) {
+            chains[c.family][c.chainNodes] = c.seconds;
+            continue;
+        }
         if (!overhead.count(c.family)) { // the family's first case is its tiny one
             overhead[c.family] = c.seconds;
             continue;
@@ -463,6 +542,20 @@ std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>
             for (auto& [bytes, rs] : byteBySize[family]) r.byteBySize.push_back({bytes, median(rs, EvenMiddle::Lower)});
         rates[family] = r;
     }
+    // Per node of a chain: the slope between its shortest and longest length.
+    auto slope = [&](const std::string& family) -> std::optional<double> {
+        const auto it = chains.find(family);
+        if (it == chains.end() || it->second.size() < 2) return std::nullopt;
+        const auto& [n0, t0] = *it->second.begin();
+        const auto& [n1, t1] = *it->second.rbegin();
+        return (t1 - t0) / double(n1 - n0);
+    };
+    const std::optional<double> node = slope("node_in_step"), weighted = slope("weight_in_step");
+    // Written only when positive (a spec family needs a rate or an overhead): a node that costs
+    // no more in a step than alone leaves the family out, and the cost model adds nothing.
+    if (node && rates.count("elementwise") && *node > rates["elementwise"].overhead)
+        rates["node_in_step"].overhead = *node - rates["elementwise"].overhead;
+    if (node && weighted && *weighted > *node) rates["weight_in_step"].overhead = *weighted - *node;
     return rates;
 }
 

@@ -20,6 +20,7 @@ struct FamilyCase {
     double seconds = 0;        // median forward + backward, CPU time of the rank's thread
     bool bytesBound = false;   // a FLOP-counted family's case bound by its bytes (a GEMM of 2 rows)
     double products = 1;       // matrix products the case runs (a batched matmul's batch)
+    int chainNodes = 0;        // > 0: a chain of that many nodes through the worker's interpreter
 };
 
 // Times every case, in a fixed order (so ranks' lists line up). `together` runs before each
@@ -34,6 +35,11 @@ std::vector<FamilyCase> timeOpFamilies(double secondsPerCase, const std::functio
 // its rate by size: FLOP-counted cases by the FLOPs of one product (OpFamilyRate::bySize),
 // memory-bound ones by their bytes (byteBySize); the cases of one size give their median rate,
 // sizes ascending.
+// The chain families (cases with chainNodes) give no rate but what one more node costs inside a
+// step beyond its price: "node_in_step" = the Relu chains' slope less what the "elementwise"
+// family prices such a node at (its tiny case, timed alone); "weight_in_step" = the add-weight
+// chains' slope less the Relu chains' (AccumulateGrad into a held gradient). Left out when not
+// above zero.
 std::map<std::string, OpFamilyRate> fitFamilyRates(const std::vector<FamilyCase>& cases);
 
 } // namespace tapas::runtime

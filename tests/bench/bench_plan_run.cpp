@@ -1,5 +1,6 @@
 #include "tests/bench/bench_plan_run.h"
 
+#include "core/util/pooled_steps.h"
 #include "runtime/launch/run_launcher.h"
 
 #include <QEventLoop>
@@ -51,29 +52,41 @@ RunFigures runPlan(const QString& runsRoot, const PlanRun& run)
 
 double medianAfterWarmup(const std::vector<double>& stepTimes, int warmup)
 {
-    std::vector<double> v(stepTimes.begin() + std::min<size_t>(size_t(std::max(warmup, 0)), stepTimes.size()), stepTimes.end());
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return poolAfterWarmup({stepTimes}, warmup).median;
+}
+
+RepeatedRun pooledFigures(const std::vector<RunFigures>& launches, int warmup)
+{
+    std::vector<std::vector<double>> walls, cpus, comms;
+    for (const RunFigures& f : launches) {
+        walls.push_back(f.stepTimes);
+        cpus.push_back(f.cpuTimes);
+        comms.push_back(f.commTimes);
+    }
+    const PooledSteps wall = poolAfterWarmup(walls, warmup);
+    RepeatedRun r;
+    r.wall = wall.median;
+    r.spread = wall.spread;
+    r.steps = wall.steps;
+    r.cpu = poolAfterWarmup(cpus, warmup).median;
+    r.comm = poolAfterWarmup(comms, warmup).median;
+    return r;
 }
 
 RepeatedRun runPlanRepeated(const QString& runsRoot, const PlanRun& run, int repeats, int warmup)
 {
-    RepeatedRun r;
-    double slowest = 0;
+    std::vector<RunFigures> launches;
     for (int i = 0; i < std::max(repeats, 1); ++i) {
-        r.last = runPlan(runsRoot, run);
-        if (!r.last.ok) return r;
-        const double wall = medianAfterWarmup(r.last.stepTimes, warmup);
-        slowest = std::max(slowest, wall);
-        if (i == 0 || wall < r.wall) {
-            r.wall = wall;
-            r.cpu = medianAfterWarmup(r.last.cpuTimes, warmup);
-            r.comm = medianAfterWarmup(r.last.commTimes, warmup);
+        RunFigures f = runPlan(runsRoot, run);
+        if (!f.ok) {
+            RepeatedRun failed;
+            failed.last = std::move(f);
+            return failed;
         }
+        launches.push_back(std::move(f));
     }
-    r.spread = r.wall > 0 ? slowest / r.wall : 0;
+    RepeatedRun r = pooledFigures(launches, warmup);
+    r.last = std::move(launches.back());
     return r;
 }
 

@@ -35,16 +35,23 @@ RunFigures runPlan(const QString& runsRoot, const PlanRun& run);
 double medianAfterWarmup(const std::vector<double>& stepTimes, int warmup);
 
 // One plan launched `repeats` times. The machine's cores are shared and unsteady (the same run
-// has swung 1.6x minutes apart) and other processes only ever add time, so the figure is the
-// fastest launch's median step after the warm-up steps, wall clock, with that launch's median
-// CPU time beside it; `spread` (slowest launch median / fastest) says how steady it was.
+// has swung 1.6x minutes apart), and the smallest steps (2-20 ms) swing from step to step with
+// whatever else wakes on the two cores. The figure is the steady-state step: the median of every
+// step after the warm-up steps of every launch, pooled (wall clock, and the CPU time and time in
+// collectives the same way). Not the fastest launch's median, which picked the luckiest launch
+// and read PP-OCR's step 1.25x where the next run read 1.35x. `spread` (slowest launch median /
+// fastest) says how steady the launches were.
 struct RepeatedRun {
-    RunFigures last;   // the last launch (ok false: the launch that failed)
-    double wall = 0;   // the fastest launch's median step (s)
-    double cpu = 0;    // that launch's median step CPU time (s)
-    double comm = 0;   // that launch's median time in collectives (s)
-    double spread = 0; // slowest launch median / fastest
+    RunFigures last;    // the last launch (ok false: the launch that failed)
+    double wall = 0;    // median step over all launches' steps after the warm-up (s)
+    double cpu = 0;     // median step CPU time, pooled the same way (s)
+    double comm = 0;    // median time in collectives, pooled the same way (s)
+    double spread = 0;  // slowest launch median / fastest
+    int steps = 0;      // the steps the medians are over
 };
 RepeatedRun runPlanRepeated(const QString& runsRoot, const PlanRun& run, int repeats, int warmup);
+
+// The figures of finished launches as runPlanRepeated reports them (`last` left empty).
+RepeatedRun pooledFigures(const std::vector<RunFigures>& launches, int warmup);
 
 } // namespace tapas::bench

@@ -2,7 +2,7 @@
 // reduced-width zoo GPT on 2 MPI ranks (cluster preset cpu-mpi), each run through the real
 // launcher (mpirun + tapas-worker train-plan), beside the cost model's prediction for it; then
 // every runnable real model of the corpus under its TAPAS plan (bench_run_real.h).
-// Measured = the fastest of --repeats launches' median step time after the warm-up steps.
+// Measured = the median step over every launch's steps after the warm-up steps (--repeats launches).
 #include "tests/bench/bench.h"
 #include "tests/bench/bench_ddp_reference.h"
 #include "tests/bench/bench_plan_run.h"
@@ -71,12 +71,12 @@ int runZooGpt(const ZooRun& z, const QString& dir)
         if (m.size() == ranks) meshes.push_back(m);
 
     std::printf("zoo GPT: %d layers, hidden %d, %d heads, seq %d, batch %d, vocab %d; %d ranks on cluster %s; "
-                "%d steps, median after %d warm-up steps;\nmeasured: the fastest of %d launches' medians (wall clock), CPU time: "
-                "that launch's (the larger rank's process CPU time); spread: slowest launch median / fastest\n\n",
+                "%d steps, median after %d warm-up steps;\nmeasured: the median step of %d launches' steps after the warm-up, pooled (wall clock), "
+                "CPU time: pooled the same way (the larger rank's process CPU time); spread: slowest launch median / fastest\n\n",
                 layers, hidden, heads, seq, batch, vocab, ranks, cluster->name.c_str(), steps, warmup, repeats);
     std::printf("%-9s %-5s %14s %11s %15s %15s %9s %9s %7s %12s %12s %12s\n", "plan", "mesh", "measured step", "CPU time",
                 "predicted step", "cost model", "ratio", "ratio", "spread", "peak memory", "peak tensors", "predicted");
-    std::printf("%-9s %-5s %14s %11s %15s %15s %9s %9s %7s %12s %12s %12s\n", "", "", "(fastest)", "(same run)", "(worker)",
+    std::printf("%-9s %-5s %14s %11s %15s %15s %9s %9s %7s %12s %12s %12s\n", "", "", "(median)", "(median)", "(worker)",
                 "(plan file)", "meas/pred", "CPU/pred", "", "(rank RSS)", "(torch CPU)", "(per device)");
     int failures = 0;
     // TAPAS on the mesh it finds cheapest, then each plan on its own mesh: tensor parallel for

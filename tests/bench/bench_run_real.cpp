@@ -166,14 +166,14 @@ int runRealModels(const RealRunOptions& o)
     const std::string corpus = findCorpusDir();
     const Result<std::string> shared = findModelsDir(o.modelsDir, currentExecutable());
     std::printf("\nreal models (tests/common/real_model_workloads.h), TAPAS plan on mesh 1x%d, cluster %s; %d steps, "
-                "median after %d warm-up steps;\nmeasured: the fastest of %d launches' medians (wall clock), CPU time: that launch's; "
-                "spread: slowest launch median / fastest; in collectives: that launch's median time inside MPI calls (waiting for the\n"
+                "median after %d warm-up steps;\nmeasured: the median step of %d launches' steps after the warm-up, pooled (wall clock), CPU time the "
+                "same way; spread: slowest launch median / fastest; in collectives: the median time inside MPI calls (waiting for the\n"
                 "other rank included) against the cost model's tp/dp communication\n\n",
                 o.ranks, cluster->name.c_str(), o.steps, o.warmup, o.repeats);
     std::printf("%-22s %-30s %11s %11s %11s %9s %9s %7s %11s %11s %12s %12s\n", "model", "workload", "measured", "CPU time",
                 "predicted", "ratio", "ratio", "spread", "in collect.", "predicted", "peak tensors", "predicted");
-    std::printf("%-22s %-30s %11s %11s %11s %9s %9s %7s %11s %11s %12s %12s\n", "", "", "(fastest)", "(same run)", "(plan)",
-                "meas/pred", "CPU/pred", "", "(same run)", "comm", "(torch CPU)", "(per device)");
+    std::printf("%-22s %-30s %11s %11s %11s %9s %9s %7s %11s %11s %12s %12s\n", "", "", "(median)", "(median)", "(plan)",
+                "meas/pred", "CPU/pred", "", "(median)", "comm", "(torch CPU)", "(per device)");
     int failures = 0;
     for (const testing::RealModelCase& c : testing::kRealModelCases) {
         const std::string name = stem(c.file);

@@ -14,7 +14,7 @@ struct RealRunOptions {
     std::string modelsDir;         // --models DIR for the shared models ("" : the usual lookup)
     std::string worker;
     std::string dir;               // where plans and runs go
-    int ranks = 2, steps = 8, warmup = 2, repeats = 3; // each model launched `repeats` times (RepeatedRun)
+    int ranks = 2, steps = 20, warmup = 2, repeats = 3; // each model launched `repeats` times (RepeatedRun)
     bool profile = false;
     bool profileNodes = false; // --profile-nodes: --profile with a line per node above the families
     std::string cluster = "cpu-mpi"; // preset name or spec file (`tapas cluster calibrate -o`) the plans are costed on

@@ -1,6 +1,7 @@
 // The cost model against hand-computed numbers: compute, ring collectives on the right link,
 // the dp gradient all-reduce, Adam's 16 bytes per parameter, activations kept for backward.
 #include "core/cost/cost_model.h"
+#include "core/cost/family_time.h"
 #include "core/ops/op_registry.h"
 #include "core/zoo/zoo.h"
 #include "tests/common/float_tensor.h"
@@ -186,6 +187,31 @@ private slots:
         const OpCost rc = tapas::nodeCost(g, g.node(0));
         QCOMPARE(m2.nodeCost(0, nodeStrategies(g, 0, 2).front()).compute, 2e-5 + (rc.bytesRead + rc.bytesWritten) / 2 / 1e9);
         QCOMPARE(rc.bytesRead + rc.bytesWritten, 2.0 * 8 * 64 * 4);
+    }
+
+    // What the calibration measured a node and a trained weight costing inside a step beyond
+    // their families' prices ("node_in_step", "weight_in_step"): paid once per node the worker
+    // runs and once per trained weight (its gradient added into the held one), nothing without
+    // those entries.
+    void in_step_costs_are_paid_per_node_and_per_trained_weight()
+    {
+        const Graph g = tinyMlp();
+        ClusterSpec c = testCluster();
+        c.opFamilies["matmul"] = {4e10, 0, 3e-5};
+        c.opFamilies["elementwise"] = {0, 1e9, 2e-5};
+        c.opFamilies["optimizer"] = {0, 2e9, 1e-5};
+        const OpStrategy column = strategy(nodeStrategies(g, 1, 2), "column");
+        const OpStrategy relu = nodeStrategies(g, 0, 2).front();
+        const CostModel before(g, c, {2, 2});
+        c.opFamilies["node_in_step"] = {0, 0, 4e-6};
+        c.opFamilies["weight_in_step"] = {0, 0, 3e-6};
+        const CostModel after(g, c, {2, 2});
+        // Relu reads no weight: one node's in-step cost. The MatMul: its node's and its weight's.
+        QCOMPARE(after.nodeCost(0, relu).compute, before.nodeCost(0, relu).compute + 4e-6);
+        QCOMPARE(after.nodeCost(1, column).compute, before.nodeCost(1, column).compute + 4e-6 + 3e-6);
+        // The step sums them over the nodes: every node once, every trained weight once.
+        QCOMPARE(inStepSeconds(c, "node_in_step"), 4e-6);
+        QCOMPARE(inStepSeconds(testCluster(), "node_in_step"), 0.0);
     }
 
     // A calibrated CPU cluster's "collective" overhead (an all-reduce between torch ops, the

@@ -649,6 +649,94 @@ private slots:
         QCOMPARE(price(c, relu, 0), 3e-5 + bytes(relu) / 5e9);
     }
 
+    // A Max or Min against a one-element constant runs as one clamp (hardtanh: "elementwise.Max"),
+    // one of two tensors as torch's maximum / minimum, its own family; without that family the plain
+    // element-wise rate, never the clamp's, which under-priced it several times.
+    void max_and_min_of_two_tensors_are_priced_apart_from_a_clamp()
+    {
+        ClusterSpec c = calibrated();
+        auto graph = [](const std::string& op, TensorKind otherKind, std::vector<int64_t> otherDims) {
+            Graph g;
+            const TensorId x = testing::addFloatTensor(g, "x", {1, 64, 56, 56}, TensorKind::Input);
+            const TensorId o = testing::addFloatTensor(g, "o", otherDims, otherKind);
+            const TensorId y = testing::addFloatTensor(g, "y", {1, 64, 56, 56}, TensorKind::Activation);
+            if (otherKind == TensorKind::Weight) { // an initializer the importer reads: its value is known
+                ConstValue v;
+                v.dtype = DType::Float32;
+                v.shape = g.tensor(o).shape;
+                v.floats = {0.0};
+                g.tensor(o).value = v;
+            }
+            g.inputs = {x};
+            if (otherKind == TensorKind::Input) g.inputs.push_back(o);
+            g.outputs = {y};
+            Node n;
+            n.name = "n";
+            n.opType = op;
+            n.inputs = {x, o};
+            n.outputs = {y};
+            g.addNode(n);
+            return g;
+        };
+        const Graph relu = graph("Max", TensorKind::Weight, {1}); // tf2onnx's ReLU: Max(x, 0)
+        const Graph pair = graph("Max", TensorKind::Input, {1, 64, 56, 56});
+        const Graph pairMin = graph("Min", TensorKind::Input, {1, 64, 56, 56});
+        const Graph scalarInput = graph("Max", TensorKind::Input, {1}); // fed each step: takes a gradient
+        QVERIFY(boundAgainstConstant(relu, relu.node(0)));
+        QVERIFY(!boundAgainstConstant(pair, pair.node(0)));
+        QVERIFY(!boundAgainstConstant(scalarInput, scalarInput.node(0)));
+        c.opFamilies["elementwise.Max"] = {0, 4e9, 1e-5};
+        c.opFamilies["elementwise.Min"] = {0, 4e9, 1e-5};
+        QCOMPARE(pricingFamily(c, relu, relu.node(0)), std::string("elementwise.Max"));
+        QCOMPARE(pricingFamily(c, pair, pair.node(0)), std::string("elementwise"));
+        QCOMPARE(pricingFamily(c, pairMin, pairMin.node(0)), std::string("elementwise"));
+        QCOMPARE(pricingFamily(c, scalarInput, scalarInput.node(0)), std::string("elementwise"));
+        c.opFamilies["elementwise.maximum"] = {0, 1e9, 5e-5};
+        c.opFamilies["elementwise.minimum"] = {0, 1.5e9, 6e-5};
+        QCOMPARE(pricingFamily(c, relu, relu.node(0)), std::string("elementwise.Max"));
+        QCOMPARE(pricingFamily(c, pair, pair.node(0)), std::string("elementwise.maximum"));
+        QCOMPARE(pricingFamily(c, pairMin, pairMin.node(0)), std::string("elementwise.minimum"));
+        const OpCost pc = nodeCost(pair, pair.node(0)), rc = nodeCost(relu, relu.node(0));
+        QCOMPARE(price(c, pair, 0), 5e-5 + (pc.bytesRead + pc.bytesWritten) / 1e9);
+        QCOMPARE(price(c, pairMin, 0), 6e-5 + (pc.bytesRead + pc.bytesWritten) / 1.5e9);
+        QCOMPARE(price(c, relu, 0), 1e-5 + (rc.bytesRead + rc.bytesWritten) / 4e9);
+        QVERIFY(price(c, pair, 0) > 2 * price(c, relu, 0));
+    }
+
+    // A node's in-step cost ("node_in_step") is paid by every node the worker runs: a fused chain
+    // once (at its carrier), an If's body node by node, a folded node never.
+    void the_in_step_cost_is_paid_once_per_node_the_worker_runs()
+    {
+        ClusterSpec c = calibrated();
+        c.opFamilies["normalization"] = {0, 5e9, 1e-5};
+        c.opFamilies["layer_norm"] = {0, 4e9, 2e-5};
+        const Graph g = exportedGpt();
+        const PricedChains chains = pricedChains(g);
+        const NodeChain* ln = firstChain(chains, NodeChain::Kind::LayerNorm);
+        QVERIFY(ln);
+        std::vector<double> before;
+        for (const Node& n : g.nodes) before.push_back(nodeFamilySeconds(c, g, n, nodeCost(g, n), 1.0, &chains).value_or(-1));
+        c.opFamilies["node_in_step"] = {0, 0, 7e-6};
+        for (size_t i = 0; i < g.nodes.size(); ++i) {
+            const NodeId id = NodeId(i);
+            const double after = nodeFamilySeconds(c, g, g.node(id), nodeCost(g, g.node(id)), 1.0, &chains).value_or(-1);
+            const int chain = chains.chainOf[i];
+            const bool carrier = chain < 0 || (chains.chains[size_t(chain)].kind == NodeChain::Kind::MatMulBias
+                                                   ? chains.chains[size_t(chain)].nodes.front() == id
+                                                   : chains.chains[size_t(chain)].nodes.back() == id);
+            if (before[i] < 0) continue; // no family for it
+            if (!carrier || before[i] == 0) QCOMPARE(after, before[i]); // run by its chain's carrier, or folded away
+            else QCOMPARE(after, before[i] + 7e-6);
+        }
+        // The nine nodes of a LayerNorm: one node's in-step cost.
+        double lnBefore = 0, lnAfter = 0;
+        for (NodeId m : ln->nodes) {
+            lnBefore += before[size_t(m)];
+            lnAfter += nodeFamilySeconds(c, g, g.node(m), nodeCost(g, g.node(m)), 1.0, &chains).value_or(0);
+        }
+        QCOMPARE(lnAfter, lnBefore + 7e-6);
+    }
+
     // Matmul's rate by product size: a small GEMM pays the small size's rate, a batched MatMul
     // (both operands batched: one product per batch entry) the rate of one product's size, and
     // a [batch, seq, k] x [k, n] MatMul is one GEMM of all its FLOPs.

@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
+
 class TstClusterCalibrate : public QObject {
     Q_OBJECT
 
@@ -141,8 +143,8 @@ private Q_SLOTS:
         // (docs/step-pricing.md): Adam's one pass over flat buffers, the seeded inputs and the
         // loss's seeded targets, and a Gather whose backward fills its table's gradient.
         for (const char* family : {"elementwise", "batchnorm", "max_pool", "global_pool", "elementwise.Clip", "elementwise.Max",
-                                   "elementwise.HardSigmoid", "elementwise.LeakyRelu", "optimizer", "loss", "synthetic_input",
-                                   "gather"}) {
+                                   "elementwise.HardSigmoid", "elementwise.LeakyRelu", "elementwise.maximum", "elementwise.minimum",
+                                   "optimizer", "loss", "synthetic_input", "gather"}) {
             const auto it = spec->opFamilies.find(family);
             QVERIFY2(it != spec->opFamilies.end(), family);
             QVERIFY2(it->second.overhead > 0 && it->second.byteRate > 1e6 && it->second.byteBySize.size() >= 2, family);
@@ -151,7 +153,41 @@ private Q_SLOTS:
                 if (i > 0) QVERIFY2(it->second.byteBySize[i].bytes > it->second.byteBySize[i - 1].bytes, family);
             }
         }
+        // A Max of two tensors (torch's maximum, whose backward masks both gradients) costs more
+        // than a Max against a constant (one clamp) of the same output: the case the worker runs
+        // for each is timed apart, so neither prices the other.
+        auto caseSeconds = [&](const QString& name) {
+            for (const auto& c : cases)
+                if (c.toObject().value(QStringLiteral("case")).toString() == name)
+                    return c.toObject().value(QStringLiteral("forward_backward_seconds")).toDouble();
+            return 0.0;
+        };
+        const double pairMax = caseSeconds(QStringLiteral("maximum 1x144x56x56")), clampMax = caseSeconds(QStringLiteral("Max 1x144x56x56"));
+        QVERIFY2(pairMax > 0 && clampMax > 0, "the Max cases at 1x144x56x56");
+        QVERIFY2(pairMax > clampMax, qPrintable(QStringLiteral("maximum %1 s, clamp %2 s").arg(pairMax).arg(clampMax)));
         QVERIFY(spec->opFamilies.at("matmul").byteBySize.empty()); // its bytes-bound heads count FLOPs too
+        // Chains of tiny nodes through the worker's interpreter, at two lengths each: the longer
+        // takes longer, and what one more node (or trained weight) costs beyond the families'
+        // prices is written as the in-step families the cost model adds per node and weight.
+        auto slope = [&](const QString& kind) {
+            const double shortChain = caseSeconds(kind + QStringLiteral(" chain 32")), longChain = caseSeconds(kind + QStringLiteral(" chain 256"));
+            return shortChain > 0 && longChain > shortChain ? (longChain - shortChain) / (256 - 32) : -1.0;
+        };
+        const double node = slope(QStringLiteral("relu")), weighted = slope(QStringLiteral("add-weight"));
+        QVERIFY2(node > 0 && weighted > 0, "the chains at 32 and 256 nodes");
+        QVERIFY(node < 1e-3 && weighted < 1e-3); // a node's dispatch, not a time slice
+        // Beyond what the families price: a Relu node at the element-wise tiny case's price (its
+        // first case), a trained weight over a node without one; left out when not positive.
+        const double expect[2] = {node - caseSeconds(QStringLiteral("add 4")), weighted - node};
+        const char* names[2] = {"node_in_step", "weight_in_step"};
+        for (int i = 0; i < 2; ++i) {
+            if (expect[i] <= 0) {
+                QVERIFY2(!spec->opFamilies.count(names[i]), names[i]);
+                continue;
+            }
+            QVERIFY2(spec->opFamilies.count(names[i]), names[i]);
+            QVERIFY2(std::abs(spec->opFamilies.at(names[i]).overhead - expect[i]) < 1e-9, names[i]);
+        }
         // Attention's products as the worker gets them (operands that are Transpose outputs,
         // 3-D and 4-D): a family of their own, with its overhead and its rate by product size
         // from the encoder's 16 x (16x16x16) up.
