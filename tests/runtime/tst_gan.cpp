@@ -436,7 +436,7 @@ private Q_SLOTS:
                                         << QStringLiteral("option --d-norm: 'batch' is not none or spectral");
         QTest::newRow("G depth for an image model")
             << QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--g-layers"), QStringLiteral("4")}
-            << QStringLiteral("options --g-layers/--g-width/--d-norm: they shape the MLP of the 2-D mixtures, not model 'dcgan'");
+            << QStringLiteral("options --g-layers/--g-width: they shape the MLP of the 2-D mixtures, not model 'dcgan'");
         QTest::newRow("shared D forward without --async")
             << QStringList{QStringLiteral("--shared-d-forward")}
             << QStringLiteral("option --shared-d-forward: G's gradient through the D of one update before is asynchronous training; give --async as well");
