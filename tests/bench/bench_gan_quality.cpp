@@ -79,7 +79,6 @@ int runMixtureQualityBench(int seeds, int steps, const std::string& only)
         if (!only.empty() && only != data) continue;
         std::vector<std::string> base{"--data", data, "--sample-every", "0", "--metric-every", "0"};
         if (steps > 0) base.insert(base.end(), {"--steps", std::to_string(steps)});
-    if (singleD) base.insert(base.end(), {"--d-norm", dNorm});
         for (bool async : {false, true}) {
             const ModeRuns r = runSeeds(base, async, seeds);
             for (const std::string& line : r.perSeed) perSeed.push_back(std::string(data) + " " + line);
@@ -111,7 +110,7 @@ int runFashionQualityBench(int seeds, int steps, const std::string& dNorm)
     std::printf("| training | classes | class KL | Fréchet distance | images/s | notes |\n|---|---:|---:|---:|---:|---|\n");
     std::vector<std::string> base{"--data", "fashion-mnist", "--sample-every", "0", "--metric-every", "0"};
     if (steps > 0) base.insert(base.end(), {"--steps", std::to_string(steps)});
-    if (singleD) base.insert(base.end(), {"--d-norm", dNorm});
+    if (singleD) base.insert(base.end(), {std::string("--d-norm"), dNorm});
     const ModeRuns sync = runSeeds(base, false, seeds), async = runSeeds(base, true, seeds),
                    shared = runSeeds(base, true, seeds, true, singleD);
     bool ok = true;
