@@ -191,13 +191,15 @@ private:
     std::vector<std::shared_ptr<SNLinear>> layers_;
 };
 
-// ---- DCGAN discriminator without batch norm (`--d-norm spectral|none`) -----------------------
-// DCGAN's D with its batch norm taken out, each convolution spectrally normalised (Miyato et al.
-// 2018, as SNGAN's standard CNN) or plain. Nothing in it mixes the samples of a batch, so a fake
-// image's score depends on that image alone: what `--single-d-backward` needs.
+// ---- DCGAN discriminator without batch norm (`--d-norm spectral|layer|none`) -----------------
+// DCGAN's D with its batch norm taken out: each convolution spectrally normalised (Miyato et al.
+// 2018, as SNGAN's standard CNN), or layer norm where the batch norm was (over each sample's
+// channels and pixels, GroupNorm with one group: the replacement Gulrajani et al. 2017 use in
+// WGAN-GP's D), or plain. Nothing in it mixes the samples of a batch, so a fake image's score
+// depends on that image alone: what `--single-d-backward` needs.
 class DcganPlainD : public DiscriminatorNet {
 public:
-    explicit DcganPlainD(const ModelSpec& s) : spectral_(s.dSpectralNorm)
+    explicit DcganPlainD(const ModelSpec& s) : spectral_(s.dSpectralNorm), layerNorm_(s.dLayerNorm)
     {
         const int downs = s.resolution == 64 ? 4 : 3;
         int in = s.dInChannels, ch = s.width;
@@ -214,6 +216,7 @@ public:
         const size_t n = spectral_ ? sn_.size() : plain_.size();
         for (size_t i = 0; i < n; ++i) {
             h = spectral_ ? sn_[i]->forward(h) : plain_[i]->forward(h);
+            if (layerNorm_ && i > 0 && i + 1 < n) h = ln_[i - 1]->forward(h); // where DCGAN's batch norm was
             if (i + 1 < n) h = F::leaky_relu(h, F::LeakyReLUFuncOptions().negative_slope(0.2));
         }
         return h.view({-1});
@@ -224,8 +227,12 @@ private:
         const std::string name = "conv" + std::to_string(spectral_ ? sn_.size() : plain_.size());
         if (spectral_) sn_.push_back(register_module(name, std::make_shared<SNConv>(in, out, k, stride, pad)));
         else plain_.push_back(register_module(name, torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, k).stride(stride).padding(pad))));
+        const size_t made = spectral_ ? sn_.size() : plain_.size();
+        if (layerNorm_ && made > 1 && out > 1) // after the inner convolutions, as DCGAN's batch norm
+            ln_.push_back(register_module("norm" + std::to_string(made - 1), torch::nn::GroupNorm(1, out)));
     }
-    bool spectral_;
+    bool spectral_, layerNorm_;
+    std::vector<torch::nn::GroupNorm> ln_;
     std::vector<std::shared_ptr<SNConv>> sn_;
     std::vector<torch::nn::Conv2d> plain_;
 };

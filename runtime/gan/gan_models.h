@@ -24,6 +24,7 @@ struct ModelSpec {
     bool dSpectralNorm = false; // mlp, dcgan: spectral norm on every layer of D
     bool dBatchNorm = true;     // dcgan: batch norm after D's inner convolutions (Radford et al.);
                                 // off, no operation of D mixes the samples of a batch
+    bool dLayerNorm = false;    // dcgan: layer norm (per sample) where the batch norm was
 };
 
 class GeneratorNet : public torch::nn::Module {

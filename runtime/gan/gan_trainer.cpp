@@ -217,6 +217,7 @@ Status GanTrainer::setUp()
     spec_.gWidth = o_.gWidth;
     spec_.dSpectralNorm = o_.dNorm == "spectral";
     spec_.dBatchNorm = o_.dNorm == "batch";
+    spec_.dLayerNorm = o_.dNorm == "layer";
 
     // Hardware-aware layout: measured on rank 0 (every rank runs the same build on the same
     // kind of machine), broadcast so all replicas compute identically; a resumed run keeps the

@@ -102,7 +102,7 @@ int runGanBench(const std::vector<std::string>& args)
     const char* usage = "options: --speed, --mixtures, --fashion (sections; none: all three), --steps N (speed runs), --quick,\n"
                         "  --quality-steps N (quality runs; default: the presets' steps), --seeds N (quality runs, default 3),\n"
                         "  --mixture ring8|grid25 (that mixture benchmark alone),\n"
-                        "  --d-norm batch|spectral|none (the Fashion-MNIST DCGAN's D; without batch norm the shared D\n"
+                        "  --d-norm batch|spectral|layer|none (the Fashion-MNIST DCGAN's D; without batch norm the shared D\n"
                         "  forward also takes --single-d-backward)";
     for (size_t i = 0; i < args.size(); ++i) {
         const bool hasValue = i + 1 < args.size();
@@ -117,7 +117,7 @@ int runGanBench(const std::vector<std::string>& args)
             mixtures = true;
         }
         else if (args[i] == "--fashion") fashion = true;
-        else if (args[i] == "--d-norm" && hasValue && (args[i + 1] == "batch" || args[i + 1] == "spectral" || args[i + 1] == "none"))
+        else if (args[i] == "--d-norm" && hasValue && (args[i + 1] == "batch" || args[i + 1] == "spectral" || args[i + 1] == "layer" || args[i + 1] == "none"))
             dNorm = args[++i];
         else {
             std::fprintf(stderr, "tapas bench gan: unknown option '%s' (%s)\n", args[i].c_str(), usage);

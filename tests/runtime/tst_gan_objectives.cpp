@@ -68,7 +68,7 @@ double singleBackwardGap(const SingleBackwardCase& c, int64_t n)
     return gap;
 }
 
-ModelSpec dcganSpec(bool spectral, bool batchNorm)
+ModelSpec dcganSpec(bool spectral, bool batchNorm, bool layerNorm = false)
 {
     ModelSpec s;
     s.kind = "dcgan";
@@ -78,6 +78,7 @@ ModelSpec dcganSpec(bool spectral, bool batchNorm)
     s.dInChannels = 1;
     s.dSpectralNorm = spectral;
     s.dBatchNorm = batchNorm;
+    s.dLayerNorm = layerNorm;
     return s;
 }
 
@@ -168,13 +169,14 @@ private Q_SLOTS:
     }
 
     // `--single-d-backward`: for a D in which no operation mixes the samples (DCGAN's D with
-    // spectral norm or no norm, the mixtures' MLP D with packs of 2 and R1 on the reals), the
+    // spectral norm, layer norm or no norm, the mixtures' MLP D with packs of 2 and R1 on the reals), the
     // rescaled input gradient of D's loss is G's, and the weight gradients of both players are
     // autograd's, to float tolerance; for bce and for hinge while every fake is inside the margin.
     void single_d_backward_gives_both_players_their_exact_gradients()
     {
         SingleBackwardCase sn{dcganSpec(true, false)};
         SingleBackwardCase plain{dcganSpec(false, false)};
+        SingleBackwardCase layer{dcganSpec(false, false, true)};
         SingleBackwardCase hinge{dcganSpec(true, false), "hinge"};
         SingleBackwardCase mlp;
         mlp.spec.zDim = 4;
@@ -186,7 +188,7 @@ private Q_SLOTS:
         SingleBackwardCase mlpSn = mlp;
         mlpSn.spec.dSpectralNorm = true;
         const std::pair<const char*, SingleBackwardCase*> cases[] = {
-            {"dcgan, spectral norm", &sn}, {"dcgan, no norm", &plain}, {"dcgan, spectral norm, hinge", &hinge},
+            {"dcgan, spectral norm", &sn}, {"dcgan, no norm", &plain}, {"dcgan, layer norm", &layer}, {"dcgan, spectral norm, hinge", &hinge},
             {"mlp, packs of 2, R1", &mlp}, {"mlp with spectral norm, packs of 2, R1", &mlpSn}};
         for (const auto& [name, c] : cases) {
             const double gap = singleBackwardGap(*c, 8);
@@ -196,15 +198,21 @@ private Q_SLOTS:
 
     // Why the option refuses DCGAN's batch-norm D: its batch statistics make every score depend
     // on every sample, so G's input gradient is no per-sample multiple of D's and the single
-    // pass would train G on a wrong gradient. The plain D's scores depend on their own sample only.
+    // pass would train G on a wrong gradient. Without it (none, layer norm, spectral norm) a score
+    // depends on its own sample only.
     void batch_norm_d_couples_the_samples_so_the_rescale_is_wrong()
     {
         const double gap = singleBackwardGap({dcganSpec(false, true)}, 8);
         QVERIFY2(gap > 1e-2, qPrintable(QString::number(gap)));
-        for (const bool batchNorm : {true, false}) {
+        for (const int norm : {0, 1, 2, 3}) { // batch, none, layer, spectral
+            const bool batchNorm = norm == 0;
             torch::manual_seed(3);
-            const auto d = makeDiscriminator(dcganSpec(false, batchNorm));
-            d->train();
+            const auto d = makeDiscriminator(dcganSpec(norm == 3, batchNorm, norm == 2));
+            // Spectral norm's power iteration steps once per training forward, so two training
+            // forwards use two slightly different weights: its case compares in eval mode, where
+            // the weight is fixed (its forward has no batch operation in either mode).
+            if (norm == 3) d->eval();
+            else d->train();
             torch::NoGradGuard ng;
             const auto x = torch::randn({4, 1, 32, 32}), y = torch::zeros({4}, torch::kLong);
             auto other = x.clone();
