@@ -117,7 +117,7 @@ public:
     }
     torch::Tensor normalized()
     {
-        const auto w = weight_.view({weight_.size(0), -1});
+        const auto w = weight_.reshape({weight_.size(0), -1}); // a view unless the layout made it channels-last
         torch::Tensor u = u_, v;
         if (is_training()) {
             torch::NoGradGuard ng;
@@ -136,17 +136,17 @@ public:
 
 class SNConv : public torch::nn::Module {
 public:
-    SNConv(int in, int out, int k) : pad_(k / 2)
+    SNConv(int in, int out, int k, int stride = 1, int pad = -1) : stride_(stride), pad_(pad < 0 ? k / 2 : pad)
     {
         w_ = register_module("sn", std::make_shared<SNWeight>(std::vector<int64_t>{out, in, k, k}, double(in * k * k)));
         b_ = register_parameter("bias", torch::zeros({out}));
     }
     torch::Tensor forward(const torch::Tensor& x)
     {
-        return F::conv2d(x, w_->normalized(), F::Conv2dFuncOptions().bias(b_).padding(pad_));
+        return F::conv2d(x, w_->normalized(), F::Conv2dFuncOptions().bias(b_).stride(stride_).padding(pad_));
     }
 private:
-    int pad_;
+    int stride_, pad_;
     std::shared_ptr<SNWeight> w_;
     torch::Tensor b_;
 };
@@ -189,6 +189,52 @@ public:
     }
 private:
     std::vector<std::shared_ptr<SNLinear>> layers_;
+};
+
+// ---- DCGAN discriminator without batch norm (`--d-norm spectral|layer|none`) -----------------
+// DCGAN's D with its batch norm taken out: each convolution spectrally normalised (Miyato et al.
+// 2018, as SNGAN's standard CNN), or layer norm where the batch norm was (over each sample's
+// channels and pixels, GroupNorm with one group: the replacement Gulrajani et al. 2017 use in
+// WGAN-GP's D), or plain. Nothing in it mixes the samples of a batch, so a fake image's score
+// depends on that image alone: what `--single-d-backward` needs.
+class DcganPlainD : public DiscriminatorNet {
+public:
+    explicit DcganPlainD(const ModelSpec& s) : spectral_(s.dSpectralNorm), layerNorm_(s.dLayerNorm)
+    {
+        const int downs = s.resolution == 64 ? 4 : 3;
+        int in = s.dInChannels, ch = s.width;
+        for (int i = 0; i < downs; ++i) {
+            add(in, ch, 4, 2, 1);
+            in = ch;
+            ch *= 2;
+        }
+        add(in, 1, 4, 1, 0);
+    }
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor&) override
+    {
+        torch::Tensor h = x;
+        const size_t n = spectral_ ? sn_.size() : plain_.size();
+        for (size_t i = 0; i < n; ++i) {
+            h = spectral_ ? sn_[i]->forward(h) : plain_[i]->forward(h);
+            if (layerNorm_ && i > 0 && i + 1 < n) h = ln_[i - 1]->forward(h); // where DCGAN's batch norm was
+            if (i + 1 < n) h = F::leaky_relu(h, F::LeakyReLUFuncOptions().negative_slope(0.2));
+        }
+        return h.view({-1});
+    }
+private:
+    void add(int in, int out, int k, int stride, int pad)
+    {
+        const std::string name = "conv" + std::to_string(spectral_ ? sn_.size() : plain_.size());
+        if (spectral_) sn_.push_back(register_module(name, std::make_shared<SNConv>(in, out, k, stride, pad)));
+        else plain_.push_back(register_module(name, torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, k).stride(stride).padding(pad))));
+        const size_t made = spectral_ ? sn_.size() : plain_.size();
+        if (layerNorm_ && made > 1 && out > 1) // after the inner convolutions, as DCGAN's batch norm
+            ln_.push_back(register_module("norm" + std::to_string(made - 1), torch::nn::GroupNorm(1, out)));
+    }
+    bool spectral_, layerNorm_;
+    std::vector<torch::nn::GroupNorm> ln_;
+    std::vector<std::shared_ptr<SNConv>> sn_;
+    std::vector<torch::nn::Conv2d> plain_;
 };
 
 // Class-conditional batch norm: normalise without affine, then a per-class gain and bias.
@@ -375,7 +421,10 @@ std::shared_ptr<GeneratorNet> makeGenerator(const ModelSpec& s)
 
 std::shared_ptr<DiscriminatorNet> makeDiscriminator(const ModelSpec& s)
 {
-    if (s.kind == "dcgan") return std::make_shared<DcganD>(s);
+    if (s.kind == "dcgan") {
+        if (s.dBatchNorm) return std::make_shared<DcganD>(s);
+        return std::make_shared<DcganPlainD>(s);
+    }
     if (s.kind == "biggan") return std::make_shared<BigganD>(s);
     if (s.dSpectralNorm) return std::make_shared<MlpSnD>(s);
     return std::make_shared<MlpD>(s);

@@ -21,7 +21,10 @@ struct ModelSpec {
     bool selfAttention = false;
     int gLayers = 3;          // mlp: G's hidden layers
     int gWidth = 128;         // mlp: G's hidden units
-    bool dSpectralNorm = false; // mlp: spectral norm on every layer of D
+    bool dSpectralNorm = false; // mlp, dcgan: spectral norm on every layer of D
+    bool dBatchNorm = true;     // dcgan: batch norm after D's inner convolutions (Radford et al.);
+                                // off, no operation of D mixes the samples of a batch
+    bool dLayerNorm = false;    // dcgan: layer norm (per sample) where the batch norm was
 };
 
 class GeneratorNet : public torch::nn::Module {

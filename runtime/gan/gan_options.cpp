@@ -79,7 +79,7 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
         .integer("--z-dim", &o.zDim, 1, 4096)
         .integer("--g-layers", &o.gLayers, 1, 8)
         .integer("--g-width", &o.gWidth, 4, 1024)
-        .choice("--d-norm", &o.dNorm, {"none", "spectral"})
+        .choice("--d-norm", &o.dNorm, {"none", "spectral", "batch", "layer"})
         .toggle("--self-attention", &o.selfAttention)
         .number("--ema", &o.ema, 0, 1, Open::Max)
         .number("--ema-start", &o.emaStart, 0, 1, Open::Max)
@@ -104,6 +104,7 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
     w.toggle("--async", &o.async)
         .integer("--staleness", &o.staleness, 0, 64)
         .toggle("--shared-d-forward", &o.sharedDForward)
+        .toggle("--single-d-backward", &o.singleDBackward)
         .toggle("--share-fake", &o.shareFake)
         .choice("--extrapolate", &o.extrapolate, {"none", "d", "g", "both"})
         .integer("--loader-threads", &o.loaderThreads, 1, 16)
@@ -200,6 +201,7 @@ Status applyPresetAndCheck(GanOptions& o)
         if (o.gWidth == 0) o.gWidth = o.width;
         if (o.dNorm.empty()) o.dNorm = "none";
     }
+    if (o.model == "dcgan" && o.dNorm.empty()) o.dNorm = "batch"; // DCGAN's D as Radford et al. built it
     if (o.referenceBatch == 0) o.referenceBatch = batch;
     if (o.globalBatch == 0 && o.localBatch == 0) o.globalBatch = batch;
     if (o.dSteps == 0) o.dSteps = dSteps;
@@ -234,9 +236,12 @@ Status applyPresetAndCheck(GanOptions& o)
         return Status::failure("option --resolution: " + std::to_string(o.resolution) + " is not 32 or 64");
     if (o.width < 4 || o.width > 1024) return Status::failure("option --width: must lie in [4, 1024]");
     if (o.zDim < 1 || o.zDim > 4096) return Status::failure("option --z-dim: must lie in [1, 4096]");
-    if (o.model != "mlp" && (o.gLayers != 0 || o.gWidth != 0 || !o.dNorm.empty()))
-        return Status::failure("options --g-layers/--g-width/--d-norm: they shape the MLP of the 2-D mixtures, not model '" +
-                               o.model + "'");
+    if (o.model != "mlp" && (o.gLayers != 0 || o.gWidth != 0))
+        return Status::failure("options --g-layers/--g-width: they shape the MLP of the 2-D mixtures, not model '" + o.model + "'");
+    if (o.model == "biggan" && !o.dNorm.empty())
+        return Status::failure("option --d-norm: model 'biggan' has spectral norm on every layer of D already");
+    if (o.model == "dcgan" && !oneOf(o.dNorm, {"batch", "spectral", "layer", "none"}))
+        return Status::failure("option --d-norm: '" + o.dNorm + "' is not batch, spectral, layer or none");
     if (o.model == "mlp" && (o.gLayers < 1 || o.gLayers > 8)) return Status::failure("option --g-layers: must lie in [1, 8]");
     if (o.model == "mlp" && (o.gWidth < 4 || o.gWidth > 1024)) return Status::failure("option --g-width: must lie in [4, 1024]");
     if (o.model == "mlp" && !oneOf(o.dNorm, {"none", "spectral"}))
@@ -257,6 +262,15 @@ Status applyPresetAndCheck(GanOptions& o)
     if (o.extrapolate != "none" && !(o.async && o.sharedDForward))
         return Status::failure("option --extrapolate: it corrects the simultaneous step of the shared D forward; give --async "
                                "--shared-d-forward as well");
+    // One backward pass through D serves G only where each fake's input gradient from G's loss is
+    // that of D's loss times a number of its own (docs/paragan.md, "One backward through D"):
+    // a D that mixes the samples of a batch (batch norm) gives no such number.
+    if (o.singleDBackward && !(o.async && o.sharedDForward))
+        return Status::failure("option --single-d-backward: it takes G's gradient from the shared D forward's backward pass; "
+                               "give --async --shared-d-forward as well");
+    if (o.singleDBackward && o.model == "dcgan" && o.dNorm == "batch")
+        return Status::failure("option --single-d-backward: D's batch norm couples the samples of a batch, so G's gradient "
+                               "is not a per-sample rescale of D's; give --d-norm spectral, layer or none");
     if (o.loaderThreads < 1 || o.loaderThreads > 16) return Status::failure("option --loader-threads: must lie in [1, 16]");
     if (o.prefetch < 1 || o.prefetch > 64) return Status::failure("option --prefetch: must lie in [1, 64]");
     if (o.ioLatencyMs < 0) return Status::failure("option --io-latency-ms: must be >= 0");
@@ -277,12 +291,13 @@ std::string ganUsage()
     return "usage: mpirun -np N tapas-worker gan [options]   (docs/paragan.md)\n"
            "  --data ring8|grid25|shapes|fashion-mnist|folder  --data-dir DIR  --mixture-std S  --classifier-cache FILE\n"
            "  --model mlp|dcgan|biggan  --resolution 32|64  --width C  --z-dim Z  --self-attention\n"
-           "  --g-layers N  --g-width U  --d-norm none|spectral (the mixtures' MLP: G's hidden layers and units, D's norm)\n"
+           "  --g-layers N  --g-width U (the mixtures' MLP: G's hidden layers and units)\n"
+           "  --d-norm none|spectral (mlp) | batch|spectral|layer|none (dcgan): what normalises D's layers\n"
            "  --ema DECAY  --loss bce|hinge  --pack M  --r1-gamma G  --steps N  --batch LOCAL | --global-batch G  --d-steps N\n"
            "  --lr-g/--lr-d LR  --beta1-g/--beta2-g/--beta1-d/--beta2-d B  --warmup-g/--warmup-d N\n"
            "  --decay-g/--decay-d none|linear|cosine  --decay-floor-g/--decay-floor-d F  --lr-scaling-g/--lr-scaling-d none|linear|sqrt\n"
            "  --ema D  --ema-start F (fraction of the steps before the EMA averages)\n"
-           "  --async [--staleness K] [--shared-d-forward [--extrapolate none|d|g|both]]  --share-fake on|off\n"
+           "  --async [--staleness K] [--shared-d-forward [--extrapolate none|d|g|both] [--single-d-backward]]  --share-fake on|off\n"
            "  --loader-threads N  --prefetch N  --static-pipeline\n"
            "  --io-latency-ms MS  --layout auto|contiguous|channels_last  --channel-pad auto|on|off\n"
            "  --run-dir DIR  --run-id ID  --metrics-port P (token in TAPAS_METRICS_TOKEN)  --checkpoint-every K\n"

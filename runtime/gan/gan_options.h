@@ -33,7 +33,7 @@ struct GanOptions {
     int zDim = 0;                 // latent size (0: preset)
     int gLayers = 0;              // mlp: G's hidden layers (0: preset)
     int gWidth = 0;               // mlp: G's hidden units (0: --width)
-    std::string dNorm;            // mlp: none | spectral, spectral norm on D's layers (empty: preset)
+    std::string dNorm;            // D's normalisation: mlp none | spectral; dcgan batch | spectral | none (empty: preset)
     bool selfAttention = false;   // biggan: SAGAN block at half the output resolution
     double ema = -1;              // EMA decay of G's weights (0 off; -1: preset)
     double emaStart = -1;         // fraction of the steps before the EMA starts averaging (-1: preset)
@@ -55,6 +55,8 @@ struct GanOptions {
     bool shareFake = true;        // sync: the last D step trains on G's own batch (one G forward)
     std::string extrapolate = "none"; // shared D forward: none | d | g | both, the players whose
                                   // gradient is taken at θ_t + (θ_t − θ_{t−1}) (gan_extrapolation.h)
+    bool singleDBackward = false; // shared D forward: G's input gradient rescaled per sample from D's
+                                  // one backward pass (gan_single_backward.h); D without batch norm
     // congestion-aware pipeline
     int loaderThreads = 1;        // starting value (adaptive) or fixed value (static)
     int prefetch = 2;             // prefetch queue depth, same

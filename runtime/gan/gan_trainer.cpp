@@ -13,6 +13,7 @@
 #include "runtime/gan/gan_losses.h"
 #include "runtime/gan/gan_pipeline.h"
 #include "runtime/gan/gan_policy.h"
+#include "runtime/gan/gan_single_backward.h"
 #include "runtime/gan/gan_trainer.h"
 #include "runtime/protocol/durable_file.h"
 #include "runtime/protocol/run_directory.h"
@@ -92,6 +93,7 @@ struct StepFigures {
     int staleness = 0;  // G side: G updates the fakes D trained on are behind (the buffer's)
     int dStaleness = 0; // D side: D updates the D that G's gradient went through is behind sync's
     int gForwards = 0, dForwards = 0; // network passes this step (forward calls, each a batch)
+    int dBackwards = 0;               // backward passes through D (D's loss, and G's where it takes its own)
 };
 
 } // namespace
@@ -214,6 +216,8 @@ Status GanTrainer::setUp()
     spec_.gLayers = o_.gLayers;
     spec_.gWidth = o_.gWidth;
     spec_.dSpectralNorm = o_.dNorm == "spectral";
+    spec_.dBatchNorm = o_.dNorm == "batch";
+    spec_.dLayerNorm = o_.dNorm == "layer";
 
     // Hardware-aware layout: measured on rank 0 (every rank runs the same build on the same
     // kind of machine), broadcast so all replicas compute identically; a resumed run keeps the
@@ -284,6 +288,7 @@ Status GanTrainer::setUp()
                     {"mode", asyncOn_ ? "async" : "sync"}, {"staleness_bound", std::to_string(asyncOn_ ? o_.staleness : 0)},
                     {"shared_d_forward", sharedD_ ? "on" : "off"}, {"share_fake", o_.shareFake ? "on" : "off"},
                     {"extrapolate", sharedD_ ? o_.extrapolate : std::string("none")},
+                    {"single_d_backward", sharedD_ && o_.singleDBackward ? "on" : "off"},
                     {"ranks", std::to_string(ranks_)}, {"local_batch", std::to_string(scale_.localBatch)},
                     {"global_batch", std::to_string(scale_.globalBatch)}, {"d_steps", std::to_string(o_.dSteps)},
                     {"loss", o_.loss}, {"ema", std::to_string(o_.ema)}, {"ema_start", std::to_string(o_.emaStart)},
@@ -402,20 +407,44 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         f.dForwards += 2;
         auto loss = discriminatorLoss(o_.loss, dr, df);
         if (o_.r1Gamma > 0) loss = loss + r1Penalty(dr, real, o_.r1Gamma);
+        // --single-d-backward: the factor that turns D's input gradient on G's batch into G's
+        // (gan_single_backward.h); undefined on a step where it does not exist (two passes then).
+        const torch::Tensor factor = sharedScores && o_.singleDBackward
+            ? gInputGradFactor(o_.loss, df, data_.isMixture() ? o_.pack : 1, gFake.dim())
+            : torch::Tensor();
+        bool dBackwardDone = false;
         if (sharedScores) {
             // G's gradient through the D that has not made this step's update: one D update older
             // than synchronous training's. Its all-reduce runs while D's backward computes.
             optG_->zero_grad();
-            const auto gLoss = generatorLoss(o_.loss, df);
-            gLoss.backward({}, /*retain_graph=*/true, /*create_graph=*/false, g_->parameters());
-            f.gLoss = gLoss.item<double>();
             f.dStaleness = 1;
             ++gIssued_;
+            if (factor.defined()) {
+                // One pass back through D: D's weight gradients and, per sample rescaled, G's
+                // gradient at its batch; then G's own backward from there. G's all-reduce runs
+                // while D's gradients are gathered and its all-reduce started.
+                const auto gradX = backwardDOnce(loss, d_->parameters(), gFake, factor);
+                ++f.dBackwards;
+                dBackwardDone = true;
+                {
+                    torch::NoGradGuard ng;
+                    f.gLoss = generatorLoss(o_.loss, df.detach()).item<double>();
+                }
+                gFake.backward(gradX, /*retain_graph=*/false, /*create_graph=*/false, g_->parameters());
+            } else {
+                const auto gLoss = generatorLoss(o_.loss, df);
+                gLoss.backward({}, /*retain_graph=*/true, /*create_graph=*/false, g_->parameters());
+                ++f.dBackwards;
+                f.gLoss = gLoss.item<double>();
+            }
             pendingG_ = comm_.allReduceSumAsync(gradG_->gather(), gradG_->count());
         }
         // Only D's weights need gradients: without `inputs` autograd would also fill real.grad
         // (R1 made the real batch a leaf that requires grad), work nothing reads.
-        loss.backward({}, /*retain_graph=*/false, /*create_graph=*/false, d_->parameters());
+        if (!dBackwardDone) {
+            loss.backward({}, /*retain_graph=*/false, /*create_graph=*/false, d_->parameters());
+            ++f.dBackwards;
+        }
         // Both backward passes are done: the weights go back to θ_t, where the updates apply.
         if (exD_) exD_->leave();
         if (exG_) exG_->leave();
@@ -466,6 +495,7 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
     // G's update needs G's gradients only: D's weight gradients (three GEMMs as large as D's
     // forward) would be computed and then thrown away by D's next zero_grad.
     gLoss.backward({}, /*retain_graph=*/false, /*create_graph=*/false, g_->parameters());
+    ++f.dBackwards;
     f.gLoss = gLoss.item<double>();
     float* buf = gradG_->gather();
     ++gIssued_;
@@ -524,7 +554,8 @@ void GanTrainer::report(int stepsDone, const StepFigures& f, double stepTime)
         {"queue_depth", double(pipeline_->queueDepth())}, {"loader_threads", double(pipeline_->threads())},
         {"prefetch_depth", double(pipeline_->prefetchDepth())}, {"load_latency", pipeline_->meanLoadLatency()},
         {"staleness", double(f.staleness)}, {"d_staleness", double(f.dStaleness)},
-        {"g_forwards", double(f.gForwards)}, {"d_forwards", double(f.dForwards)}, {"lr_g", lrG_}, {"lr_d", lrD_},
+        {"g_forwards", double(f.gForwards)}, {"d_forwards", double(f.dForwards)},
+        {"d_backwards", double(f.dBackwards)}, {"lr_g", lrG_}, {"lr_d", lrD_},
         {"local_batch", double(scale_.localBatch)}, {"global_batch", double(scale_.globalBatch)}}));
     emit(rs);
 }

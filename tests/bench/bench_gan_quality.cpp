@@ -29,8 +29,9 @@ struct ModeRuns {
 };
 
 // `sharedD`: asynchronous with the shared D forward (G's gradient through the D of one update
-// before, docs/paragan.md, "Asynchronous mode"), the fast asynchronous variant.
-ModeRuns runSeeds(const std::vector<std::string>& base, bool async, int seeds, bool sharedD = false)
+// before, docs/paragan.md, "Asynchronous mode"), the fast asynchronous variant; `singleD` with it,
+// one backward pass through D for both players (a D without batch norm).
+ModeRuns runSeeds(const std::vector<std::string>& base, bool async, int seeds, bool sharedD = false, bool singleD = false)
 {
     ModeRuns r;
     for (int seed = 1; seed <= seeds; ++seed) {
@@ -38,6 +39,7 @@ ModeRuns runSeeds(const std::vector<std::string>& base, bool async, int seeds, b
         args.insert(args.end(), {"--seed", std::to_string(seed)});
         if (async) args.insert(args.end(), {"--async", "--staleness", "1"});
         if (sharedD) args.push_back("--shared-d-forward");
+        if (singleD) args.push_back("--single-d-backward");
         const GanFigures f = runGanWorker(2, args, 5);
         if (!f.ok) {
             ++r.failed;
@@ -97,21 +99,25 @@ int runMixtureQualityBench(int seeds, int steps, const std::string& only)
     return ok ? 0 : 1;
 }
 
-int runFashionQualityBench(int seeds, int steps)
+int runFashionQualityBench(int seeds, int steps, const std::string& dNorm)
 {
     std::printf("\nFashion-MNIST (DCGAN, 32 px), 2 ranks, mean of %d seeds, %s; 10,000 generated images judged by the\n"
                 "project's classifier (classes covered of 10, KL of the predicted-class histogram against uniform, Fréchet\n"
                 "distance of its 128-d features against the test split):\n\n",
                 seeds, steps > 0 ? ("--steps " + std::to_string(steps)).c_str() : "the preset's default steps");
+    const bool singleD = dNorm != "batch";
+    if (singleD) std::printf("D: --d-norm %s in every mode; the shared D forward with --single-d-backward.\n\n", dNorm.c_str());
     std::printf("| training | classes | class KL | Fréchet distance | images/s | notes |\n|---|---:|---:|---:|---:|---|\n");
     std::vector<std::string> base{"--data", "fashion-mnist", "--sample-every", "0", "--metric-every", "0"};
     if (steps > 0) base.insert(base.end(), {"--steps", std::to_string(steps)});
+    if (singleD) base.insert(base.end(), {std::string("--d-norm"), dNorm});
     const ModeRuns sync = runSeeds(base, false, seeds), async = runSeeds(base, true, seeds),
-                   shared = runSeeds(base, true, seeds, true);
+                   shared = runSeeds(base, true, seeds, true, singleD);
     bool ok = true;
     for (const auto* r : {&sync, &async, &shared}) {
         const bool isAsync = r != &sync;
-        const char* what = r == &shared ? "async, k = 1, shared D forward" : isAsync ? "async, k = 1" : "synchronous";
+        const char* what = r == &shared ? (singleD ? "async, k = 1, shared D forward, single D backward" : "async, k = 1, shared D forward")
+                           : isAsync ? "async, k = 1" : "synchronous";
         if (r->failed) {
             std::printf("| %s | %d of %d runs failed: %s |\n", what, r->failed, seeds, r->error.c_str());
             ok = false;

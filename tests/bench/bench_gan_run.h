@@ -27,6 +27,8 @@ namespace tapas::bench {
 // `seeds` runs on 2 ranks, synchronous and asynchronous (k = 1) side by side. `steps` 0: the
 // presets' default step budgets (what `tapas gan --data ...` runs). Return 0 when every run worked.
 int runMixtureQualityBench(int seeds, int steps, const std::string& only); // only: ring8 | grid25 | empty for both
-int runFashionQualityBench(int seeds, int steps);
+// `dNorm`: D's normalisation (batch, the preset; spectral or none also run the shared D forward
+// with --single-d-backward, which a D without batch norm allows).
+int runFashionQualityBench(int seeds, int steps, const std::string& dNorm = "batch");
 
 } // namespace tapas::bench

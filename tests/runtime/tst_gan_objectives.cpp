@@ -1,15 +1,88 @@
 // ParaGAN's training objective and the mixtures' networks, checked against values a person can
 // work out by hand: the R1 penalty on a linear and a quadratic D, the losses at known scores, the
 // spectral norm that `--d-norm spectral` puts on D, and G's depth and width from `--g-layers` and
-// `--g-width`.
+// `--g-width`, and `--single-d-backward`'s claim that one backward pass through a D without batch
+// norm gives G its exact gradient.
 #include "runtime/gan/gan_losses.h"
 #include "runtime/gan/gan_models.h"
+#include "runtime/gan/gan_single_backward.h"
 
 #include <QtTest>
 
 #include <cmath>
 
 using namespace tapas::runtime::gan;
+
+namespace {
+
+// max |a - b| over max |b|: float tolerance for two orders of the same sums.
+double relativeGap(const torch::Tensor& a, const torch::Tensor& b)
+{
+    return (a - b).abs().max().item<double>() / std::max(1e-30, b.abs().max().item<double>());
+}
+
+struct SingleBackwardCase {
+    ModelSpec spec;
+    std::string loss = "bce";
+    int pack = 1;
+    double r1 = 0;
+};
+
+// One forward of G and D as the shared D forward makes it, then G's input and weight gradients
+// and D's weight gradients twice: autograd's (G's loss and D's loss each backward on its own) and
+// the single pass's (D's loss backward once, G's input gradient rescaled per sample). Returns the
+// largest relative gap over the three, or -1 where the factor does not exist.
+double singleBackwardGap(const SingleBackwardCase& c, int64_t n)
+{
+    torch::manual_seed(11);
+    const auto g = makeGenerator(c.spec);
+    const auto d = makeDiscriminator(c.spec);
+    g->train();
+    d->train();
+    const auto y = torch::zeros({n}, torch::kLong);
+    const auto fake = g->forward(torch::randn({n, c.spec.zDim}), y);
+    auto real = torch::randn(fake.sizes()).clamp(-1, 1);
+    if (c.r1 > 0) real.requires_grad_(true);
+    auto forD = [&](const torch::Tensor& x) { return c.pack > 1 ? x.reshape({-1, 2 * c.pack}) : x; };
+    const auto dr = d->forward(forD(real), y), df = d->forward(forD(fake), y);
+    auto dLoss = discriminatorLoss(c.loss, dr, df);
+    if (c.r1 > 0) dLoss = dLoss + r1Penalty(dr, real, c.r1);
+    const auto gLoss = generatorLoss(c.loss, df);
+    const auto gParams = g->parameters(), dParams = d->parameters();
+    // Autograd's: each loss backward on its own (the graph kept for the single pass below).
+    const auto refX = torch::autograd::grad({gLoss}, {fake}, {}, true)[0];
+    const auto refG = torch::autograd::grad({gLoss}, gParams, {}, true);
+    const auto refD = torch::autograd::grad({dLoss}, dParams, {}, true, false, true);
+    // The single pass.
+    const auto factor = gInputGradFactor(c.loss, df, c.pack, fake.dim());
+    if (!factor.defined()) return -1;
+    for (auto& p : dParams) p.mutable_grad() = torch::Tensor();
+    const auto gradX = backwardDOnce(dLoss, dParams, fake, factor);
+    for (auto& p : gParams) p.mutable_grad() = torch::Tensor();
+    fake.backward(gradX, false, false, gParams);
+    double gap = relativeGap(gradX, refX);
+    for (size_t i = 0; i < gParams.size(); ++i) gap = std::max(gap, relativeGap(gParams[i].grad(), refG[i]));
+    for (size_t i = 0; i < dParams.size(); ++i)
+        if (refD[i].defined()) gap = std::max(gap, relativeGap(dParams[i].grad(), refD[i]));
+    if (refX.abs().max().item<double>() == 0) return 1; // nothing compared
+    return gap;
+}
+
+ModelSpec dcganSpec(bool spectral, bool batchNorm, bool layerNorm = false)
+{
+    ModelSpec s;
+    s.kind = "dcgan";
+    s.zDim = 8;
+    s.width = 4;
+    s.outChannels = 1;
+    s.dInChannels = 1;
+    s.dSpectralNorm = spectral;
+    s.dBatchNorm = batchNorm;
+    s.dLayerNorm = layerNorm;
+    return s;
+}
+
+} // namespace
 
 class TstGanObjectives : public QObject {
     Q_OBJECT
@@ -93,6 +166,77 @@ private Q_SLOTS:
         for (const auto& b : d->named_buffers()) us += b.key().find(".u") != std::string::npos ? 1 : 0;
         QCOMPARE(us, 4);
         QCOMPARE(int(d->parameters().size()), 8);
+    }
+
+    // `--single-d-backward`: for a D in which no operation mixes the samples (DCGAN's D with
+    // spectral norm, layer norm or no norm, the mixtures' MLP D with packs of 2 and R1 on the reals), the
+    // rescaled input gradient of D's loss is G's, and the weight gradients of both players are
+    // autograd's, to float tolerance; for bce and for hinge while every fake is inside the margin.
+    void single_d_backward_gives_both_players_their_exact_gradients()
+    {
+        SingleBackwardCase sn{dcganSpec(true, false)};
+        SingleBackwardCase plain{dcganSpec(false, false)};
+        SingleBackwardCase layer{dcganSpec(false, false, true)};
+        SingleBackwardCase hinge{dcganSpec(true, false), "hinge"};
+        SingleBackwardCase mlp;
+        mlp.spec.zDim = 4;
+        mlp.spec.width = 16;
+        mlp.spec.gWidth = 16;
+        mlp.spec.dInChannels = 4;
+        mlp.pack = 2;
+        mlp.r1 = 5;
+        SingleBackwardCase mlpSn = mlp;
+        mlpSn.spec.dSpectralNorm = true;
+        const std::pair<const char*, SingleBackwardCase*> cases[] = {
+            {"dcgan, spectral norm", &sn}, {"dcgan, no norm", &plain}, {"dcgan, layer norm", &layer}, {"dcgan, spectral norm, hinge", &hinge},
+            {"mlp, packs of 2, R1", &mlp}, {"mlp with spectral norm, packs of 2, R1", &mlpSn}};
+        for (const auto& [name, c] : cases) {
+            const double gap = singleBackwardGap(*c, 8);
+            QVERIFY2(gap >= 0 && gap < 1e-5, qPrintable(QStringLiteral("%1: relative gap %2").arg(QLatin1String(name)).arg(gap)));
+        }
+    }
+
+    // Why the option refuses DCGAN's batch-norm D: its batch statistics make every score depend
+    // on every sample, so G's input gradient is no per-sample multiple of D's and the single
+    // pass would train G on a wrong gradient. Without it (none, layer norm, spectral norm) a score
+    // depends on its own sample only.
+    void batch_norm_d_couples_the_samples_so_the_rescale_is_wrong()
+    {
+        const double gap = singleBackwardGap({dcganSpec(false, true)}, 8);
+        QVERIFY2(gap > 1e-2, qPrintable(QString::number(gap)));
+        for (const int norm : {0, 1, 2, 3}) { // batch, none, layer, spectral
+            const bool batchNorm = norm == 0;
+            torch::manual_seed(3);
+            const auto d = makeDiscriminator(dcganSpec(norm == 3, batchNorm, norm == 2));
+            // Spectral norm's power iteration steps once per training forward, so two training
+            // forwards use two slightly different weights: its case compares in eval mode, where
+            // the weight is fixed (its forward has no batch operation in either mode).
+            if (norm == 3) d->eval();
+            else d->train();
+            torch::NoGradGuard ng;
+            const auto x = torch::randn({4, 1, 32, 32}), y = torch::zeros({4}, torch::kLong);
+            auto other = x.clone();
+            other.narrow(0, 1, 3).mul_(3.0); // every sample but the first changes
+            const double moved = (d->forward(x, y)[0] - d->forward(other, y)[0]).abs().item<double>();
+            QVERIFY2(batchNorm ? moved > 1e-4 : moved == 0.0, qPrintable(QString::number(moved)));
+        }
+    }
+
+    // The per-score factor (dL_G/ds) / (dL_D/ds): bce -exp(-s) (-1 at 0, -1/3 at ln 3), hinge -1
+    // inside the margin; none where D's own number vanishes (hinge at s <= -1, where D's loss sends
+    // nothing back) or underflows (bce far below zero): the trainer takes two passes there.
+    // Packs share their score's factor.
+    void single_d_backward_factor_per_score()
+    {
+        const auto f = gInputGradFactor("bce", torch::tensor({0.0f, float(std::log(3.0))}), 2, 2);
+        QCOMPARE(f.sizes().vec(), (std::vector<int64_t>{4, 1}));
+        QVERIFY(std::abs(f[0][0].item<double>() + 1) < 1e-6 && std::abs(f[1][0].item<double>() + 1) < 1e-6);
+        QVERIFY(std::abs(f[2][0].item<double>() + 1.0 / 3) < 1e-6 && std::abs(f[3][0].item<double>() + 1.0 / 3) < 1e-6);
+        QCOMPARE(gInputGradFactor("hinge", torch::tensor({0.5f, -0.5f}), 1, 4).sizes().vec(), (std::vector<int64_t>{2, 1, 1, 1}));
+        QCOMPARE(gInputGradFactor("hinge", torch::tensor({0.5f, -0.5f}), 1, 1)[1].item<double>(), -1.0);
+        QVERIFY(!gInputGradFactor("hinge", torch::tensor({0.5f, -1.5f}), 1, 4).defined());
+        QVERIFY(!gInputGradFactor("bce", torch::tensor({0.5f, -60.0f}), 1, 4).defined());
+        QVERIFY(gInputGradFactor("bce", torch::tensor({0.5f, -40.0f}), 1, 4).defined());
     }
 
     // G's depth and width: `--g-layers 5 --g-width 48` is 5 hidden layers of 48 units plus the

@@ -212,7 +212,7 @@ private Q_SLOTS:
         QTest::newRow("g-layers 0") << QStringList{"--g-layers", "0"} << "option --g-layers: '0' is not an integer in [1, 8]";
         QTest::newRow("g-layers 9") << QStringList{"--g-layers", "9"} << "option --g-layers: '9' is not an integer in [1, 8]";
         QTest::newRow("g-width 2") << QStringList{"--g-width", "2"} << "option --g-width: '2' is not an integer in [4, 1024]";
-        QTest::newRow("d-norm") << QStringList{"--d-norm", "batch"} << "option --d-norm: 'batch' is not none or spectral";
+        QTest::newRow("d-norm") << QStringList{"--d-norm", "group"} << "option --d-norm: 'group' is not none, spectral, batch or layer";
         QTest::newRow("steps") << QStringList{"--steps", "2.5"} << "option --steps: '2.5' is not an integer in [1, 1000000000]";
         QTest::newRow("beta 1") << QStringList{"--beta2-d", "1"} << "option --beta2-d: '1' is not a number in [0, 1)";
         QTest::newRow("ema") << QStringList{"--ema", "1e400"} << "option --ema: '1e400' is not a number in [0, 1)";
@@ -234,6 +234,36 @@ private Q_SLOTS:
         const Result<gan::GanOptions> o = gan::parseGanOptions(a);
         QVERIFY(!o.ok());
         QCOMPARE(QString::fromStdString(o.error()), error);
+    }
+
+    // Values each valid alone that do not go together, refused once the preset is known.
+    void gan_refuses_options_that_do_not_fit_together_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("batch-norm mixture D") << QStringList{"--data", "ring8", "--d-norm", "batch"}
+                                              << "option --d-norm: 'batch' is not none or spectral";
+        QTest::newRow("biggan D norm") << QStringList{"--data", "shapes", "--model", "biggan", "--d-norm", "none"}
+                                       << "option --d-norm: model 'biggan' has spectral norm on every layer of D already";
+        QTest::newRow("single D backward alone")
+            << QStringList{"--data", "fashion-mnist", "--d-norm", "spectral", "--single-d-backward"}
+            << "option --single-d-backward: it takes G's gradient from the shared D forward's backward pass; give --async "
+               "--shared-d-forward as well";
+        QTest::newRow("single D backward through batch norm")
+            << QStringList{"--data", "fashion-mnist", "--async", "--shared-d-forward", "--single-d-backward"}
+            << "option --single-d-backward: D's batch norm couples the samples of a batch, so G's gradient is not a "
+               "per-sample rescale of D's; give --d-norm spectral, layer or none";
+    }
+
+    void gan_refuses_options_that_do_not_fit_together()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, error);
+        std::vector<std::string> a;
+        for (const QString& s : args) a.push_back(s.toStdString());
+        const Status s = checked(a).first;
+        QVERIFY(!s.ok());
+        QCOMPARE(QString::fromStdString(s.error), error);
     }
 
     void gan_takes_good_values_switch_words_and_resolves_data_dir()
@@ -334,11 +364,21 @@ private Q_SLOTS:
         QCOMPARE(given.gLayers, 5);
         QCOMPARE(given.gWidth, 256);
         QCOMPARE(given.dNorm, std::string("spectral"));
-        const auto [imageStatus, image] = checked({"--data", "shapes", "--d-norm", "spectral"});
-        QVERIFY(!imageStatus.ok());
-        QCOMPARE(QString::fromStdString(imageStatus.error),
-                 QStringLiteral("options --g-layers/--g-width/--d-norm: they shape the MLP of the 2-D mixtures, not model 'dcgan'"));
-        QVERIFY(!checked({"--data", "fashion-mnist", "--g-layers", "4"}).first.ok());
+        // DCGAN's D: batch norm as Radford et al. built it unless --d-norm says spectral or none;
+        // without batch norm the shared D forward may take G's gradient from D's one backward pass.
+        const auto [imageOk, image] = checked({"--data", "fashion-mnist"});
+        QVERIFY(imageOk.ok());
+        QCOMPARE(image.dNorm, std::string("batch"));
+        const auto [snOk, sn] = checked({"--data", "fashion-mnist", "--d-norm", "spectral", "--async", "--shared-d-forward",
+                                         "--single-d-backward"});
+        QVERIFY2(snOk.ok(), snOk.error.c_str());
+        QCOMPARE(sn.dNorm, std::string("spectral"));
+        QVERIFY(sn.singleDBackward);
+        QVERIFY(checked({"--data", "ring8", "--async", "--shared-d-forward", "--single-d-backward"}).first.ok()); // MLP D: no batch norm
+        const auto [depthStatus, depth] = checked({"--data", "shapes", "--g-layers", "4"});
+        QVERIFY(!depthStatus.ok());
+        QCOMPARE(QString::fromStdString(depthStatus.error),
+                 QStringLiteral("options --g-layers/--g-width: they shape the MLP of the 2-D mixtures, not model 'dcgan'"));
     }
 };
 
