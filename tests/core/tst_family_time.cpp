@@ -94,6 +94,31 @@ ShardingPlan replicatedPlan(const Graph& g)
     return buildPlan(g, DeviceMesh{1, 1}, std::move(s));
 }
 
+// A model whose If's condition reads data (the sign of a sum): its branches differ in work.
+Result<Graph> branchyGraph()
+{
+    return importOnnxFile(TAPAS_SOURCE_DIR "/tests/data/kernels/branchy_then.onnx");
+}
+
+// The calibrated cluster with a price for every family the If's branches run.
+ClusterSpec branchyCluster()
+{
+    ClusterSpec c = calibrated();
+    for (const char* f : {"normalization", "reduce", "indexing", "generator", "resize"}) c.opFamilies[f] = {0, 0, 1e-3};
+    return c;
+}
+
+// `g` with the condition of its If made a known value, as the importer folds a constant one.
+Graph withKnownCondition(const Graph& g, NodeId ifNode, bool taken)
+{
+    Graph known = g;
+    ConstValue v;
+    v.dtype = DType::Bool;
+    v.ints = {taken ? 1 : 0};
+    known.tensor(known.node(ifNode).input(0)).value = v;
+    return known;
+}
+
 // A plan that splits every node's first input along its last axis (LayerNorm's normalised one).
 struct SplitsLastAxis : ChainLayouts {
     bool splitAlong(NodeId, size_t, int) const override { return true; }
@@ -204,8 +229,7 @@ private slots:
         for (const char* f : {"normalization", "reduce", "indexing", "generator", "resize", "conv"})
             c.opFamilies[f] = {0, 0, 1e-3};
         for (auto& [family, r] : c.opFamilies) r = {0, 0, 1e-3}; // every node the same overhead, nothing else
-        const QString path = QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/kernels/branchy_then.onnx");
-        Result<Graph> g = importOnnxFile(path.toStdString());
+        Result<Graph> g = branchyGraph();
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
         const NodeId ifNode = testing::findNode(*g, "", "If");
         QVERIFY(ifNode != kNoNode);
@@ -231,10 +255,8 @@ private slots:
     // alone. A condition on data keeps the dearer branch, and the cost report says so.
     void an_if_with_a_known_condition_is_priced_by_the_branch_it_takes()
     {
-        ClusterSpec c = calibrated();
-        for (const char* f : {"normalization", "reduce", "indexing", "generator", "resize"}) c.opFamilies[f] = {0, 0, 1e-3};
-        const QString path = QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/kernels/branchy_then.onnx");
-        Result<Graph> g = importOnnxFile(path.toStdString());
+        const ClusterSpec c = branchyCluster();
+        Result<Graph> g = branchyGraph();
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
         const NodeId ifNode = testing::findNode(*g, "", "If");
         QVERIFY(ifNode != kNoNode);
@@ -250,12 +272,7 @@ private slots:
         // Each branch on its own, the condition made a known value.
         double branch[2] = {0, 0};
         for (int taken = 0; taken < 2; ++taken) {
-            Graph known = *g;
-            Tensor& cond = known.tensor(known.node(ifNode).input(0));
-            ConstValue v;
-            v.dtype = DType::Bool;
-            v.ints = {taken};
-            cond.value = v;
+            const Graph known = withKnownCondition(*g, ifNode, taken);
             QCOMPARE(std::string(ifTakenBranch(known, known.node(ifNode))), std::string(taken ? "then_branch" : "else_branch"));
             const ControlBodies bodies = controlBodies(known, known.node(ifNode));
             QCOMPARE(bodies.alternatives.size(), size_t(1));
@@ -273,22 +290,15 @@ private slots:
     // (--assume-branch), the report saying so; the option refuses, naming it, what it cannot mean.
     void an_if_on_data_is_priced_by_the_branch_the_workload_assumes()
     {
-        ClusterSpec c = calibrated();
-        for (const char* f : {"normalization", "reduce", "indexing", "generator", "resize"}) c.opFamilies[f] = {0, 0, 1e-3};
-        const QString path = QStringLiteral(TAPAS_SOURCE_DIR "/tests/data/kernels/branchy_then.onnx");
-        Result<Graph> g = importOnnxFile(path.toStdString());
+        const ClusterSpec c = branchyCluster();
+        Result<Graph> g = branchyGraph();
         QVERIFY2(g.ok(), g.ok() ? "" : g.error().c_str());
         const NodeId ifNode = testing::findNode(*g, "", "If");
         QVERIFY(ifNode != kNoNode);
         const std::string name = g->node(ifNode).name;
         double branch[2] = {0, 0}; // else, then: each priced as if its condition were known
         for (int taken = 0; taken < 2; ++taken) {
-            Graph known = *g;
-            ConstValue v;
-            v.dtype = DType::Bool;
-            v.ints = {taken};
-            known.tensor(known.node(ifNode).input(0)).value = v;
-            branch[taken] = price(c, known, ifNode);
+            branch[taken] = price(c, withKnownCondition(*g, ifNode, taken), ifNode);
         }
         QVERIFY(branch[0] != branch[1]);
         for (int taken = 0; taken < 2; ++taken) {
@@ -313,11 +323,7 @@ private slots:
         QVERIFY(notIf != kNoNode);
         const Status wrongOp = assumeIfBranches(other, {other.node(notIf).name + "=then"});
         QVERIFY(!wrongOp.ok() && wrongOp.error.find("not an If") != std::string::npos);
-        Graph known = *g;
-        ConstValue v;
-        v.dtype = DType::Bool;
-        v.ints = {1};
-        known.tensor(known.node(ifNode).input(0)).value = v;
+        Graph known = withKnownCondition(*g, ifNode, true);
         const Status nothing = assumeIfBranches(known, {name + "=else"});
         QVERIFY(!nothing.ok() && nothing.error.find("known before it runs") != std::string::npos);
         for (const Graph* h : {&other, &known})
