@@ -43,18 +43,8 @@ Graph tinyMlp()
     const TensorId y = tensor("y", {8, 128}, TensorKind::Activation);
     g.inputs = {in};
     g.outputs = {y};
-    Node relu;
-    relu.name = "relu";
-    relu.opType = "Relu";
-    relu.inputs = {in};
-    relu.outputs = {x};
-    g.addNode(relu);
-    Node mm;
-    mm.name = "mm";
-    mm.opType = "MatMul";
-    mm.inputs = {x, w};
-    mm.outputs = {y};
-    g.addNode(mm);
+    tapas::testing::addNode(g, "relu", "Relu", {in}, {x});
+    tapas::testing::addNode(g, "mm", "MatMul", {x, w}, {y});
     // Built by hand, so the batch axis is declared as the importer's probe would find it.
     g.batch.probed = true;
     g.batch.inputs = {{in, 0}};
@@ -352,17 +342,9 @@ private slots:
         const TensorId y = tensor("y", {8, 32}, TensorKind::Activation);
         g.inputs = {in};
         g.outputs = {y};
-        auto add = [&](const char* name, const char* op, std::vector<TensorId> inputs, TensorId out) {
-            Node n;
-            n.name = name;
-            n.opType = op;
-            n.inputs = std::move(inputs);
-            n.outputs = {out};
-            g.addNode(n);
-        };
-        add("mm1", "MatMul", {in, w1}, h);
-        add("relu", "Relu", {h}, r);
-        add("mm2", "MatMul", {r, w2}, y);
+        tapas::testing::addNode(g, "mm1", "MatMul", {in, w1}, {h});
+        tapas::testing::addNode(g, "relu", "Relu", {h}, {r});
+        tapas::testing::addNode(g, "mm2", "MatMul", {r, w2}, {y});
         g.batch.probed = true;
         g.batch.inputs = {{in, 0}};
         g.batch.size = 8;

@@ -346,12 +346,7 @@ private slots:
         const TensorId y = testing::addFloatTensor(g, "y", {2, 8, 64}, TensorKind::Activation);
         g.inputs = {ids};
         g.outputs = {y};
-        Node n;
-        n.name = "embed";
-        n.opType = "Gather";
-        n.inputs = {table, ids};
-        n.outputs = {y};
-        g.addNode(n);
+        testing::addNode(g, "embed", "Gather", {table, ids}, {y});
         ClusterSpec c = calibrated();
         c.opFamilies["indexing"] = {0, 4e9, 3e-5};
         QVERIFY(gatherFillsTable(g, g.node(0)));
