@@ -199,7 +199,7 @@ private:
 // depends on that image alone: what `--single-d-backward` needs.
 class DcganPlainD : public DiscriminatorNet {
 public:
-    explicit DcganPlainD(const ModelSpec& s) : spectral_(s.dSpectralNorm), layerNorm_(s.dLayerNorm)
+    explicit DcganPlainD(const ModelSpec& s) : spectral_(s.dNorm == DNorm::Spectral), layerNorm_(s.dNorm == DNorm::Layer)
     {
         const int downs = s.resolution == 64 ? 4 : 3;
         int in = s.dInChannels, ch = s.width;
@@ -422,11 +422,11 @@ std::shared_ptr<GeneratorNet> makeGenerator(const ModelSpec& s)
 std::shared_ptr<DiscriminatorNet> makeDiscriminator(const ModelSpec& s)
 {
     if (s.kind == "dcgan") {
-        if (s.dBatchNorm) return std::make_shared<DcganD>(s);
+        if (s.dNorm == DNorm::Batch) return std::make_shared<DcganD>(s);
         return std::make_shared<DcganPlainD>(s);
     }
     if (s.kind == "biggan") return std::make_shared<BigganD>(s);
-    if (s.dSpectralNorm) return std::make_shared<MlpSnD>(s);
+    if (s.dNorm == DNorm::Spectral) return std::make_shared<MlpSnD>(s);
     return std::make_shared<MlpD>(s);
 }
 

@@ -10,6 +10,11 @@
 
 namespace tapas::runtime::gan {
 
+// D's normalisation. Batch: batch norm after D's inner convolutions (dcgan, Radford et al.).
+// Spectral: spectral norm on every layer (mlp, dcgan). Layer: layer norm (per sample) where the
+// batch norm was (dcgan). Every one but Batch leaves D mixing no samples of a batch.
+enum class DNorm { None, Spectral, Batch, Layer };
+
 struct ModelSpec {
     std::string kind = "mlp"; // mlp | dcgan | biggan
     int zDim = 16;
@@ -21,10 +26,7 @@ struct ModelSpec {
     bool selfAttention = false;
     int gLayers = 3;          // mlp: G's hidden layers
     int gWidth = 128;         // mlp: G's hidden units
-    bool dSpectralNorm = false; // mlp, dcgan: spectral norm on every layer of D
-    bool dBatchNorm = true;     // dcgan: batch norm after D's inner convolutions (Radford et al.);
-                                // off, no operation of D mixes the samples of a batch
-    bool dLayerNorm = false;    // dcgan: layer norm (per sample) where the batch norm was
+    DNorm dNorm = DNorm::Batch; // D's normalisation (--d-norm); mlp reads only Spectral
 };
 
 class GeneratorNet : public torch::nn::Module {

@@ -215,9 +215,10 @@ Status GanTrainer::setUp()
     spec_.selfAttention = o_.selfAttention;
     spec_.gLayers = o_.gLayers;
     spec_.gWidth = o_.gWidth;
-    spec_.dSpectralNorm = o_.dNorm == "spectral";
-    spec_.dBatchNorm = o_.dNorm == "batch";
-    spec_.dLayerNorm = o_.dNorm == "layer";
+    spec_.dNorm = o_.dNorm == "spectral" ? DNorm::Spectral
+                  : o_.dNorm == "batch"  ? DNorm::Batch
+                  : o_.dNorm == "layer"  ? DNorm::Layer
+                                         : DNorm::None;
 
     // Hardware-aware layout: measured on rank 0 (every rank runs the same build on the same
     // kind of machine), broadcast so all replicas compute identically; a resumed run keeps the

@@ -68,7 +68,7 @@ double singleBackwardGap(const SingleBackwardCase& c, int64_t n)
     return gap;
 }
 
-ModelSpec dcganSpec(bool spectral, bool batchNorm, bool layerNorm = false)
+ModelSpec dcganSpec(DNorm norm)
 {
     ModelSpec s;
     s.kind = "dcgan";
@@ -76,9 +76,7 @@ ModelSpec dcganSpec(bool spectral, bool batchNorm, bool layerNorm = false)
     s.width = 4;
     s.outChannels = 1;
     s.dInChannels = 1;
-    s.dSpectralNorm = spectral;
-    s.dBatchNorm = batchNorm;
-    s.dLayerNorm = layerNorm;
+    s.dNorm = norm;
     return s;
 }
 
@@ -146,7 +144,7 @@ private Q_SLOTS:
         s.kind = "mlp";
         s.width = 32;
         s.dInChannels = 4;
-        s.dSpectralNorm = true;
+        s.dNorm = DNorm::Spectral;
         const auto d = makeDiscriminator(s);
         {
             torch::NoGradGuard ng;
@@ -174,10 +172,10 @@ private Q_SLOTS:
     // autograd's, to float tolerance; for bce and for hinge while every fake is inside the margin.
     void single_d_backward_gives_both_players_their_exact_gradients()
     {
-        SingleBackwardCase sn{dcganSpec(true, false)};
-        SingleBackwardCase plain{dcganSpec(false, false)};
-        SingleBackwardCase layer{dcganSpec(false, false, true)};
-        SingleBackwardCase hinge{dcganSpec(true, false), "hinge"};
+        SingleBackwardCase sn{dcganSpec(DNorm::Spectral)};
+        SingleBackwardCase plain{dcganSpec(DNorm::None)};
+        SingleBackwardCase layer{dcganSpec(DNorm::Layer)};
+        SingleBackwardCase hinge{dcganSpec(DNorm::Spectral), "hinge"};
         SingleBackwardCase mlp;
         mlp.spec.zDim = 4;
         mlp.spec.width = 16;
@@ -186,7 +184,7 @@ private Q_SLOTS:
         mlp.pack = 2;
         mlp.r1 = 5;
         SingleBackwardCase mlpSn = mlp;
-        mlpSn.spec.dSpectralNorm = true;
+        mlpSn.spec.dNorm = DNorm::Spectral;
         const std::pair<const char*, SingleBackwardCase*> cases[] = {
             {"dcgan, spectral norm", &sn}, {"dcgan, no norm", &plain}, {"dcgan, layer norm", &layer}, {"dcgan, spectral norm, hinge", &hinge},
             {"mlp, packs of 2, R1", &mlp}, {"mlp with spectral norm, packs of 2, R1", &mlpSn}};
@@ -202,16 +200,16 @@ private Q_SLOTS:
     // depends on its own sample only.
     void batch_norm_d_couples_the_samples_so_the_rescale_is_wrong()
     {
-        const double gap = singleBackwardGap({dcganSpec(false, true)}, 8);
+        const double gap = singleBackwardGap({dcganSpec(DNorm::Batch)}, 8);
         QVERIFY2(gap > 1e-2, qPrintable(QString::number(gap)));
-        for (const int norm : {0, 1, 2, 3}) { // batch, none, layer, spectral
-            const bool batchNorm = norm == 0;
+        for (const DNorm norm : {DNorm::Batch, DNorm::None, DNorm::Layer, DNorm::Spectral}) {
+            const bool batchNorm = norm == DNorm::Batch;
             torch::manual_seed(3);
-            const auto d = makeDiscriminator(dcganSpec(norm == 3, batchNorm, norm == 2));
+            const auto d = makeDiscriminator(dcganSpec(norm));
             // Spectral norm's power iteration steps once per training forward, so two training
             // forwards use two slightly different weights: its case compares in eval mode, where
             // the weight is fixed (its forward has no batch operation in either mode).
-            if (norm == 3) d->eval();
+            if (norm == DNorm::Spectral) d->eval();
             else d->train();
             torch::NoGradGuard ng;
             const auto x = torch::randn({4, 1, 32, 32}), y = torch::zeros({4}, torch::kLong);
