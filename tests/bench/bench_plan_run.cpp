@@ -23,6 +23,14 @@ RunFigures runPlan(const QString& runsRoot, const PlanRun& run)
     r.runsRoot = runsRoot;
     r.workerPath = QString::fromStdString(run.worker);
     r.hungSeconds = 300;
+    // The launcher runs on the ranks' cores. Followed live over the metrics socket, it woke for
+    // every step's events and took its share of a core in the next step (hello_deepa at load 10:
+    // a median step of 7.9-12.5 ms, 0.44-0.62 ms without), so the bench reads metrics.jsonl alone,
+    // rarely: every event is still read, at the latest when mpirun exits (docs/step-pricing.md).
+    if (!run.liveEvents) {
+        r.metricsSocket = false;
+        r.pollMs = kQuietPollMs;
+    }
     runtime::RunLauncher launcher;
     QEventLoop loop;
     QObject::connect(&launcher, &runtime::RunLauncher::eventReceived, &loop, [&fig](const protocol::MetricsEvent& e) {

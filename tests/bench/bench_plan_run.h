@@ -27,7 +27,15 @@ struct PlanRun {
     std::string model, plan, worker; // worker "": the launcher's own lookup
     int ranks = 2, steps = 12;
     std::map<std::string, std::string> options; // further worker options (RunSpec::options: dims, batch, flags)
+    // Follow the run over the metrics socket as the Runs dock does (`tapas bench run
+    // --live-events`); otherwise the bench reads metrics.jsonl every kQuietPollMs and at the end,
+    // so that the launcher does not wake on the ranks' cores every step.
+    bool liveEvents = false;
 };
+
+// How often the bench reads metrics.jsonl of a run it does not follow live (ms): longer than most
+// real-model launches, so they are read once, at the end.
+inline constexpr int kQuietPollMs = 5000;
 
 RunFigures runPlan(const QString& runsRoot, const PlanRun& run);
 

@@ -36,6 +36,7 @@ struct ZooRun {
     int layers = 2, hidden = 256, heads = 4, seq = 64, batch = 8, vocab = 512, steps = 12, warmup = 2, ranks = 2, repeats = 3;
     std::string worker;
     std::string cluster = "cpu-mpi";
+    bool liveEvents = false; // --live-events (PlanRun::liveEvents)
 };
 
 // The zoo GPT's four plans and PyTorch DDP's step on the same shape; returns the failures.
@@ -119,7 +120,7 @@ int runZooGpt(const ZooRun& z, const QString& dir)
             continue;
         }
         const double costModel = res->best.report.total.time();
-        const RepeatedRun rep = runPlanRepeated(dir + QStringLiteral("/runs"), PlanRun{model, plan, worker, ranks, steps, {}}, repeats, warmup);
+        const RepeatedRun rep = runPlanRepeated(dir + QStringLiteral("/runs"), PlanRun{model, plan, worker, ranks, steps, {}, z.liveEvents}, repeats, warmup);
         const RunFigures& fig = rep.last;
         if (!fig.ok) {
             std::printf("%-9s %-5s failed: %s\n", name, res->best.plan.mesh.toString().c_str(), fig.error.c_str());
@@ -194,10 +195,11 @@ int run(const std::vector<std::string>& args)
         else if (args[i] == "--models" && i + 1 < args.size()) realOptions.modelsDir = args[++i];
         else if (args[i] == "--profile") realOptions.profile = true;
         else if (args[i] == "--profile-nodes") realOptions.profileNodes = true;
+        else if (args[i] == "--live-events") realOptions.liveEvents = true;
         else {
             std::fprintf(stderr, "tapas bench run: unknown option '%s' (options: --layers N --hidden H --heads A --seq S "
                                  "--batch B --vocab V --steps N --warmup N --repeats N --worker PATH --keep DIR --cluster PRESET|FILE --zoo-only --real-only "
-                                 "--only gpt,MODEL,... --real-steps N --real-warmup N --models DIR --profile --profile-nodes)\n", args[i].c_str());
+                                 "--only gpt,MODEL,... --real-steps N --real-warmup N --models DIR --profile --profile-nodes --live-events)\n", args[i].c_str());
             return 2;
         }
     }
@@ -222,7 +224,7 @@ int run(const std::vector<std::string>& args)
     const QString dir = keep.empty() ? tmp.path() : QString::fromStdString(keep);
     QDir().mkpath(dir);
     int failures = 0;
-    if (zoo) failures += runZooGpt({layers, hidden, heads, seq, batch, vocab, steps, warmup, ranks, repeats, worker, clusterSpec}, dir);
+    if (zoo) failures += runZooGpt({layers, hidden, heads, seq, batch, vocab, steps, warmup, ranks, repeats, worker, clusterSpec, realOptions.liveEvents}, dir);
     if (real) {
         realOptions.cluster = clusterSpec;
         realOptions.worker = worker;

@@ -233,7 +233,7 @@ int runRealModels(const RealRunOptions& o)
             fail(s.error);
             continue;
         }
-        PlanRun run{path, plan, o.worker, o.ranks, o.steps, w->options};
+        PlanRun run{path, plan, o.worker, o.ranks, o.steps, w->options, o.liveEvents};
         if (o.profile || o.profileNodes) run.options["profile-nodes"] = "";
         const RepeatedRun rep = runPlanRepeated(QString::fromStdString(o.dir + "/runs"), run, o.repeats, o.warmup);
         const RunFigures& fig = rep.last;

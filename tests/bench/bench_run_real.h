@@ -17,6 +17,7 @@ struct RealRunOptions {
     int ranks = 2, steps = 20, warmup = 2, repeats = 3; // each model launched `repeats` times (RepeatedRun)
     bool profile = false;
     bool profileNodes = false; // --profile-nodes: --profile with a line per node above the families
+    bool liveEvents = false;   // --live-events: follow each run over the metrics socket (PlanRun::liveEvents)
     std::string cluster = "cpu-mpi"; // preset name or spec file (`tapas cluster calibrate -o`) the plans are costed on
 };
 

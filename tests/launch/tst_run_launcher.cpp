@@ -154,6 +154,7 @@ private Q_SLOTS:
 
     // --- supervision with a fake worker (launcher logic only) ---
     void fake_run_finishes_with_events_once_from_socket_and_file();
+    void fake_run_followed_by_file_alone_delivers_every_event_at_exit();
     void fake_rank_death_is_recorded_as_failed_with_rank_and_log();
     void fake_hung_run_is_marked_hung_and_stopped();
     void stop_lets_the_worker_record_stopped();
@@ -506,6 +507,29 @@ void TstRunLauncher::fake_run_finishes_with_events_once_from_socket_and_file()
     const QString log = readAll(QString::fromStdString(protocol::launchLogPath(l.runDir().toStdString())));
     QVERIFY(log.contains(QStringLiteral("command: ")));
     QVERIFY(log.contains(QStringLiteral("mpirun exited with code 0")));
+}
+
+// What `tapas bench run` relies on (tests/bench/bench_plan_run): with no socket and a poll
+// interval longer than the run, the launcher never wakes for an event while the ranks step, and
+// still delivers every event of the file, once, when mpirun exits.
+void TstRunLauncher::fake_run_followed_by_file_alone_delivers_every_event_at_exit()
+{
+    QTemporaryDir tmp;
+    runtime::LaunchRequest r = fakeRequest(tmp, "finish", 4);
+    r.metricsSocket = false;
+    r.pollMs = 600000;
+    runtime::RunLauncher l;
+    Recorder rec(l);
+    QVERIFY(l.start(r).ok());
+    QVERIFY(!l.commandLine().contains(QStringLiteral("--metrics-port")));
+    QTest::qWait(500); // steps 1-3 are written by now; nothing has read them
+    QVERIFY(stepsOf(rec.events).empty());
+    QVERIFY(rec.waitFinished(30000));
+    QCOMPARE(rec.finalState, QStringLiteral("finished"));
+    QCOMPARE(stepsOf(rec.events), (std::vector<int64_t>{1, 2, 3, 4}));
+    QCOMPARE(rec.events.size(), fileEvents(l.runDir()).size());
+    QVERIFY(!l.socketConnected());
+    QCOMPARE(l.socketEventCount(), 0);
 }
 
 void TstRunLauncher::fake_rank_death_is_recorded_as_failed_with_rank_and_log()
