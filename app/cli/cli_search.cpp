@@ -391,6 +391,7 @@ int runPlanCommand(const QStringList& args)
     }
     printOut("plan ok: mesh " + d->plan.mesh.toString() + ", " + std::to_string(d->plan.reshards.size()) +
              " collectives, searcher " + d->provenance.searcher);
+    if (!d->plan.padding.empty()) printOut("padding: " + describeTablePadding(*graph, d->plan.padding));
     if (const std::string stages = describeStages(d->plan, d->cluster.memoryBytes); !stages.empty()) printOut(stages);
     return kExitOk;
 }
