@@ -64,8 +64,8 @@ ShardingPlan buildPlan(const Graph& g, const DeviceMesh& mesh, std::vector<OpStr
 // Every node has a strategy of the right arity whose splits divide their dims, every mismatch
 // between a producer's layout and a consumer's need has its collective (of the right kind) and
 // no collective is placed where none is needed. The error names the node and tensor. `g` is the
-// model as given: a plan that pads tables has its padding checked (checkTablePadding) and its
-// strategies checked against the padded graph.
+// model as given (or already padded by the plan, as an editor holds it): a plan that pads tables
+// has its padding checked (checkTablePadding) and its strategies checked against the padded graph.
 Status checkPlan(const Graph& g, const ShardingPlan& plan);
 
 } // namespace tapas

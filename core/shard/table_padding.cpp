@@ -70,7 +70,7 @@ Status checkTablePadding(const Graph& g, const ShardingPlan& plan)
                                    "and only tables are padded");
         if (!seen.insert(p.table).second) return Status::failure("padding of " + name + " is given twice");
         const Dim& rows = g.tensor(p.table).shape.dims[0];
-        if (!rows.isKnown() || rows.value != p.rows)
+        if (!rows.isKnown() || (rows.value != p.rows && rows.value != p.paddedRows))
             return Status::failure("padding of " + name + " is for " + std::to_string(p.rows) + " rows, but the model's table has " +
                                    (rows.isKnown() ? std::to_string(rows.value) : rows.toString()));
         if (tp <= 1 || p.rows % tp == 0)
@@ -83,9 +83,18 @@ Status checkTablePadding(const Graph& g, const ShardingPlan& plan)
     return Status::success();
 }
 
+bool holdsPadding(const Graph& g, const std::vector<TablePadding>& padding)
+{
+    for (const TablePadding& p : padding)
+        if (p.table < 0 || p.table >= TensorId(g.tensors.size()) || g.tensor(p.table).shape.rank() < 1 ||
+            g.tensor(p.table).shape.dims[0].value != p.paddedRows)
+            return false;
+    return !padding.empty();
+}
+
 PlanGraph::PlanGraph(const Graph& g, const ShardingPlan& plan) : g_(g)
 {
-    if (!plan.padding.empty()) padded_ = paddedGraph(g, plan.padding);
+    if (!plan.padding.empty() && !holdsPadding(g, plan.padding)) padded_ = paddedGraph(g, plan.padding);
 }
 
 std::string describeTablePadding(const Graph& g, const std::vector<TablePadding>& padding)

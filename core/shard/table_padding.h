@@ -34,13 +34,18 @@ std::vector<TablePadding> tpTablePadding(const Graph& g, int tp);
 // separate head's logits follow). Tensor and node ids are those of `g`.
 Graph paddedGraph(const Graph& g, const std::vector<TablePadding>& padding);
 
-// The plan's padding against the model: each entry names a lookup table of `g` with its rows,
+// Whether `g` is already padded that way (every table has its padded rows): a graph the plan's
+// strategies are for as it is, such as the one paddedGraph made.
+bool holdsPadding(const Graph& g, const std::vector<TablePadding>& padding);
+
+// The plan's padding against the model: each entry names a lookup table of `g` with its rows
+// (or, where `g` already holds the padding, its padded rows),
 // padded to more rows that are a multiple of tp, where tp does not divide them already; one entry
 // per table. The error names the tensor.
 Status checkTablePadding(const Graph& g, const ShardingPlan& plan);
 
-// The graph a plan's strategies and cost are for: `g` itself, or `g` with the plan's tables
-// padded (held here). Keep it alive as long as anything reads graph().
+// The graph a plan's strategies and cost are for: `g` itself (also when it holds the padding
+// already), or `g` with the plan's tables padded (held here). Keep it alive as long as anything reads graph().
 class PlanGraph {
 public:
     PlanGraph(const Graph& g, const ShardingPlan& plan);
