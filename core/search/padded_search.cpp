@@ -13,6 +13,23 @@ Result<SearchResult> searchWithTablePadding(const SearchRequest& request, const 
     const Graph padded = paddedGraph(*request.graph, padding);
     SearchRequest onPadded = request;
     onPadded.graph = &padded;
+    // Padding pays only through a split over the padded rows: a plan that reads every padded
+    // table whole or split otherwise is the same plan on more rows, which the first run has
+    // cheaper. So the padded run pins each lookup of a padded table (that the user left free)
+    // to the split over its rows, the vocabulary-parallel lookup; a tied head then reads the
+    // table that way too or pays for the difference. That keeps its space, and its time, small.
+    for (const TablePadding& p : padding)
+        for (NodeId n : padded.tensor(p.table).consumers) {
+            const Node& node = padded.node(n);
+            if (node.opType != "Gather" || node.input(0) != p.table) continue;
+            if (std::any_of(request.fixed.begin(), request.fixed.end(), [n](const StrategyOverride& f) { return f.node == n; }))
+                continue;
+            for (const OpStrategy& s : nodeStrategies(padded, n, request.mesh.tp, nullptr, request.mesh.dp))
+                if (!s.inputs.empty() && s.inputs[0] == TensorLayout::split(0)) {
+                    onPadded.fixed.push_back({n, s.name});
+                    break;
+                }
+        }
     Result<SearchResult> withPadding = search(onPadded);
     if (!withPadding) return asGiven; // e.g. cancelled: the plan found on the model as given stands
     withPadding->best.plan.padding = padding;
