@@ -453,14 +453,7 @@ private slots:
     void padded_plan_exports_say_what_is_padded()
     {
         Fixture f;
-        ZooOptions o;
-        o.layers = 1;
-        o.hidden = 2048;
-        o.heads = 16;
-        o.seq = 1024;
-        o.batch = 8;
-        o.vocab = 50257;
-        const Graph g = *zooGraph("gpt", o);
+        const Graph g = *zooGraph("gpt", {.layers = 1, .hidden = 2048, .heads = 16, .vocab = 50257, .seq = 1024, .batch = 8});
         const FoldedGraph folded = *foldGraph(g);
         const ClusterSpec cluster = *loadClusterSpec("a100x8");
         const SearchResult t = testing::searchPlan(g, cluster, {1, 8}, "tapas");

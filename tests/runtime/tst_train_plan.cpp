@@ -286,14 +286,9 @@ private Q_SLOTS:
     {
         QFETCH(int, dp);
         QFETCH(int, tp);
-        ZooOptions o;
-        o.layers = 2;
-        o.hidden = 64;
-        o.heads = 4;
-        o.vocab = 127;
-        o.seq = 16;
+        // initTestCase's GPT with 127 words.
         const std::string model = dir(QString("gpt127-%1x%2.onnx").arg(dp).arg(tp));
-        const Status w = writeZooModel("gpt", o, model);
+        const Status w = writeZooModel("gpt", {.layers = 2, .hidden = 64, .heads = 4, .vocab = 127, .seq = 16}, model);
         QVERIFY2(w.ok(), w.error.c_str());
         ImportOptions io;
         io.dims = {{"batch", 4}};
