@@ -289,6 +289,7 @@ int runSearch(const QStringList& args)
     out << "collectives per step: " << main.best.plan.reshards.size() << ", warnings: " << main.warnings.size()
         << ", effective devices: " << effective << " of " << main.best.plan.mesh.size() << "\n";
     for (const std::string& note : main.best.report.notes) out << "pricing: " << note << "\n";
+    if (!main.best.plan.padding.empty()) out << "padding: " << describeTablePadding(*graph, main.best.plan.padding) << "\n";
     out << "\n";
     char line[256];
     std::snprintf(line, sizeof line, "%-9s %-9s %12s %12s %12s %14s %10s %s\n", "searcher", "mesh", "step (ms)", "memory/dev",
@@ -391,6 +392,7 @@ int runPlanCommand(const QStringList& args)
     }
     printOut("plan ok: mesh " + d->plan.mesh.toString() + ", " + std::to_string(d->plan.reshards.size()) +
              " collectives, searcher " + d->provenance.searcher);
+    if (!d->plan.padding.empty()) printOut("padding: " + describeTablePadding(*graph, d->plan.padding));
     if (const std::string stages = describeStages(d->plan, d->cluster.memoryBytes); !stages.empty()) printOut(stages);
     return kExitOk;
 }

@@ -86,6 +86,7 @@ void PlanSession::selectResult(int index)
     undo_->clear();
     editor_.reset();
     costModel_.reset();
+    planGraph_.reset();
     current_ = -1;
     if (graph_ && index >= 0 && index < int(results_.size()) &&
         results_[size_t(index)].best.plan.nodes.size() == graph_->nodes.size()) {
@@ -95,8 +96,10 @@ void PlanSession::selectResult(int index)
         // requested one; its costs must be read on the mesh it used.
         // A staged plan's strategies are those of one micro-batch on one stage's devices.
         const DeviceMesh mesh = plan.mesh.size() > 0 ? costMeshOf(plan) : mesh_;
-        costModel_ = std::make_unique<CostModel>(*graph_, cluster_, mesh, costOptionsOf(plan, costOptions_));
-        editor_ = std::make_unique<PlanEditor>(*graph_, folded_.get(), *costModel_, plan);
+        // A plan that pads tables is costed and edited on the padded model.
+        planGraph_ = std::make_unique<PlanGraph>(*graph_, plan);
+        costModel_ = std::make_unique<CostModel>(planGraph_->graph(), cluster_, mesh, costOptionsOf(plan, costOptions_));
+        editor_ = std::make_unique<PlanEditor>(planGraph_->graph(), folded_.get(), *costModel_, plan);
     }
     undo_->setClean();
     Q_EMIT resultsChanged();

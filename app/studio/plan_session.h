@@ -85,6 +85,7 @@ private:
     CostOptions costOptions_;
     std::vector<SearchResult> results_;
     int current_ = -1;
+    std::unique_ptr<PlanGraph> planGraph_; // the model as the current plan has it (its tables padded)
     std::unique_ptr<CostModel> costModel_;
     std::unique_ptr<PlanEditor> editor_;
     QUndoStack* undo_;

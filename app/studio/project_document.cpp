@@ -254,7 +254,8 @@ void ProjectDocument::restore(const ProjectFile& f)
         r.searcher = doc->provenance.searcher;
         r.searchSeconds = doc->provenance.searchSeconds;
         r.best.plan = std::move(doc->plan);
-        const CostModel model(g, f.cluster, costMeshOf(r.best.plan), costOptionsOf(r.best.plan, f.cost));
+        const PlanGraph planGraph(g, r.best.plan); // a plan that pads tables is costed on them padded
+        const CostModel model(planGraph.graph(), f.cluster, costMeshOf(r.best.plan), costOptionsOf(r.best.plan, f.cost));
         Result<CostReport> report = evaluatePlanWithStages(r.best.plan, model, session_->folded().get(), f.cluster.memoryBytes);
         if (!report) {
             Q_EMIT openFailed(tr("%1, plan %2: %3").arg(name).arg(i + 1).arg(QString::fromStdString(report.error())));
@@ -300,7 +301,8 @@ QString ProjectDocument::openPlanFile(const QString& path)
     r.searchSeconds = doc->provenance.searchSeconds;
     r.best.plan = std::move(doc->plan);
     const CostOptions options;
-    const CostModel model(*session_->graph(), doc->cluster, costMeshOf(r.best.plan), costOptionsOf(r.best.plan, options));
+    const PlanGraph planGraph(*session_->graph(), r.best.plan); // a plan that pads tables is costed on them padded
+    const CostModel model(planGraph.graph(), doc->cluster, costMeshOf(r.best.plan), costOptionsOf(r.best.plan, options));
     Result<CostReport> report = evaluatePlanWithStages(r.best.plan, model, session_->folded().get(), doc->cluster.memoryBytes);
     if (!report) return QFileInfo(path).fileName() + QStringLiteral(": ") + QString::fromStdString(report.error());
     r.best.report = std::move(report).value();

@@ -128,7 +128,8 @@ Result<LaunchLayout> resolveLaunchLayout(const ExportInput& in, const ExportOpti
 CostReport exportReport(const ExportInput& in)
 {
     if (in.report) return *in.report;
-    const CostModel model(*in.graph, *in.cluster, in.plan->mesh);
+    const PlanGraph planGraph(*in.graph, *in.plan); // the plan's cost is its padded tables'
+    const CostModel model(planGraph.graph(), *in.cluster, in.plan->mesh);
     return evaluatePlan(*in.plan, model, in.folded);
 }
 
@@ -148,6 +149,10 @@ std::string exportHeader(const ExportInput& in, const std::string& format, const
          m.toString() + " (dp " + std::to_string(m.dp) + (m.pp > 1 ? " x pp " + std::to_string(m.pp) : std::string()) +
          " x tp " + std::to_string(m.tp) + "), " +
          std::to_string(in.plan->reshards.size()) + " collectives, " + cost + ".\n";
+    if (!in.plan->padding.empty())
+        h += comment + "The plan pads tables so that their rows split over tp: " +
+             commentSafe(describeTablePadding(*in.graph, in.plan->padding)) +
+             " (zero rows appended; no id reads them and the loss must not see their logits).\n";
     return h;
 }
 

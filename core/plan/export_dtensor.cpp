@@ -193,6 +193,38 @@ bool fedByUnexpressedProduct(const Graph& g, const ShardingPlan& p, NodeId n, co
     return false;
 }
 
+// The plan's padded tables (ShardingPlan::padding) and a function that pads them in the module:
+// zero rows appended to the parameter, every module holding that same parameter (a tied head)
+// given the padded one, an nn.Embedding's num_embeddings updated. The logits of the padded rows
+// must be left out of the loss, as the worker does (logits[..., :rows]).
+std::string padTablesPython(const Graph& g, const ShardingPlan& p)
+{
+    std::string py = "# The plan pads these tables (parameter -> (rows, padded rows)) so that they split over tp.\n";
+    py += "PADDED_TABLES = {\n";
+    for (const TablePadding& t : p.padding)
+        py += "    " + pythonString(g.tensor(t.table).name) + ": (" + std::to_string(t.rows) + ", " + std::to_string(t.paddedRows) + "),\n";
+    py += "}\n\n\n";
+    py += "def pad_tables(model):\n";
+    py += "    \"\"\"Appends zero rows to each padded table, keeping ties (a head sharing the table gets the\n";
+    py += "    padded one too). No id reads the new rows; leave their logits out of the loss, e.g.\n";
+    py += "    logits[..., :rows], so that they stay zero.\"\"\"\n";
+    py += "    import torch\n\n";
+    py += "    for name, (rows, padded) in PADDED_TABLES.items():\n";
+    py += "        old = model.get_parameter(name)\n";
+    py += "        if old.shape[0] != rows:\n";
+    py += "            raise ValueError(f\"{name} has {old.shape[0]} rows; the plan pads {rows} to {padded}\")\n";
+    py += "        with torch.no_grad():\n";
+    py += "            new = torch.nn.Parameter(torch.cat([old, old.new_zeros(padded - rows, *old.shape[1:])]))\n";
+    py += "        for module in model.modules():\n";
+    py += "            for key, value in list(module._parameters.items()):\n";
+    py += "                if value is old:\n";
+    py += "                    setattr(module, key, new)\n";
+    py += "                    if isinstance(module, torch.nn.Embedding):\n";
+    py += "                        module.num_embeddings = padded\n";
+    py += "    return model\n\n\n";
+    return py;
+}
+
 class DtensorExporter : public PlanExporter {
 public:
     std::string name() const override { return "dtensor"; }
@@ -318,10 +350,12 @@ public:
             else py += "    plan[" + pythonString(path) + "] = " + e.style + "\n";
         }
         py += "    return plan\n\n\n";
+        if (!p.padding.empty()) py += padTablesPython(g, p);
         py += "def parallelize(model, device_type=\"cuda\"):\n";
         py += "    \"\"\"Shards `model` in place over the tp mesh dimension; returns (model, mesh).\"\"\"\n";
         py += "    from torch.distributed.device_mesh import init_device_mesh\n";
         py += "    from torch.distributed.tensor.parallel import parallelize_module\n\n";
+        if (!p.padding.empty()) py += "    pad_tables(model)  # the plan splits the padded tables only\n";
         py += "    mesh = init_device_mesh(device_type, (DP_SIZE, TP_SIZE), mesh_dim_names=(\"dp\", \"tp\"))\n";
         py += "    parallelize_module(model, mesh[\"tp\"], tensor_parallel_plan())\n";
         py += "    return model, mesh\n";

@@ -42,15 +42,20 @@ std::string planDot(const ExportInput& in)
     const ShardingPlan& p = *in.plan;
     std::string d = "digraph tapas_plan {\n";
     d += exportHeader(in, "dot", "// ");
-    d += "  graph [rankdir=TB, fontname=\"Helvetica\", label=\"" + dotText("plan " + p.mesh.toString() + " (dp x tp) for " + g.name) +
+    const std::string padding = p.padding.empty() ? "" : "; " + describeTablePadding(g, p.padding);
+    d += "  graph [rankdir=TB, fontname=\"Helvetica\", label=\"" + dotText("plan " + p.mesh.toString() + " (dp x tp) for " + g.name + padding) +
          "\", labelloc=t];\n";
     d += "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n";
     d += "  edge [fontname=\"Helvetica\", fontsize=9, color=\"#777777\"];\n";
     auto nodeLine = [&](NodeId n, const std::string& indent) {
         const Node& node = g.node(n);
         const std::string& s = p.nodes[size_t(n)].name;
+        std::string padded; // a lookup of a padded table says so in its box
+        for (const TablePadding& t : p.padding)
+            if (node.input(0) == t.table && node.opType == "Gather")
+                padded = " (table padded " + std::to_string(t.rows) + " -> " + std::to_string(t.paddedRows) + " rows)";
         return indent + "n" + std::to_string(n) + " [label=\"" +
-               dotText(node.name.empty() ? "#" + std::to_string(n) : node.name) + "\\n" + dotText(node.opType + ": " + s) +
+               dotText(node.name.empty() ? "#" + std::to_string(n) : node.name) + "\\n" + dotText(node.opType + ": " + s + padded) +
                "\", fillcolor=\"" + strategyColour(s) + "\"];\n";
     };
     std::vector<bool> placed(g.nodes.size(), false);

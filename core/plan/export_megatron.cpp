@@ -85,7 +85,21 @@ public:
                                                 " layers evenly over pipeline size " + std::to_string(pp) + " x " +
                                                 std::to_string(std::max(1, pipe.virtualStages)) +
                                                 " virtual stages, and they do not divide them");
-        const int64_t padded = megatronPaddedVocab(m.vocab, tp);
+        // Megatron-LM pads the vocabulary to a multiple of --make-vocab-size-divisible-by x tp.
+        // A plan that pads the word table itself gets the smallest divisor that pads it to the
+        // plan's rows (1 for the next multiple of tp), so both train the same table; otherwise
+        // Megatron-LM's default of 128.
+        int64_t divisor = kMegatronVocabDivisor;
+        int64_t padded = megatronPaddedVocab(m.vocab, tp);
+        for (const TablePadding& t : p.padding) {
+            if (t.rows != m.vocab || !isLookupTable(g, t.table)) continue;
+            for (int64_t d = 1; d * tp <= t.paddedRows; ++d)
+                if ((m.vocab + d * tp - 1) / (d * tp) * (d * tp) == t.paddedRows) {
+                    divisor = d;
+                    break;
+                }
+            padded = t.paddedRows;
+        }
         const std::string world = std::to_string(p.mesh.size());
         auto arg = [](const std::string& flag, int64_t v) { return "    " + flag + " " + std::to_string(v) + "\n"; };
         std::string s = "#!/usr/bin/env bash\n";
@@ -94,8 +108,8 @@ public:
         s += "#\n# Megatron-LM arguments for this plan (flag names as megatron/training/arguments.py defines them):\n";
         s += "# a GPT of " + std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ", " +
              std::to_string(m.heads) + " heads, sequence " + std::to_string(m.seq) + ", vocabulary " + std::to_string(m.vocab) +
-             " (Megatron-LM pads it to " + std::to_string(padded) + ", a multiple of " + std::to_string(kMegatronVocabDivisor) +
-             " x tp " + std::to_string(tp) + ");\n";
+             (divisor == kMegatronVocabDivisor ? " (Megatron-LM pads it to " : " (the plan pads it, and Megatron-LM with it, to ") +
+             std::to_string(padded) + ", a multiple of " + std::to_string(divisor) + " x tp " + std::to_string(tp) + ");\n";
         s += "# world size " + world + " = tensor parallel " + std::to_string(tp) + " x pipeline " + std::to_string(pp) +
              " x data parallel " + std::to_string(p.mesh.dp) +
              " (Megatron-LM derives the data-parallel size from the world size), " + std::to_string(m.batch) +
@@ -125,7 +139,7 @@ public:
         if (!m.tiedHead) s += "    --untie-embeddings-and-output-weights\n";
         s += "    --tokenizer-type NullTokenizer\n";
         s += arg("--vocab-size", m.vocab);
-        s += arg("--make-vocab-size-divisible-by", kMegatronVocabDivisor);
+        s += arg("--make-vocab-size-divisible-by", divisor);
         s += ")\n";
         s += "MEGATRON_PARALLEL_ARGS=(\n";
         s += arg("--tensor-model-parallel-size", tp);

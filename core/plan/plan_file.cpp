@@ -109,6 +109,26 @@ json pipelineJson(const PipelineSchedule& p)
             {"distributed_optimizer", p.distributedOptimizer}, {"bubble_fraction", p.bubbleFraction}, {"stages", stages}};
 }
 
+// The padding section of a version 3 file: tables by name with their rows; whether each padding
+// is one the plan may make is checkPlan's (checkTablePadding) to say.
+std::vector<TablePadding> readPadding(const json& j, const Graph& g, const std::string& origin)
+{
+    if (!j.is_array()) throw Fail{where(origin, "padding", "must be an array")};
+    std::vector<TablePadding> out;
+    constexpr int64_t kMaxRows = int64_t(1) << 40;
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string at = "padding[" + std::to_string(i) + "]";
+        const json& e = j[i];
+        const json& name = need(e, "tensor", origin, at + ".tensor");
+        if (!name.is_string()) throw Fail{where(origin, at + ".tensor", "must be a tensor name")};
+        const TensorId t = g.findTensor(name.get<std::string>());
+        if (t == kNoTensor) throw Fail{where(origin, at + ".tensor", "names '" + name.get<std::string>() + "', which the model does not have")};
+        out.push_back({t, readInteger(e, "rows", origin, at + ".rows", 1, kMaxRows),
+                       readInteger(e, "padded_rows", origin, at + ".padded_rows", 1, kMaxRows)});
+    }
+    return out;
+}
+
 // The pipeline section of a version 2 file: stages in chain order, contiguous, pp x virtual
 // stages of them, each on a rank of the mesh.
 PipelineSchedule readPipeline(const json& j, const DeviceMesh& mesh, const std::string& origin)
@@ -181,9 +201,15 @@ std::string savePlanJson(const Graph& g, const FoldedGraph* folded, const Shardi
     const FoldedGraph& fg = folded ? *folded : single;
     json j;
     j["schema"] = "tapas-plan";
-    j["version"] = kPlanSchemaVersion;
+    j["version"] = plan.padding.empty() ? kUnpaddedPlanSchemaVersion : kPlanSchemaVersion;
     j["mesh"] = {{"dp", plan.mesh.dp}, {"tp", plan.mesh.tp}, {"pp", plan.mesh.pp}};
     j["pipeline"] = pipelineJson(plan.pipeline);
+    if (!plan.padding.empty()) {
+        json padding = json::array();
+        for (const TablePadding& p : plan.padding)
+            padding.push_back({{"tensor", g.tensor(p.table).name}, {"rows", p.rows}, {"padded_rows", p.paddedRows}});
+        j["padding"] = padding;
+    }
     j["cluster"] = json::parse(clusterSpecToJson(cluster));
     json inputs = json::array();
     for (TensorId t : g.inputs) inputs.push_back({{"name", g.tensor(t).name}, {"shape", g.tensor(t).shape.toString()}});
@@ -272,6 +298,7 @@ Result<PlanDocument> loadPlanJson(const std::string& text, const Graph& g, const
                                                  std::to_string(kMaxDevices))};
         d.plan.mesh = {int(dp), int(tp), int(pp)};
         if (version >= 2) d.plan.pipeline = readPipeline(need(j, "pipeline", origin, "pipeline"), d.plan.mesh, origin);
+        if (version >= 3 && j.contains("padding")) d.plan.padding = readPadding(j["padding"], g, origin);
         Result<ClusterSpec> cluster = parseClusterSpec(need(j, "cluster", origin, "cluster").dump(), origin + "#cluster");
         if (!cluster) throw Fail{cluster.error()};
         d.cluster = *cluster;

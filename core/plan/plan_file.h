@@ -13,7 +13,12 @@ namespace tapas {
 
 // Version 2 added pipelines: mesh.pp and the "pipeline" section (micro-batches, interleaving,
 // distributed optimizer, stages with their recomputation). Version 1 files still load (pp 1).
-inline constexpr int kPlanSchemaVersion = 2;
+// Version 3 added "padding": the lookup tables the plan pads (ShardingPlan::padding), each as
+// {"tensor", "rows", "padded_rows"}. A plan without padding is still written as version 2, so
+// that builds which read up to 2 keep reading it; a padded one is version 3, which they refuse
+// rather than run it without its padding.
+inline constexpr int kPlanSchemaVersion = 3;
+inline constexpr int kUnpaddedPlanSchemaVersion = 2;
 inline constexpr int kOldestPlanSchemaVersion = 1;
 
 struct PlanProvenance {

@@ -1,6 +1,6 @@
 #include "core/search/megatron_roles.h"
 
-#include "core/ops/shape_fill.h"
+#include "core/shard/table_padding.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -171,23 +171,7 @@ Graph megatronPaddedGraph(const Graph& g, int tp, int64_t* vocab)
     if (vocab) *vocab = s.dims[0].value;
     const int64_t padded = megatronPaddedVocab(s.dims[0].value, tp);
     if (padded == s.dims[0].value) return g;
-    Graph out = g;
-    out.tensor(table).shape.dims[0] = Dim::known(padded);
-    // Forget every shape downstream of the table and derive them again from the padded one.
-    std::vector<TensorId> stack{table};
-    std::unordered_set<TensorId> seen{table};
-    while (!stack.empty()) {
-        const TensorId t = stack.back();
-        stack.pop_back();
-        for (NodeId c : out.tensor(t).consumers)
-            for (TensorId o : out.node(c).outputs) {
-                if (o == kNoTensor || out.tensor(o).value || !seen.insert(o).second) continue;
-                out.tensor(o).shape = Shape::unknownRank();
-                stack.push_back(o);
-            }
-    }
-    (void)fillMissingShapes(out);
-    return out;
+    return paddedGraph(g, {{table, s.dims[0].value, padded}});
 }
 
 } // namespace tapas

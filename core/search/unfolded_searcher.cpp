@@ -1,5 +1,6 @@
 // The TAPAS dynamic programming with folding switched off: one scope over the whole graph.
 #include "core/search/block_search.h"
+#include "core/search/padded_search.h"
 #include "core/search/searcher_factories.h"
 
 namespace tapas {
@@ -15,7 +16,10 @@ public:
         if (Status s = validateRequest(request); !s) return Result<SearchResult>::failure(s.error);
         DpConfig config;
         config.beam = request.beam;
-        return runBlockSearcher(name(), request, singleBlockFold(*request.graph), config);
+        // The padded table too, as TAPAS searches it: the unfolded search stays the check of the stitch.
+        return searchWithTablePadding(request, [&](const SearchRequest& r) {
+            return runBlockSearcher(name(), r, singleBlockFold(*r.graph), config);
+        });
     }
 };
 

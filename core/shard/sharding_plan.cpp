@@ -83,7 +83,23 @@ ShardingPlan buildPlan(const Graph& g, const DeviceMesh& mesh, std::vector<OpStr
     return p;
 }
 
+namespace {
+
+Status checkPlanOn(const Graph& g, const ShardingPlan& plan);
+
+} // namespace
+
 Status checkPlan(const Graph& g, const ShardingPlan& plan)
+{
+    if (plan.padding.empty()) return checkPlanOn(g, plan);
+    if (Status s = checkTablePadding(g, plan); !s) return s;
+    if (holdsPadding(g, plan.padding)) return checkPlanOn(g, plan); // an editor's or the worker's padded graph
+    return checkPlanOn(paddedGraph(g, plan.padding), plan);
+}
+
+namespace {
+
+Status checkPlanOn(const Graph& g, const ShardingPlan& plan)
 {
     if (plan.nodes.size() != g.nodes.size())
         return Status::failure("plan has " + std::to_string(plan.nodes.size()) + " node strategies for a graph of " +
@@ -155,5 +171,7 @@ Status checkPlan(const Graph& g, const ShardingPlan& plan)
                                std::to_string(needed) + " layout changes need one");
     return Status::success();
 }
+
+} // namespace
 
 } // namespace tapas

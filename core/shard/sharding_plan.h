@@ -6,6 +6,7 @@
 #include "core/shard/collective.h"
 #include "core/shard/op_sharding.h"
 #include "core/shard/pipeline_schedule.h"
+#include "core/shard/table_padding.h"
 #include "core/util/result.h"
 
 #include <string>
@@ -37,6 +38,9 @@ struct ShardingPlan {
     std::vector<Reshard> reshards;
     std::vector<std::string> warnings;
     PipelineSchedule pipeline;
+    // Lookup tables the plan pads so that their rows split over tp (table_padding.h): the node
+    // strategies, reshards and cost are those of paddedGraph(g, padding). Empty: none padded.
+    std::vector<TablePadding> padding;
     // The pieces the batch is cut into on one device's step: dp replicas x micro-batches. A dim
     // that scales with the batch is 1/batchShards() of itself in one micro-batch.
     int batchShards() const { return mesh.dp * pipeline.microBatches; }
@@ -59,7 +63,9 @@ ShardingPlan buildPlan(const Graph& g, const DeviceMesh& mesh, std::vector<OpStr
 
 // Every node has a strategy of the right arity whose splits divide their dims, every mismatch
 // between a producer's layout and a consumer's need has its collective (of the right kind) and
-// no collective is placed where none is needed. The error names the node and tensor.
+// no collective is placed where none is needed. The error names the node and tensor. `g` is the
+// model as given (or already padded by the plan, as an editor holds it): a plan that pads tables
+// has its padding checked (checkTablePadding) and its strategies checked against the padded graph.
 Status checkPlan(const Graph& g, const ShardingPlan& plan);
 
 } // namespace tapas

@@ -106,6 +106,29 @@ int64_t indexRange(const Graph& g, TensorId t)
 
 double maxAbs(const Tensor& t) { return t.numel() ? t.abs().max().item<double>() : 0; }
 
+// `x` grown to `shape` with zeros appended along every dim that is larger there (a padded
+// table's rows, the logits of its padded rows); `x` itself when the shapes agree.
+Tensor padTo(const Tensor& x, const std::vector<int64_t>& shape)
+{
+    std::vector<int64_t> pads; // torch's order: last dim first, (before, after) each
+    bool any = false;
+    for (int64_t d = x.dim() - 1; d >= 0; --d) {
+        const int64_t extra = size_t(d) < shape.size() ? shape[size_t(d)] - x.size(d) : 0;
+        pads.push_back(0);
+        pads.push_back(std::max<int64_t>(extra, 0));
+        any = any || extra > 0;
+    }
+    return any ? torch::constant_pad_nd(x, pads, 0) : x;
+}
+
+// `shape` (of the model as given) with each dim the padded graph holds larger taken from `padded`.
+std::vector<int64_t> grownShape(std::vector<int64_t> shape, const std::vector<int64_t>& given, const std::vector<int64_t>& padded)
+{
+    for (size_t d = 0; d < shape.size() && d < given.size() && d < padded.size(); ++d)
+        if (padded[d] > given[d]) shape[d] += padded[d] - given[d];
+    return shape;
+}
+
 } // namespace
 
 struct PlanTrainer::Impl {
@@ -125,6 +148,16 @@ struct PlanTrainer::Impl {
     int64_t adamStep = 0;
     TpGroup tpGroup, noGroup;
 
+    // The model as given (global unless the plan pads tables).
+    const Graph& ref() const { return s.reference ? *s.reference : *s.global; }
+
+    // Weight t as the plan's graph holds it whole: the model's value, padded with zero rows
+    // where the plan pads its table.
+    Tensor planWeight(TensorId t) const
+    {
+        return padTo(fullWeight(ref(), t, s.seed, s.stored), knownShape(*s.global, t));
+    }
+
     // Step `step`'s value of graph input t: the whole global tensor, or (local) micro-batch j of
     // this dp rank, drawn alone (the same values as that slice of the whole).
     Tensor input(TensorId t, int64_t step, bool local, int j) const
@@ -136,7 +169,7 @@ struct PlanTrainer::Impl {
         const int axis = local ? dpAxis(t) : -1;
         const int64_t piece = int64_t(s.dpIndex) * s.microBatches + j;
         if (dtypeIsFloating(x.dtype)) return seededNormalPiece(seed, shape, 1.0, axis, piece, shards());
-        const int64_t rows = indexRange(g, t);
+        const int64_t rows = indexRange(ref(), t); // the model's rows: no id reads a padded one
         if (rows > 0 && !nameHas(x.name, {"mask"}))
             return seededIntsPiece(seed, shape, rows, axis, piece, shards()).to(torchType(x.dtype));
         if (axis >= 0) shape[size_t(axis)] /= shards();
@@ -174,10 +207,13 @@ struct PlanTrainer::Impl {
     }
 
     // MSE of every float graph output against seeded targets, normalised by the global element
-    // count, so the loss and its gradient do not depend on how the outputs are split.
+    // count, so the loss and its gradient do not depend on how the outputs are split. Targets and
+    // count are the model's as given: where the plan pads a table, the output's padded part (the
+    // logits of padded rows) gets no target and is masked out, so it adds nothing to the loss
+    // and sends no gradient back to the padded rows.
     LossParts loss(const std::vector<LocalValue>& outs, int64_t step, bool sharded, int j = 0) const
     {
-        const Graph& g = *s.global;
+        const Graph& g = ref();
         Tensor back = torch::zeros({}, torch::kFloat32), report = torch::zeros({}, torch::kFloat32);
         for (size_t i = 0; i < g.outputs.size(); ++i) {
             const TensorId t = g.outputs[i];
@@ -190,11 +226,19 @@ struct PlanTrainer::Impl {
             double count = 1;
             for (int64_t d : shape) count *= double(d);
             double weight = 1;
+            Tensor mask;
             if (sharded) {
                 if (shards() > 1 && !dpSplit(t)) weight = 1.0 / shards(); // every piece holds it whole
+                const std::vector<int64_t> padded = knownShape(*s.global, t);
+                if (padded != shape) {
+                    const std::vector<int64_t> piece = grownShape(target.sizes().vec(), shape, padded);
+                    mask = shardOf(padTo(torch::ones_like(target), piece), outs[i].layout, 1, s.tp, s.tpIndex);
+                    target = padTo(target, piece);
+                }
                 target = shardOf(target, outs[i].layout, 1, s.tp, s.tpIndex);
             }
             Tensor diff = outs[i].t - target;
+            if (mask.defined()) diff = diff * mask;
             Tensor part = (diff * diff).sum() * (weight / count);
             back = back + part;
             if (!sharded || outs[i].layout.kind != TensorLayout::R || s.tpIndex == 0) report = report + part.detach();
@@ -388,7 +432,7 @@ Result<std::unique_ptr<PlanTrainer>> PlanTrainer::create(const TrainerSetup& set
             if (setup.pp > 1 && d.partition.readOnSeveralRanks(t)) d.sharedIds.push_back(t);
             if (setup.pp > 1 && !d.partition.rankReads(t, setup.ppIndex)) continue;
             d.paramIds.push_back(t);
-            Tensor full = fullWeight(*setup.global, t, setup.seed, setup.stored);
+            Tensor full = d.planWeight(t);
             shards.emplace_back(t, shardOf(full, L.storage[size_t(t)], L.producedK[size_t(t)], L.tp, setup.tpIndex));
         }
         d.makeFlat(shards);
@@ -404,7 +448,7 @@ Result<std::unique_ptr<PlanTrainer>> PlanTrainer::create(const TrainerSetup& set
 Result<NumericsReport> PlanTrainer::checkNumerics(int64_t step, double tolerance)
 {
     NumericsReport rep;
-    const Graph& g = *d->s.global;
+    const Graph& g = d->ref(); // the model as given, unpadded
     try {
         double comm = 0, wait = 0;
         rep.loss = d->forwardBackward(step, comm, wait);
@@ -439,7 +483,9 @@ Result<NumericsReport> PlanTrainer::checkNumerics(int64_t step, double tolerance
             Tensor refGrad = full[t].grad();
             if (!refGrad.defined()) refGrad = torch::zeros_like(full[t]);
             if (!mine.defined()) mine = torch::zeros_like(d->params[t]);
-            Tensor expect = shardOf(refGrad, L.storage[size_t(t)], L.producedK[size_t(t)], L.tp, d->s.tpIndex);
+            // A padded table's padded rows must get no gradient: the expected one is zero there.
+            Tensor expect = shardOf(padTo(refGrad, knownShape(*d->s.global, t)), L.storage[size_t(t)], L.producedK[size_t(t)],
+                                    L.tp, d->s.tpIndex);
             const double abs = maxAbs(mine - expect);
             consider(t, abs, abs / std::max(maxAbs(refGrad), 1e-6));
         }
@@ -563,6 +609,24 @@ Result<int64_t> PlanTrainer::loadCheckpoint(const std::string& file)
     }
     d->adamStep = list[0][1].item<int64_t>();
     return list[0][0].item<int64_t>();
+}
+
+double PlanTrainer::paddedRowsMaxAbs() const
+{
+    double worst = 0;
+    const ExecLayouts& L = d->interp->layouts();
+    torch::NoGradGuard noGrad;
+    for (const TablePadding& p : d->s.plan->padding) {
+        const auto it = d->params.find(p.table);
+        if (it == d->params.end()) continue; // another pipeline stage holds it
+        // 1 on the padded rows of the whole table, sharded as the table is: this rank's part of them.
+        Tensor padded = torch::zeros(knownShape(*d->s.global, p.table));
+        padded.narrow(0, p.rows, p.paddedRows - p.rows).fill_(1);
+        const Tensor mine = shardOf(padded, L.storage[size_t(p.table)], L.producedK[size_t(p.table)], L.tp, d->s.tpIndex);
+        worst = std::max(worst, maxAbs(it->second.detach() * mine));
+    }
+    d->s.world->allReduceMax(&worst, 1);
+    return worst;
 }
 
 int64_t PlanTrainer::shardBytes() const

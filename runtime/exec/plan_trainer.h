@@ -23,6 +23,10 @@ namespace tapas::runtime {
 struct TrainerSetup {
     const Graph* global = nullptr; // dims as the plan was made (global batch): the reference
     const Graph* local = nullptr;  // the same model with the batch divided by dp x micro-batches: one micro-batch
+    // The model as given when the plan pads tables (global and local are then padded, as the plan
+    // is for them): the numerics reference, the synthetic weights' and ids' source, and the shapes
+    // of the loss's targets, so that the padded run trains the same model. Null: global.
+    const Graph* reference = nullptr;
     const ShardingPlan* plan = nullptr;
     const FoldedGraph* folded = nullptr; // the global graph folded: stages are ranges of its chain (needed when pp > 1)
     Communicator* world = nullptr;
@@ -75,6 +79,10 @@ public:
     // Returns the step the checkpoint was written after.
     Result<int64_t> loadCheckpoint(const std::string& file);
     int64_t shardBytes() const;
+    // The largest magnitude any padded row of a padded table holds on any rank (0 while the
+    // padding stays zero, as it must: no id reads it and the loss ignores its logits).
+    // Collective over all ranks; 0 without padding.
+    double paddedRowsMaxAbs() const;
     int64_t globalBatch() const;
     // Blocks of the folded chain this rank's stage runs (the whole chain without stages).
     int stageBlocks() const;

@@ -415,10 +415,23 @@ int Run::exec()
     stored_ = std::move(*stored);
     emit(weightSourceEvent(*global, stored_));
 
+    // A plan that pads tables is for the model with those tables padded: the shards, layouts and
+    // stages are the padded graph's, while the unpadded one stays the numerics reference.
+    Graph paddedGlobal, paddedLocal;
+    const Graph* planGlobal = &*global;
+    if (!doc->plan.padding.empty()) {
+        paddedGlobal = paddedGraph(*global, doc->plan.padding);
+        planGlobal = &paddedGlobal;
+        paddedLocal = paddedGraph(*local, doc->plan.padding);
+        local = &paddedLocal;
+        emit(MetricsEvent::logEvent("info", 0, "padding: " + describeTablePadding(*global, doc->plan.padding) +
+                                                   " (zero rows no id reads and the loss does not see)"));
+    }
+
     // Stages are ranges of the folded chain, as the search folded the same graph.
     FoldedGraph folded;
     if (pp > 1) {
-        Result<FoldedGraph> f = foldGraph(*global);
+        Result<FoldedGraph> f = foldGraph(*planGlobal);
         if (!f.ok()) return failAll(f.error());
         folded = std::move(*f);
     }
@@ -430,8 +443,9 @@ int Run::exec()
         return failAll(e.what());
     }
     TrainerSetup setup;
-    setup.global = &*global;
+    setup.global = planGlobal;
     setup.local = local;
+    setup.reference = &*global;
     setup.plan = &doc->plan;
     setup.folded = pp > 1 ? &folded : nullptr;
     setup.world = world_.get();
@@ -584,6 +598,15 @@ int Run::exec()
             emit(MetricsEvent::statusEvent("stopped", "stopped by request after step " + std::to_string(step)));
             return sink_ && sink_->writeFailed() ? failRecord() : 0;
         }
+    }
+    // The padded rows must still be zero: no id reads them and no loss reached them, so Adam's
+    // zero gradients left them as they were.
+    if (!doc->plan.padding.empty()) {
+        const double padded = trainer_->paddedRowsMaxAbs();
+        if (padded != 0)
+            return failAll("the padded rows of " + describeTablePadding(*global, doc->plan.padding) + " hold values up to " +
+                           fmt(padded) + " after step " + std::to_string(o_.steps) + "; they must stay zero");
+        emit(MetricsEvent::logEvent("info", 0, "padding: the padded rows are still zero after step " + std::to_string(o_.steps)));
     }
     if (o_.profileNodes) {
         const std::string path = o_.runDir + "/node_profile." + std::to_string(rank) + ".json";

@@ -265,6 +265,36 @@ private Q_SLOTS:
         toggle->trigger();
         QCOMPARE(item->brush().color(), overlay);
     }
+
+    // A plan that pads the word table (1,024 rows do not split over tp 3) is costed and edited on
+    // the padded model, and the Plan dock's summary says what is padded. Runs last: it replaces
+    // the session's plans.
+    void a_padded_plan_is_edited_on_the_padded_model_and_its_padding_shown()
+    {
+        const Graph& g = *session()->graph();
+        const std::vector<TablePadding> padding = tpTablePadding(g, 3); // the word and the position table
+        const TensorId wte = g.findTensor("transformer.wte.weight");
+        QVERIFY(std::find(padding.begin(), padding.end(), TablePadding{wte, 1024, 1026}) != padding.end());
+        const Graph padded = paddedGraph(g, padding);
+        ClusterSpec cluster = *loadClusterSpec("a100x8");
+        cluster.devicesPerNode = 3; // the mesh's devices
+        const DeviceMesh mesh{1, 3};
+        SearchResult r = searchPlan(padded, cluster, mesh, "tapas");
+        r.best.plan.padding = padding;
+        QVERIFY(checkPlan(g, r.best.plan).ok());
+        const double planned = r.best.report.total.time();
+        std::vector<SearchResult> results;
+        results.push_back(std::move(r));
+        session()->setResults(cluster, mesh, CostOptions{}, std::move(results));
+        QVERIFY(session()->hasPlan());
+        // Re-costed on the padded model: the search's figure (the model as given would differ).
+        const double edited = session()->editor()->report().total.time();
+        QVERIFY2(std::abs(edited - planned) <= 1e-9 * planned, qPrintable(QStringLiteral("%1 vs %2").arg(edited).arg(planned)));
+        auto* summary = panel()->findChild<QLabel*>(QStringLiteral("planSummary"));
+        QVERIFY(summary);
+        QVERIFY2(summary->text().contains(QStringLiteral("'transformer.wte.weight' padded from 1024 to 1026 rows")),
+                 qPrintable(summary->text()));
+    }
 };
 
 QTEST_MAIN(TstPlanReview)

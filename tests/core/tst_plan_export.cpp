@@ -445,6 +445,89 @@ private slots:
         QVERIFY(pa.find("    --micro-batch-size 2\n") != std::string::npos);
     }
 
+    // A TAPAS plan that pads GPT-2's 50,257-word table to 50,264 rows on tp 8: every export says
+    // so. Megatron-LM's arguments pad it the same way (--make-vocab-size-divisible-by 1, a
+    // multiple of 1 x tp), the DTensor plan pads the module's table (ties kept) before
+    // parallelize_module, the graph names it, the plan file carries it. The files are compared
+    // with tests/data/export/padded/ (TAPAS_UPDATE_EXPECTED=1 rewrites them).
+    void padded_plan_exports_say_what_is_padded()
+    {
+        Fixture f;
+        const Graph g = *zooGraph("gpt", {.layers = 1, .hidden = 2048, .heads = 16, .vocab = 50257, .seq = 1024, .batch = 8});
+        const FoldedGraph folded = *foldGraph(g);
+        const ClusterSpec cluster = *loadClusterSpec("a100x8");
+        const SearchResult t = testing::searchPlan(g, cluster, {1, 8}, "tapas");
+        QCOMPARE(t.best.plan.padding.size(), size_t(1));
+        ExportInput in = f.in;
+        in.graph = &g;
+        in.folded = &folded;
+        in.cluster = &cluster;
+        in.plan = &t.best.plan;
+        in.report = &t.best.report;
+        in.provenance = {"tapas", "test", 0};
+        ExportOptions options = f.options;
+        options.hosts = {"gpu-a.example"};
+        ExportFiles files;
+        for (const char* format : {"plan", "dtensor", "megatron", "dot"}) {
+            Result<ExportFiles> w = findPlanExporter(format)->write(in, options);
+            QVERIFY2(w.ok(), w.ok() ? "" : w.error().c_str());
+            files.merge(*w);
+        }
+        const std::string& args = files.at("megatron_args.sh");
+        for (const char* line : {"    --vocab-size 50257\n", "    --make-vocab-size-divisible-by 1\n", "pads it, and Megatron-LM with it, to 50264",
+                                 "'transformer.wte.weight' padded from 50257 to 50264 rows"})
+            QVERIFY2(args.find(line) != std::string::npos, (line + std::string("\n---\n") + args).c_str());
+        const std::string& py = files.at("dtensor_plan.py");
+        for (const char* line : {"    \"transformer.wte.weight\": (50257, 50264),\n", "def pad_tables(model):", "    pad_tables(model)"})
+            QVERIFY2(py.find(line) != std::string::npos, line);
+        QVERIFY(files.at("plan_graph.dot").find("(table padded 50257 -> 50264 rows)") != std::string::npos);
+        QVERIFY(files.at("plan.tapas.json").find("\"padded_rows\": 50264") != std::string::npos);
+        // The Python pads a tied table in a real torch module and keeps the tie.
+        QTemporaryDir dir;
+        QVERIFY(writeExportFiles(dir.path().toStdString(), files).ok());
+        const char* script = R"PY(
+import importlib.util, sys
+import torch
+spec = importlib.util.spec_from_file_location("dtensor_plan", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+model = torch.nn.Module()
+model.transformer = torch.nn.Module()
+model.transformer.wte = torch.nn.Embedding(50257, 4)
+model.lm_head = torch.nn.Linear(4, 50257, bias=False)
+model.lm_head.weight = model.transformer.wte.weight
+before = model.transformer.wte.weight.detach().clone()
+mod.pad_tables(model)
+w = model.transformer.wte.weight
+assert w.shape == (50264, 4) and model.transformer.wte.num_embeddings == 50264
+assert model.lm_head.weight is w
+assert torch.equal(w[:50257], before) and not w[50257:].any()
+print("padded ok")
+)PY";
+        QFile check(dir.filePath(QStringLiteral("check_pad.py")));
+        QVERIFY(check.open(QIODevice::WriteOnly));
+        check.write(script);
+        check.close();
+        const Run py3 = run(kPython, {check.fileName(), dir.filePath(QStringLiteral("dtensor_plan.py"))});
+        QVERIFY2(py3.code == 0 && py3.output.contains(QStringLiteral("padded ok")), qPrintable(py3.output));
+
+        const QString goldens = expectedDir() + QStringLiteral("/padded");
+        const bool update = qEnvironmentVariableIntValue("TAPAS_UPDATE_EXPECTED") == 1;
+        for (const auto& [name, content] : files) {
+            QFile file(goldens + "/" + QString::fromStdString(name));
+            if (update) {
+                QDir().mkpath(goldens);
+                QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+                file.write(bytes(content));
+                continue;
+            }
+            QVERIFY2(file.open(QIODevice::ReadOnly),
+                     qPrintable("missing expected output " + file.fileName() + " (run with TAPAS_UPDATE_EXPECTED=1)"));
+            QVERIFY2(file.readAll() == bytes(content), qPrintable(file.fileName() + " differs from the expected output"));
+        }
+        if (update) QSKIP("expected padded outputs rewritten; review git diff tests/data/export/padded");
+    }
+
     // pretrain_gpt.py trains decoder-only language models: a model without a word embedding
     // looked up by its inputs, or without vocabulary logits, is refused with what it lacks.
     // A plan with pipeline stages: the pipeline size, virtual stages, recomputation and the

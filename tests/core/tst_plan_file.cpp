@@ -134,6 +134,50 @@ private slots:
         }
     }
 
+    // A plan that pads a table (version 3) keeps its padding through the file; a plan that pads
+    // nothing is still version 2; a file's padding is checked against the model, naming the tensor.
+    void padded_table_round_trips_and_bad_padding_is_refused()
+    {
+        const Graph g = testing::zooGraphOf("gpt", {.layers = 1, .hidden = 512, .heads = 8, .vocab = 50257, .seq = 64, .batch = 8});
+        SearchRequest r;
+        r.graph = &g;
+        r.cluster = *loadClusterSpec("a100x8");
+        r.mesh = {1, 8};
+        const SearchResult res = *findSearcher("tapas")->search(r);
+        const TensorId wte = g.findTensor("transformer.wte.weight");
+        QVERIFY(res.best.plan.padding == (std::vector<TablePadding>{{wte, 50257, 50264}}));
+        const FoldedGraph folded = *foldGraph(g);
+        const std::string text = savePlanJson(g, &folded, res.best.plan, r.cluster, res.best.report, {"tapas", "test", 0});
+        const nlohmann::json j = nlohmann::json::parse(text);
+        QCOMPARE(j["version"].get<int>(), 3);
+        QCOMPARE(j["padding"][0]["tensor"].get<std::string>(), std::string("transformer.wte.weight"));
+        QCOMPARE(j["padding"][0]["rows"].get<int64_t>(), int64_t(50257));
+        QCOMPARE(j["padding"][0]["padded_rows"].get<int64_t>(), int64_t(50264));
+        Result<PlanDocument> d = loadPlanJson(text, g, "pad.tapas.json");
+        QVERIFY2(d.ok(), d.error().c_str());
+        QVERIFY(d->plan.padding == res.best.plan.padding);
+        QVERIFY(samePlans(d->plan, res.best.plan));
+        // Without the padding (as a version 2 reader would see it) the vocabulary split is refused.
+        Result<PlanDocument> stripped = loadPlanJson(edited(text, [](auto& x) { x.erase("padding"); }), g, "pad.tapas.json");
+        QVERIFY(!stripped.ok());
+        const Saved plain = searchAndSave(gpt(2)); // 1024 rows split 4 ways: nothing padded
+        QCOMPARE(nlohmann::json::parse(plain.json)["version"].get<int>(), 2);
+        QVERIFY(!nlohmann::json::parse(plain.json).contains("padding"));
+        struct Case { std::string text, needle; };
+        const std::vector<Case> cases = {
+            {edited(text, [](auto& x) { x["padding"][0]["padded_rows"] = 50260; }), "must add rows to 50257 and end at a multiple of tp 8"},
+            {edited(text, [](auto& x) { x["padding"][0]["rows"] = 50000; }), "is for 50000 rows, but the model's table has 50257"},
+            {edited(text, [](auto& x) { x["padding"][0]["tensor"] = "nope"; }), "field 'padding[0].tensor' names 'nope'"},
+            {edited(text, [](auto& x) { x["padding"][0]["padded_rows"] = -3; }), "field 'padding[0].padded_rows'"},
+            {edited(text, [](auto& x) { x["padding"] = 7; }), "field 'padding' must be an array"},
+        };
+        for (const Case& c : cases) {
+            Result<PlanDocument> bad = loadPlanJson(c.text, g, "bad.tapas.json");
+            QVERIFY2(!bad.ok(), c.needle.c_str());
+            QVERIFY2(bad.error().find(c.needle) != std::string::npos, bad.error().c_str());
+        }
+    }
+
     // Every number of a plan is read exactly: a 64-bit value is not wrapped through an int (tp =
     // 2^32 + 2 was read as 2 and the plan ran as mesh 1x2), floats must be finite.
     void numeric_fields_are_range_checked_exactly()

@@ -180,6 +180,8 @@ void PlanPanel::updateSummary()
     if (r.pipelined) text += QStringLiteral(" · ") + tr("bubble %1 ms").arg(r.total.bubble * 1e3, 0, 'f', 2);
     if (!r.fits) text += QStringLiteral(" · ") + tr("does NOT fit");
     if (overrides) text += QStringLiteral(" · ") + tr("%n override(s)", nullptr, overrides);
+    if (const std::vector<TablePadding>& padding = editor_->plan().padding; !padding.empty())
+        text += QStringLiteral(" · ") + tr("tables padded to split over tp: %1").arg(QString::fromStdString(describeTablePadding(*graph_, padding)));
     summary_->setText(text);
 }
 
