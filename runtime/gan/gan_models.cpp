@@ -81,9 +81,32 @@ private:
     torch::nn::Sequential net_{nullptr};
 };
 
+// Batch norm with the batch's statistics as constants of the backward pass (`--d-norm
+// batch-detached`): the forward normalises exactly as training-mode batch norm does (biased
+// variance of this batch; the running statistics follow with the same momentum), but the
+// gradient does not flow through the mean and variance, so a score's gradient at a sample's
+// pixels is that sample's own Jacobian: what `--single-d-backward` needs. Eval-mode batch norm
+// with the batch's statistics as its "running" ones is that function, in libtorch's fused kernel.
+torch::Tensor batchNormDetachedStats(torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& x)
+{
+    if (!bn.is_training()) return bn.forward(x);
+    torch::Tensor var, mean;
+    {
+        torch::NoGradGuard ng;
+        std::tie(var, mean) = torch::var_mean(x, at::IntArrayRef{0, 2, 3}, /*unbiased=*/false);
+        const double m = bn.options.momentum().value_or(0.1);
+        const int64_t count = x.numel() / x.size(1);
+        bn.running_mean.mul_(1 - m).add_(mean, m);
+        bn.running_var.mul_(1 - m).add_(var * (double(count) / double(std::max<int64_t>(1, count - 1))), m);
+        bn.num_batches_tracked.add_(1);
+    }
+    return F::batch_norm(x, mean, var,
+                         F::BatchNormFuncOptions().weight(bn.weight).bias(bn.bias).training(false).eps(bn.options.eps()));
+}
+
 class DcganD : public DiscriminatorNet {
 public:
-    explicit DcganD(const ModelSpec& s)
+    explicit DcganD(const ModelSpec& s) : detachedStats_(s.dNorm == DNorm::BatchDetached)
     {
         const int downs = s.resolution == 64 ? 4 : 3;
         auto lrelu = [] { return torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2)); };
@@ -100,8 +123,22 @@ public:
         seq->push_back(torch::nn::Conv2d(torch::nn::Conv2dOptions(ch, 1, 4)));
         net_ = register_module("net", seq);
     }
-    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor&) override { return net_->forward(x).view({-1}); }
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor&) override
+    {
+        if (!detachedStats_) return net_->forward(x).view({-1});
+        // The same layers and parameter names as the preset's D (checkpoints and copies match);
+        // only the batch norms' backward differs.
+        torch::Tensor h = x;
+        for (size_t i = 0; i < net_->size(); ++i) {
+            const auto& m = net_[i];
+            if (auto* bn = m->as<torch::nn::BatchNorm2dImpl>()) h = batchNormDetachedStats(*bn, h);
+            else if (auto* conv = m->as<torch::nn::Conv2dImpl>()) h = conv->forward(h);
+            else h = m->as<torch::nn::LeakyReLUImpl>()->forward(h);
+        }
+        return h.view({-1});
+    }
 private:
+    bool detachedStats_;
     torch::nn::Sequential net_{nullptr};
 };
 
@@ -422,7 +459,7 @@ std::shared_ptr<GeneratorNet> makeGenerator(const ModelSpec& s)
 std::shared_ptr<DiscriminatorNet> makeDiscriminator(const ModelSpec& s)
 {
     if (s.kind == "dcgan") {
-        if (s.dNorm == DNorm::Batch) return std::make_shared<DcganD>(s);
+        if (s.dNorm == DNorm::Batch || s.dNorm == DNorm::BatchDetached) return std::make_shared<DcganD>(s);
         return std::make_shared<DcganPlainD>(s);
     }
     if (s.kind == "biggan") return std::make_shared<BigganD>(s);

@@ -12,8 +12,10 @@ namespace tapas::runtime::gan {
 
 // D's normalisation. Batch: batch norm after D's inner convolutions (dcgan, Radford et al.).
 // Spectral: spectral norm on every layer (mlp, dcgan). Layer: layer norm (per sample) where the
-// batch norm was (dcgan). Every one but Batch leaves D mixing no samples of a batch.
-enum class DNorm { None, Spectral, Batch, Layer };
+// batch norm was (dcgan). BatchDetached: DCGAN's batch norm whose batch mean and variance are
+// constants in the backward pass (stop-gradient), so the forward normalises as Batch does while
+// the backward is per sample. Every one but Batch leaves D's backward mixing no samples of a batch.
+enum class DNorm { None, Spectral, Batch, Layer, BatchDetached };
 
 struct ModelSpec {
     std::string kind = "mlp"; // mlp | dcgan | biggan

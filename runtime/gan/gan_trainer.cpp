@@ -218,6 +218,7 @@ Status GanTrainer::setUp()
     spec_.dNorm = o_.dNorm == "spectral" ? DNorm::Spectral
                   : o_.dNorm == "batch"  ? DNorm::Batch
                   : o_.dNorm == "layer"  ? DNorm::Layer
+                  : o_.dNorm == "batch-detached" ? DNorm::BatchDetached
                                          : DNorm::None;
 
     // Hardware-aware layout: measured on rank 0 (every rank runs the same build on the same

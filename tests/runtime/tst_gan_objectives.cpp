@@ -166,8 +166,8 @@ private Q_SLOTS:
         QCOMPARE(int(d->parameters().size()), 8);
     }
 
-    // `--single-d-backward`: for a D in which no operation mixes the samples (DCGAN's D with
-    // spectral norm, layer norm or no norm, the mixtures' MLP D with packs of 2 and R1 on the reals), the
+    // `--single-d-backward`: for a D in which no operation mixes the samples in the backward pass
+    // (DCGAN's D with spectral norm, layer norm, no norm or batch norm with detached statistics, the mixtures' MLP D with packs of 2 and R1 on the reals), the
     // rescaled input gradient of D's loss is G's, and the weight gradients of both players are
     // autograd's, to float tolerance; for bce and for hinge while every fake is inside the margin.
     void single_d_backward_gives_both_players_their_exact_gradients()
@@ -175,6 +175,8 @@ private Q_SLOTS:
         SingleBackwardCase sn{dcganSpec(DNorm::Spectral)};
         SingleBackwardCase plain{dcganSpec(DNorm::None)};
         SingleBackwardCase layer{dcganSpec(DNorm::Layer)};
+        SingleBackwardCase detached{dcganSpec(DNorm::BatchDetached)};
+        SingleBackwardCase detachedHinge{dcganSpec(DNorm::BatchDetached), "hinge"};
         SingleBackwardCase hinge{dcganSpec(DNorm::Spectral), "hinge"};
         SingleBackwardCase mlp;
         mlp.spec.zDim = 4;
@@ -187,6 +189,7 @@ private Q_SLOTS:
         mlpSn.spec.dNorm = DNorm::Spectral;
         const std::pair<const char*, SingleBackwardCase*> cases[] = {
             {"dcgan, spectral norm", &sn}, {"dcgan, no norm", &plain}, {"dcgan, layer norm", &layer}, {"dcgan, spectral norm, hinge", &hinge},
+            {"dcgan, batch norm with detached statistics", &detached}, {"dcgan, detached batch norm, hinge", &detachedHinge},
             {"mlp, packs of 2, R1", &mlp}, {"mlp with spectral norm, packs of 2, R1", &mlpSn}};
         for (const auto& [name, c] : cases) {
             const double gap = singleBackwardGap(*c, 8);
@@ -218,6 +221,38 @@ private Q_SLOTS:
             const double moved = (d->forward(x, y)[0] - d->forward(other, y)[0]).abs().item<double>();
             QVERIFY2(batchNorm ? moved > 1e-4 : moved == 0.0, qPrintable(QString::number(moved)));
         }
+    }
+
+    // `--d-norm batch-detached` normalises exactly as the preset's batch norm does in the forward
+    // (the same scores and running statistics from the same weights), but a score's gradient
+    // reaches its own sample only; the preset's reaches every sample of the batch.
+    void detached_batch_norm_d_forwards_as_batch_norm_and_backpropagates_per_sample()
+    {
+        torch::manual_seed(5);
+        const auto batch = makeDiscriminator(dcganSpec(DNorm::Batch));
+        const auto detached = makeDiscriminator(dcganSpec(DNorm::BatchDetached));
+        copyModule(*detached, *batch);
+        batch->train();
+        detached->train();
+        const auto y = torch::zeros({6}, torch::kLong);
+        const auto x = torch::randn({6, 1, 32, 32});
+        const auto xb = x.clone().requires_grad_(true), xd = x.clone().requires_grad_(true);
+        const auto sb = batch->forward(xb, y), sd = detached->forward(xd, y);
+        QVERIFY2(relativeGap(sd, sb) < 1e-5, qPrintable(QString::number(relativeGap(sd, sb))));
+        const auto bufB = batch->buffers(), bufD = detached->buffers();
+        QCOMPARE(bufB.size(), bufD.size());
+        for (size_t i = 0; i < bufB.size(); ++i)
+            QVERIFY2(relativeGap(bufD[i].to(torch::kDouble), bufB[i].to(torch::kDouble)) < 1e-5, qPrintable(QString::number(i)));
+        const auto gb = torch::autograd::grad({sb[0]}, {xb})[0], gd = torch::autograd::grad({sd[0]}, {xd})[0];
+        const double otherB = gb.narrow(0, 1, 5).abs().max().item<double>(), otherD = gd.narrow(0, 1, 5).abs().max().item<double>();
+        QVERIFY2(otherB > 1e-6, qPrintable(QString::number(otherB)));
+        QCOMPARE(otherD, 0.0);
+        QVERIFY(gd[0].abs().max().item<double>() > 1e-6);
+        // In eval mode both are the same function of the running statistics.
+        batch->eval();
+        detached->eval();
+        torch::NoGradGuard ng;
+        QVERIFY(relativeGap(detached->forward(x, y), batch->forward(x, y)) < 1e-6);
     }
 
     // The per-score factor (dL_G/ds) / (dL_D/ds): bce -exp(-s) (-1 at 0, -1/3 at ln 3), hinge -1
