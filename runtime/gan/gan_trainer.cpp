@@ -110,6 +110,7 @@ private:
     torch::Tensor noise(int64_t n, uint64_t a, uint64_t b);
     torch::Tensor labels(int64_t n, uint64_t a, uint64_t b);
     torch::Tensor prepareForD(torch::Tensor x) const;
+    torch::Tensor judgeFakes(const torch::Tensor& x, const torch::Tensor& y);
     Status trainStep(int step, StepFigures& f);
     Status finishStep(StepFigures& f, Clock::time_point computeStart);
     void applyPendingG(StepFigures& f);
@@ -176,6 +177,16 @@ torch::Tensor GanTrainer::prepareForD(torch::Tensor x) const
     return x;
 }
 
+// D's scores of a fake batch; D is told it judges fakes (`--d-norm batch-real` normalises them
+// with the last real batch's statistics).
+torch::Tensor GanTrainer::judgeFakes(const torch::Tensor& x, const torch::Tensor& y)
+{
+    d_->setJudgingFakes(true);
+    auto scores = d_->forward(x, y);
+    d_->setJudgingFakes(false);
+    return scores;
+}
+
 void GanTrainer::logInfo(const std::string& text)
 {
     if (rank_ != 0) return;
@@ -219,6 +230,7 @@ Status GanTrainer::setUp()
                   : o_.dNorm == "batch"  ? DNorm::Batch
                   : o_.dNorm == "layer"  ? DNorm::Layer
                   : o_.dNorm == "batch-detached" ? DNorm::BatchDetached
+                  : o_.dNorm == "batch-real" ? DNorm::BatchReal
                                          : DNorm::None;
 
     // Hardware-aware layout: measured on rank 0 (every rank runs the same build on the same
@@ -405,7 +417,7 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         // Shared D forward: D's scores of G's batch (with graph) serve D's loss and G's.
         const bool sharedScores = sharedD_ && last;
         if (exD_) exD_->enter();
-        const auto dr = d_->forward(real, realY), df = d_->forward(prepareForD(sharedScores ? gFake : fake.x), fake.y);
+        const auto dr = d_->forward(real, realY), df = judgeFakes(prepareForD(sharedScores ? gFake : fake.x), fake.y);
         f.dForwards += 2;
         auto loss = discriminatorLoss(o_.loss, dr, df);
         if (o_.r1Gamma > 0) loss = loss + r1Penalty(dr, real, o_.r1Gamma);
@@ -491,7 +503,7 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         ++f.gForwards;
     }
     optG_->zero_grad();
-    const auto score = d_->forward(prepareForD(gFake), gY);
+    const auto score = judgeFakes(prepareForD(gFake), gY);
     ++f.dForwards;
     const auto gLoss = generatorLoss(o_.loss, score);
     // G's update needs G's gradients only: D's weight gradients (three GEMMs as large as D's

@@ -44,7 +44,10 @@ double singleBackwardGap(const SingleBackwardCase& c, int64_t n)
     auto real = torch::randn(fake.sizes()).clamp(-1, 1);
     if (c.r1 > 0) real.requires_grad_(true);
     auto forD = [&](const torch::Tensor& x) { return c.pack > 1 ? x.reshape({-1, 2 * c.pack}) : x; };
-    const auto dr = d->forward(forD(real), y), df = d->forward(forD(fake), y);
+    const auto dr = d->forward(forD(real), y);
+    d->setJudgingFakes(true); // as the trainer does (batch-real normalises fakes by the real batch)
+    const auto df = d->forward(forD(fake), y);
+    d->setJudgingFakes(false);
     auto dLoss = discriminatorLoss(c.loss, dr, df);
     if (c.r1 > 0) dLoss = dLoss + r1Penalty(dr, real, c.r1);
     const auto gLoss = generatorLoss(c.loss, df);
@@ -167,7 +170,8 @@ private Q_SLOTS:
     }
 
     // `--single-d-backward`: for a D in which no operation mixes the samples in the backward pass
-    // (DCGAN's D with spectral norm, layer norm, no norm or batch norm with detached statistics, the mixtures' MLP D with packs of 2 and R1 on the reals), the
+    // (DCGAN's D with spectral norm, layer norm, no norm, batch norm with detached statistics or
+    // with the real batch's, the mixtures' MLP D with packs of 2 and R1 on the reals), the
     // rescaled input gradient of D's loss is G's, and the weight gradients of both players are
     // autograd's, to float tolerance; for bce and for hinge while every fake is inside the margin.
     void single_d_backward_gives_both_players_their_exact_gradients()
@@ -177,6 +181,8 @@ private Q_SLOTS:
         SingleBackwardCase layer{dcganSpec(DNorm::Layer)};
         SingleBackwardCase detached{dcganSpec(DNorm::BatchDetached)};
         SingleBackwardCase detachedHinge{dcganSpec(DNorm::BatchDetached), "hinge"};
+        SingleBackwardCase realStats{dcganSpec(DNorm::BatchReal)};
+        SingleBackwardCase realStatsHinge{dcganSpec(DNorm::BatchReal), "hinge"};
         SingleBackwardCase hinge{dcganSpec(DNorm::Spectral), "hinge"};
         SingleBackwardCase mlp;
         mlp.spec.zDim = 4;
@@ -190,6 +196,7 @@ private Q_SLOTS:
         const std::pair<const char*, SingleBackwardCase*> cases[] = {
             {"dcgan, spectral norm", &sn}, {"dcgan, no norm", &plain}, {"dcgan, layer norm", &layer}, {"dcgan, spectral norm, hinge", &hinge},
             {"dcgan, batch norm with detached statistics", &detached}, {"dcgan, detached batch norm, hinge", &detachedHinge},
+            {"dcgan, batch norm by the real batch", &realStats}, {"dcgan, batch norm by the real batch, hinge", &realStatsHinge},
             {"mlp, packs of 2, R1", &mlp}, {"mlp with spectral norm, packs of 2, R1", &mlpSn}};
         for (const auto& [name, c] : cases) {
             const double gap = singleBackwardGap(*c, 8);
@@ -253,6 +260,43 @@ private Q_SLOTS:
         detached->eval();
         torch::NoGradGuard ng;
         QVERIFY(relativeGap(detached->forward(x, y), batch->forward(x, y)) < 1e-6);
+    }
+
+    // `--d-norm batch-real`: a real batch is normalised as the preset's D does it (same scores);
+    // a fake batch with that real batch's statistics, so a fake's score moves with the real batch
+    // and with the fake itself but not with the other fakes. In eval mode it is the preset's D.
+    void batch_real_d_normalises_fakes_by_the_real_batch()
+    {
+        torch::manual_seed(6);
+        const auto batch = makeDiscriminator(dcganSpec(DNorm::Batch));
+        const auto ref = makeDiscriminator(dcganSpec(DNorm::BatchReal));
+        copyModule(*ref, *batch);
+        batch->train();
+        ref->train();
+        torch::NoGradGuard ng;
+        const auto y = torch::zeros({6}, torch::kLong);
+        const auto real = torch::randn({6, 1, 32, 32}), fake = torch::randn({6, 1, 32, 32}) * 0.5 + 0.3;
+        QVERIFY(relativeGap(ref->forward(real, y), batch->forward(real, y)) < 1e-5);
+        auto judge = [&](const torch::Tensor& x) {
+            ref->setJudgingFakes(true);
+            const auto s = ref->forward(x, y);
+            ref->setJudgingFakes(false);
+            return s;
+        };
+        const auto s = judge(fake);
+        auto others = fake.clone();
+        others.narrow(0, 1, 5).mul_(3.0);
+        QCOMPARE((judge(others)[0] - s[0]).abs().item<double>(), 0.0);            // other fakes: no effect
+        QVERIFY((judge(fake * 2.0)[0] - s[0]).abs().item<double>() > 1e-4);       // its own pixels do
+        // Normalised by the real batch's statistics, not its own: a batch's own normalisation
+        // would cancel a common scale of every fake's features, the real batch's does not.
+        QVERIFY(relativeGap(s, batch->forward(fake, y)) > 1e-3);
+        ref->forward(real * 2.0, y); // another real batch: new statistics
+        QVERIFY((judge(fake)[0] - s[0]).abs().item<double>() > 1e-4);
+        copyModule(*ref, *batch); // the running statistics too (the preset's followed the fakes as well)
+        batch->eval();
+        ref->eval();
+        QVERIFY(relativeGap(judge(fake), batch->forward(fake, y)) < 1e-6);
     }
 
     // The per-score factor (dL_G/ds) / (dL_D/ds): bce -exp(-s) (-1 at 0, -1/3 at ln 3), hinge -1

@@ -212,7 +212,7 @@ private Q_SLOTS:
         QTest::newRow("g-layers 0") << QStringList{"--g-layers", "0"} << "option --g-layers: '0' is not an integer in [1, 8]";
         QTest::newRow("g-layers 9") << QStringList{"--g-layers", "9"} << "option --g-layers: '9' is not an integer in [1, 8]";
         QTest::newRow("g-width 2") << QStringList{"--g-width", "2"} << "option --g-width: '2' is not an integer in [4, 1024]";
-        QTest::newRow("d-norm") << QStringList{"--d-norm", "group"} << "option --d-norm: 'group' is not none, spectral, batch, layer or batch-detached";
+        QTest::newRow("d-norm") << QStringList{"--d-norm", "group"} << "option --d-norm: 'group' is not none, spectral, batch, layer, batch-detached or batch-real";
         QTest::newRow("steps") << QStringList{"--steps", "2.5"} << "option --steps: '2.5' is not an integer in [1, 1000000000]";
         QTest::newRow("beta 1") << QStringList{"--beta2-d", "1"} << "option --beta2-d: '1' is not a number in [0, 1)";
         QTest::newRow("ema") << QStringList{"--ema", "1e400"} << "option --ema: '1e400' is not a number in [0, 1)";
@@ -254,7 +254,7 @@ private Q_SLOTS:
         QTest::newRow("single D backward through batch norm")
             << QStringList{"--data", "fashion-mnist", "--async", "--shared-d-forward", "--single-d-backward"}
             << "option --single-d-backward: D's batch norm couples the samples of a batch, so G's gradient is not a "
-               "per-sample rescale of D's; give --d-norm batch-detached, spectral, layer or none";
+               "per-sample rescale of D's; give --d-norm batch-real, batch-detached, spectral, layer or none";
     }
 
     void gan_refuses_options_that_do_not_fit_together()
