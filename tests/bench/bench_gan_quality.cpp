@@ -99,7 +99,7 @@ int runMixtureQualityBench(int seeds, int steps, const std::string& only)
     return ok ? 0 : 1;
 }
 
-int runFashionQualityBench(int seeds, int steps, const std::string& dNorm, const std::string& sharedDNorm)
+int runFashionQualityBench(int seeds, int steps, const std::string& dNorm, const std::string& sharedDNorm, bool buffered)
 {
     const std::string sharedNorm = sharedDNorm.empty() ? dNorm : sharedDNorm;
     std::printf("\nFashion-MNIST (DCGAN, 32 px), 2 ranks, mean of %d seeds, %s; 10,000 generated images judged by the\n"
@@ -118,10 +118,12 @@ int runFashionQualityBench(int seeds, int steps, const std::string& dNorm, const
     std::vector<std::string> sharedBase = base;
     if (dNorm != "batch") base.insert(base.end(), {std::string("--d-norm"), dNorm});
     if (sharedNorm != "batch") sharedBase.insert(sharedBase.end(), {std::string("--d-norm"), sharedNorm});
-    const ModeRuns sync = runSeeds(base, false, seeds), async = runSeeds(base, true, seeds),
+    const ModeRuns sync = runSeeds(base, false, seeds), async = buffered ? runSeeds(base, true, seeds) : ModeRuns{},
                    shared = runSeeds(sharedBase, true, seeds, true, singleD);
+    std::vector<const ModeRuns*> rows{&sync, &shared};
+    if (buffered) rows.insert(rows.begin() + 1, &async);
     bool ok = true;
-    for (const auto* r : {&sync, &async, &shared}) {
+    for (const ModeRuns* r : rows) {
         const bool isAsync = r != &sync;
         std::string what = r == &shared ? (singleD ? "async, k = 1, shared D forward, single D backward" : "async, k = 1, shared D forward")
                            : isAsync ? "async, k = 1" : "synchronous";
@@ -141,7 +143,7 @@ int runFashionQualityBench(int seeds, int steps, const std::string& dNorm, const
         std::printf("| real images (floor) | 10 | | %.2f | | 10,000 training images against the test split; classifier test accuracy %.1f%% |\n",
                     sync.mean("frechet_floor"), 100 * sync.mean("classifier_accuracy"));
     std::printf("\nEach seed's final figures:\n");
-    for (const auto* r : {&sync, &async, &shared})
+    for (const ModeRuns* r : rows)
         for (const std::string& line : r->perSeed) std::printf("  %s\n", line.c_str());
     return ok ? 0 : 1;
 }

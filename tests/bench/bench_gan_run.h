@@ -31,7 +31,8 @@ int runMixtureQualityBench(int seeds, int steps, const std::string& only); // on
 // forward with --single-d-backward, which a D whose backward mixes no samples allows).
 // `sharedDNorm` (empty: `dNorm`): the shared-D-forward row's D alone, with --single-d-backward
 // unless it is batch; the synchronous and buffered rows keep `dNorm`, and the asynchronous rows
-// are compared with that synchronous row.
-int runFashionQualityBench(int seeds, int steps, const std::string& dNorm = "batch", const std::string& sharedDNorm = "");
+// are compared with that synchronous row. `buffered` false leaves out the buffered asynchronous row.
+int runFashionQualityBench(int seeds, int steps, const std::string& dNorm = "batch", const std::string& sharedDNorm = "",
+                           bool buffered = true);
 
 } // namespace tapas::bench
