@@ -105,6 +105,7 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
         .integer("--staleness", &o.staleness, 0, 64)
         .toggle("--shared-d-forward", &o.sharedDForward)
         .toggle("--single-d-backward", &o.singleDBackward)
+        .toggle("--approx-single-d-backward", &o.approxSingleDBackward)
         .toggle("--share-fake", &o.shareFake)
         .choice("--extrapolate", &o.extrapolate, {"none", "d", "g", "both"})
         .integer("--loader-threads", &o.loaderThreads, 1, 16)
@@ -271,6 +272,14 @@ Status applyPresetAndCheck(GanOptions& o)
     if (o.singleDBackward && o.model == "dcgan" && o.dNorm == "batch")
         return Status::failure("option --single-d-backward: D's batch norm couples the samples of a batch, so G's gradient "
                                "is not a per-sample rescale of D's; give --d-norm batch-real, batch-detached, spectral, layer or none");
+    // The same one pass through a batch-norm D is an approximation of G's gradient (the batch
+    // statistics' share of it is dropped per sample); where the exact one exists it is refused.
+    if (o.approxSingleDBackward && !(o.async && o.sharedDForward))
+        return Status::failure("option --approx-single-d-backward: it takes G's gradient from the shared D forward's backward "
+                               "pass; give --async --shared-d-forward as well");
+    if (o.approxSingleDBackward && !(o.model == "dcgan" && o.dNorm == "batch"))
+        return Status::failure("option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; "
+                               "this D mixes no samples in its backward, so give --single-d-backward, which is exact");
     if (o.loaderThreads < 1 || o.loaderThreads > 16) return Status::failure("option --loader-threads: must lie in [1, 16]");
     if (o.prefetch < 1 || o.prefetch > 64) return Status::failure("option --prefetch: must lie in [1, 64]");
     if (o.ioLatencyMs < 0) return Status::failure("option --io-latency-ms: must be >= 0");
@@ -297,7 +306,7 @@ std::string ganUsage()
            "  --lr-g/--lr-d LR  --beta1-g/--beta2-g/--beta1-d/--beta2-d B  --warmup-g/--warmup-d N\n"
            "  --decay-g/--decay-d none|linear|cosine  --decay-floor-g/--decay-floor-d F  --lr-scaling-g/--lr-scaling-d none|linear|sqrt\n"
            "  --ema D  --ema-start F (fraction of the steps before the EMA averages)\n"
-           "  --async [--staleness K] [--shared-d-forward [--extrapolate none|d|g|both] [--single-d-backward]]  --share-fake on|off\n"
+           "  --async [--staleness K] [--shared-d-forward [--extrapolate none|d|g|both] [--single-d-backward | --approx-single-d-backward]]  --share-fake on|off\n"
            "  --loader-threads N  --prefetch N  --static-pipeline\n"
            "  --io-latency-ms MS  --layout auto|contiguous|channels_last  --channel-pad auto|on|off\n"
            "  --run-dir DIR  --run-id ID  --metrics-port P (token in TAPAS_METRICS_TOKEN)  --checkpoint-every K\n"

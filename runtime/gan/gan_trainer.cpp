@@ -302,7 +302,7 @@ Status GanTrainer::setUp()
                     {"mode", asyncOn_ ? "async" : "sync"}, {"staleness_bound", std::to_string(asyncOn_ ? o_.staleness : 0)},
                     {"shared_d_forward", sharedD_ ? "on" : "off"}, {"share_fake", o_.shareFake ? "on" : "off"},
                     {"extrapolate", sharedD_ ? o_.extrapolate : std::string("none")},
-                    {"single_d_backward", sharedD_ && o_.singleDBackward ? "on" : "off"},
+                    {"single_d_backward", sharedD_ && o_.singleDBackward ? "on" : sharedD_ && o_.approxSingleDBackward ? "approx" : "off"},
                     {"ranks", std::to_string(ranks_)}, {"local_batch", std::to_string(scale_.localBatch)},
                     {"global_batch", std::to_string(scale_.globalBatch)}, {"d_steps", std::to_string(o_.dSteps)},
                     {"loss", o_.loss}, {"ema", std::to_string(o_.ema)}, {"ema_start", std::to_string(o_.emaStart)},
@@ -423,7 +423,7 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         if (o_.r1Gamma > 0) loss = loss + r1Penalty(dr, real, o_.r1Gamma);
         // --single-d-backward: the factor that turns D's input gradient on G's batch into G's
         // (gan_single_backward.h); undefined on a step where it does not exist (two passes then).
-        const torch::Tensor factor = sharedScores && o_.singleDBackward
+        const torch::Tensor factor = sharedScores && (o_.singleDBackward || o_.approxSingleDBackward)
             ? gInputGradFactor(o_.loss, df, data_.isMixture() ? o_.pack : 1, gFake.dim())
             : torch::Tensor();
         bool dBackwardDone = false;

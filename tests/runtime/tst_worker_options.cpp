@@ -251,6 +251,14 @@ private Q_SLOTS:
             << QStringList{"--data", "fashion-mnist", "--d-norm", "spectral", "--single-d-backward"}
             << "option --single-d-backward: it takes G's gradient from the shared D forward's backward pass; give --async "
                "--shared-d-forward as well";
+        QTest::newRow("approximate single D backward alone")
+            << QStringList{"--data", "fashion-mnist", "--async", "--approx-single-d-backward"}
+            << "option --approx-single-d-backward: it takes G's gradient from the shared D forward's backward pass; give --async "
+               "--shared-d-forward as well";
+        QTest::newRow("approximate single D backward where the exact one applies")
+            << QStringList{"--data", "fashion-mnist", "--d-norm", "layer", "--async", "--shared-d-forward", "--approx-single-d-backward"}
+            << "option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; this D mixes no "
+               "samples in its backward, so give --single-d-backward, which is exact";
         QTest::newRow("single D backward through batch norm")
             << QStringList{"--data", "fashion-mnist", "--async", "--shared-d-forward", "--single-d-backward"}
             << "option --single-d-backward: D's batch norm couples the samples of a batch, so G's gradient is not a "
@@ -377,6 +385,9 @@ private Q_SLOTS:
         QCOMPARE(sn.dNorm, std::string("spectral"));
         QVERIFY(sn.singleDBackward);
         QVERIFY(checked({"--data", "ring8", "--async", "--shared-d-forward", "--single-d-backward"}).first.ok()); // MLP D: no batch norm
+        const auto [approxOk, approx] = checked({"--data", "fashion-mnist", "--async", "--shared-d-forward", "--approx-single-d-backward"});
+        QVERIFY2(approxOk.ok(), approxOk.error.c_str());
+        QVERIFY(approx.approxSingleDBackward && !approx.singleDBackward);
         // Batch norm whose statistics are constants of the backward: per-sample backward, so allowed.
         const auto [bdOk, bd] = checked({"--data", "fashion-mnist", "--d-norm", "batch-detached", "--async", "--shared-d-forward",
                                          "--single-d-backward"});
