@@ -81,12 +81,20 @@ private:
     torch::nn::Sequential net_{nullptr};
 };
 
+// Batch norm with statistics given from outside, constants of the backward pass (eval-mode batch
+// norm with them as its "running" ones, libtorch's fused kernel); running statistics untouched.
+torch::Tensor batchNormWithStats(torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& x, const torch::Tensor& mean,
+                                 const torch::Tensor& var)
+{
+    return F::batch_norm(x, mean, var,
+                         F::BatchNormFuncOptions().weight(bn.weight).bias(bn.bias).training(false).eps(bn.options.eps()));
+}
+
 // Batch norm with the batch's statistics as constants of the backward pass (`--d-norm
 // batch-detached`): the forward normalises exactly as training-mode batch norm does (biased
 // variance of this batch; the running statistics follow with the same momentum), but the
 // gradient does not flow through the mean and variance, so a score's gradient at a sample's
-// pixels is that sample's own Jacobian: what `--single-d-backward` needs. Eval-mode batch norm
-// with the batch's statistics as its "running" ones is that function, in libtorch's fused kernel.
+// pixels is that sample's own Jacobian: what `--single-d-backward` needs.
 torch::Tensor batchNormDetachedStats(torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& x)
 {
     if (!bn.is_training()) return bn.forward(x);
@@ -100,17 +108,7 @@ torch::Tensor batchNormDetachedStats(torch::nn::BatchNorm2dImpl& bn, const torch
         bn.running_var.mul_(1 - m).add_(var * (double(count) / double(std::max<int64_t>(1, count - 1))), m);
         bn.num_batches_tracked.add_(1);
     }
-    return F::batch_norm(x, mean, var,
-                         F::BatchNormFuncOptions().weight(bn.weight).bias(bn.bias).training(false).eps(bn.options.eps()));
-}
-
-// Batch norm with statistics given from outside, constants of the backward pass; the running
-// statistics are left alone (they follow the real batches).
-torch::Tensor batchNormWithStats(torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& x, const torch::Tensor& mean,
-                                 const torch::Tensor& var)
-{
-    return F::batch_norm(x, mean, var,
-                         F::BatchNormFuncOptions().weight(bn.weight).bias(bn.bias).training(false).eps(bn.options.eps()));
+    return batchNormWithStats(bn, x, mean, var);
 }
 
 class DcganD : public DiscriminatorNet {
@@ -141,7 +139,11 @@ public:
         // with their gradient), and they are kept for the fake batches that follow; a fake batch
         // before any real one in training (the layout probe) is normalised by its own.
         const bool fromReal = realStats_ && judgingFakes_ && is_training() && !realMean_.empty();
-        if (realStats_ && !judgingFakes_ && is_training()) realMean_.clear(), realVar_.clear();
+        const bool keepReal = realStats_ && !judgingFakes_ && is_training();
+        if (keepReal) {
+            realMean_.clear();
+            realVar_.clear();
+        }
         torch::Tensor h = x;
         size_t norm = 0;
         for (size_t i = 0; i < net_->size(); ++i) {
@@ -150,7 +152,7 @@ public:
                 if (detachedStats_) h = batchNormDetachedStats(*bn, h);
                 else if (fromReal) h = batchNormWithStats(*bn, h, realMean_[norm], realVar_[norm]);
                 else {
-                    if (realStats_ && !judgingFakes_ && is_training()) {
+                    if (keepReal) {
                         torch::NoGradGuard ng;
                         auto [var, mean] = torch::var_mean(h, at::IntArrayRef{0, 2, 3}, /*unbiased=*/false);
                         realMean_.push_back(mean);
