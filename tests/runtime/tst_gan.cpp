@@ -184,6 +184,17 @@ PipelineRun runPipeline(bool adaptive, double latencyMs, double computeMs, int s
     return r;
 }
 
+// A 2-rank run of exactly `steps` steps with `args` in `dir`: each step's work and losses, or
+// nothing (with the run's output as a warning) where it failed or recorded another step count.
+std::map<int, StepWork> workOfRun(const QString& dir, const QStringList& args, int steps)
+{
+    const RunOutput r = runGan(2, dir, args + QStringList{QStringLiteral("--steps"), QString::number(steps), QStringLiteral("--sample-every"),
+                                                          QStringLiteral("0")});
+    if (r.exitCode != 0) qWarning("%s", (r.output + rankLogs(dir).toUtf8()).constData());
+    const std::map<int, StepWork> w = workByStep(r.events);
+    return r.exitCode == 0 && int(w.size()) == steps ? w : std::map<int, StepWork>{};
+}
+
 } // namespace
 
 class TstGan : public QObject {
@@ -284,13 +295,7 @@ private Q_SLOTS:
         QVERIFY(tmp.isValid());
         const int steps = 12;
         auto run = [&](const QString& name, const QStringList& extra) {
-            const QString dir = tmp.filePath(name);
-            const RunOutput r = runGan(2, dir, QStringList{QStringLiteral("--data"), QStringLiteral("ring8"), QStringLiteral("--steps"),
-                                                           QString::number(steps), QStringLiteral("--sample-every"), QStringLiteral("0")} +
-                                                   extra);
-            if (r.exitCode != 0) qWarning("%s", (r.output + rankLogs(dir).toUtf8()).constData());
-            const std::map<int, StepWork> w = workByStep(r.events);
-            return r.exitCode == 0 && int(w.size()) == steps ? w : std::map<int, StepWork>{};
+            return workOfRun(tmp.filePath(name), QStringList{QStringLiteral("--data"), QStringLiteral("ring8")} + extra, steps);
         };
         const auto sync = run(QStringLiteral("sync"), {});
         const auto twice = run(QStringLiteral("twice"), {QStringLiteral("--share-fake"), QStringLiteral("off")});
@@ -360,18 +365,15 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const int steps = 6;
+        // The layout forced, so that every run builds the same D (channel padding changes its input).
         auto run = [&](const QString& name, const QStringList& extra) {
-            const QString dir = tmp.filePath(name);
-            const RunOutput r = runGan(2, dir, QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--width"),
-                                                           QStringLiteral("8"), QStringLiteral("--batch"), QStringLiteral("8"),
-                                                           QStringLiteral("--steps"), QString::number(steps), QStringLiteral("--sample-every"),
-                                                           QStringLiteral("0"), QStringLiteral("--layout"), QStringLiteral("contiguous"),
-                                                           QStringLiteral("--channel-pad"), QStringLiteral("off"), QStringLiteral("--async"),
-                                                           QStringLiteral("--shared-d-forward")} +
-                                                   extra);
-            if (r.exitCode != 0) qWarning("%s", (r.output + rankLogs(dir).toUtf8()).constData());
-            const std::map<int, StepWork> w = workByStep(r.events);
-            return r.exitCode == 0 && int(w.size()) == steps ? w : std::map<int, StepWork>{};
+            return workOfRun(tmp.filePath(name),
+                             QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--width"), QStringLiteral("8"),
+                                         QStringLiteral("--batch"), QStringLiteral("8"), QStringLiteral("--layout"),
+                                         QStringLiteral("contiguous"), QStringLiteral("--channel-pad"), QStringLiteral("off"),
+                                         QStringLiteral("--async"), QStringLiteral("--shared-d-forward")} +
+                                 extra,
+                             steps);
         };
         const QStringList real{QStringLiteral("--d-norm"), QStringLiteral("batch-real")};
         const auto two = run(QStringLiteral("two"), real);
