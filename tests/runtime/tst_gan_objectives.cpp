@@ -92,6 +92,18 @@ ModelSpec dcganSpec(DNorm norm)
     return s;
 }
 
+// The preset's batch-norm D and one with `norm`, the same weights, both in training mode.
+std::pair<std::shared_ptr<DiscriminatorNet>, std::shared_ptr<DiscriminatorNet>> presetAndVariantD(DNorm norm, uint64_t seed)
+{
+    torch::manual_seed(seed);
+    const auto batch = makeDiscriminator(dcganSpec(DNorm::Batch));
+    const auto variant = makeDiscriminator(dcganSpec(norm));
+    copyModule(*variant, *batch);
+    batch->train();
+    variant->train();
+    return {batch, variant};
+}
+
 } // namespace
 
 class TstGanObjectives : public QObject {
@@ -251,12 +263,7 @@ private Q_SLOTS:
     // reaches its own sample only; the preset's reaches every sample of the batch.
     void detached_batch_norm_d_forwards_as_batch_norm_and_backpropagates_per_sample()
     {
-        torch::manual_seed(5);
-        const auto batch = makeDiscriminator(dcganSpec(DNorm::Batch));
-        const auto detached = makeDiscriminator(dcganSpec(DNorm::BatchDetached));
-        copyModule(*detached, *batch);
-        batch->train();
-        detached->train();
+        const auto [batch, detached] = presetAndVariantD(DNorm::BatchDetached, 5);
         const auto y = torch::zeros({6}, torch::kLong);
         const auto x = torch::randn({6, 1, 32, 32});
         const auto xb = x.clone().requires_grad_(true), xd = x.clone().requires_grad_(true);
@@ -283,12 +290,7 @@ private Q_SLOTS:
     // and with the fake itself but not with the other fakes. In eval mode it is the preset's D.
     void batch_real_d_normalises_fakes_by_the_real_batch()
     {
-        torch::manual_seed(6);
-        const auto batch = makeDiscriminator(dcganSpec(DNorm::Batch));
-        const auto ref = makeDiscriminator(dcganSpec(DNorm::BatchReal));
-        copyModule(*ref, *batch);
-        batch->train();
-        ref->train();
+        const auto [batch, ref] = presetAndVariantD(DNorm::BatchReal, 6);
         torch::NoGradGuard ng;
         const auto y = torch::zeros({6}, torch::kLong);
         const auto real = torch::randn({6, 1, 32, 32}), fake = torch::randn({6, 1, 32, 32}) * 0.5 + 0.3;
