@@ -81,9 +81,39 @@ private:
     torch::nn::Sequential net_{nullptr};
 };
 
+// Batch norm with statistics given from outside, constants of the backward pass (eval-mode batch
+// norm with them as its "running" ones, libtorch's fused kernel); running statistics untouched.
+torch::Tensor batchNormWithStats(torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& x, const torch::Tensor& mean,
+                                 const torch::Tensor& var)
+{
+    return F::batch_norm(x, mean, var,
+                         F::BatchNormFuncOptions().weight(bn.weight).bias(bn.bias).training(false).eps(bn.options.eps()));
+}
+
+// Batch norm with the batch's statistics as constants of the backward pass (`--d-norm
+// batch-detached`): the forward normalises exactly as training-mode batch norm does (biased
+// variance of this batch; the running statistics follow with the same momentum), but the
+// gradient does not flow through the mean and variance, so a score's gradient at a sample's
+// pixels is that sample's own Jacobian: what `--single-d-backward` needs.
+torch::Tensor batchNormDetachedStats(torch::nn::BatchNorm2dImpl& bn, const torch::Tensor& x)
+{
+    if (!bn.is_training()) return bn.forward(x);
+    torch::Tensor var, mean;
+    {
+        torch::NoGradGuard ng;
+        std::tie(var, mean) = torch::var_mean(x, at::IntArrayRef{0, 2, 3}, /*unbiased=*/false);
+        const double m = bn.options.momentum().value_or(0.1);
+        const int64_t count = x.numel() / x.size(1);
+        bn.running_mean.mul_(1 - m).add_(mean, m);
+        bn.running_var.mul_(1 - m).add_(var * (double(count) / double(std::max<int64_t>(1, count - 1))), m);
+        bn.num_batches_tracked.add_(1);
+    }
+    return batchNormWithStats(bn, x, mean, var);
+}
+
 class DcganD : public DiscriminatorNet {
 public:
-    explicit DcganD(const ModelSpec& s)
+    explicit DcganD(const ModelSpec& s) : detachedStats_(s.dNorm == DNorm::BatchDetached), realStats_(s.dNorm == DNorm::BatchReal)
     {
         const int downs = s.resolution == 64 ? 4 : 3;
         auto lrelu = [] { return torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2)); };
@@ -100,8 +130,47 @@ public:
         seq->push_back(torch::nn::Conv2d(torch::nn::Conv2dOptions(ch, 1, 4)));
         net_ = register_module("net", seq);
     }
-    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor&) override { return net_->forward(x).view({-1}); }
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor&) override
+    {
+        if (!detachedStats_ && !realStats_) return net_->forward(x).view({-1});
+        // The same layers and parameter names as the preset's D (checkpoints and copies match);
+        // only where the batch norms take their statistics differs.
+        // --d-norm batch-real: a real batch is normalised as the preset does (its statistics,
+        // with their gradient), and they are kept for the fake batches that follow; a fake batch
+        // before any real one in training (the layout probe) is normalised by its own.
+        const bool fromReal = realStats_ && judgingFakes_ && is_training() && !realMean_.empty();
+        const bool keepReal = realStats_ && !judgingFakes_ && is_training();
+        if (keepReal) {
+            realMean_.clear();
+            realVar_.clear();
+        }
+        torch::Tensor h = x;
+        size_t norm = 0;
+        for (size_t i = 0; i < net_->size(); ++i) {
+            const auto& m = net_[i];
+            if (auto* bn = m->as<torch::nn::BatchNorm2dImpl>()) {
+                if (detachedStats_) h = batchNormDetachedStats(*bn, h);
+                else if (fromReal) h = batchNormWithStats(*bn, h, realMean_[norm], realVar_[norm]);
+                else {
+                    if (keepReal) {
+                        torch::NoGradGuard ng;
+                        auto [var, mean] = torch::var_mean(h, at::IntArrayRef{0, 2, 3}, /*unbiased=*/false);
+                        realMean_.push_back(mean);
+                        realVar_.push_back(var);
+                    }
+                    h = bn->forward(h);
+                }
+                ++norm;
+            } else if (auto* conv = m->as<torch::nn::Conv2dImpl>()) h = conv->forward(h);
+            else h = m->as<torch::nn::LeakyReLUImpl>()->forward(h);
+        }
+        return h.view({-1});
+    }
+    void setJudgingFakes(bool fakes) override { judgingFakes_ = fakes; }
 private:
+    bool detachedStats_, realStats_;
+    bool judgingFakes_ = false;
+    std::vector<torch::Tensor> realMean_, realVar_; // batch-real: the last real batch's statistics per norm
     torch::nn::Sequential net_{nullptr};
 };
 
@@ -422,7 +491,7 @@ std::shared_ptr<GeneratorNet> makeGenerator(const ModelSpec& s)
 std::shared_ptr<DiscriminatorNet> makeDiscriminator(const ModelSpec& s)
 {
     if (s.kind == "dcgan") {
-        if (s.dNorm == DNorm::Batch) return std::make_shared<DcganD>(s);
+        if (s.dNorm == DNorm::Batch || s.dNorm == DNorm::BatchDetached || s.dNorm == DNorm::BatchReal) return std::make_shared<DcganD>(s);
         return std::make_shared<DcganPlainD>(s);
     }
     if (s.kind == "biggan") return std::make_shared<BigganD>(s);

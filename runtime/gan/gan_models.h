@@ -12,8 +12,13 @@ namespace tapas::runtime::gan {
 
 // D's normalisation. Batch: batch norm after D's inner convolutions (dcgan, Radford et al.).
 // Spectral: spectral norm on every layer (mlp, dcgan). Layer: layer norm (per sample) where the
-// batch norm was (dcgan). Every one but Batch leaves D mixing no samples of a batch.
-enum class DNorm { None, Spectral, Batch, Layer };
+// batch norm was (dcgan). BatchDetached: DCGAN's batch norm whose batch mean and variance are
+// constants in the backward pass (stop-gradient), so the forward normalises as Batch does while
+// the backward is per sample. BatchReal: DCGAN's batch norm on the real batch; a fake batch is
+// normalised with the last real batch's statistics (constants), as reference batch norm does
+// (Salimans et al. 2016), so a fake's score depends on that fake alone. Every one but Batch leaves
+// D's backward mixing no samples of a fake batch.
+enum class DNorm { None, Spectral, Batch, Layer, BatchDetached, BatchReal };
 
 struct ModelSpec {
     std::string kind = "mlp"; // mlp | dcgan | biggan
@@ -39,6 +44,9 @@ class DiscriminatorNet : public torch::nn::Module {
 public:
     // Returns N raw scores (logits).
     virtual torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& y) = 0;
+    // The trainer says which half the next forwards judge: a D whose normalisation takes its
+    // statistics from the real batch (DNorm::BatchReal) needs to know; every other D ignores it.
+    virtual void setJudgingFakes(bool) {}
 };
 
 std::shared_ptr<GeneratorNet> makeGenerator(const ModelSpec& s);

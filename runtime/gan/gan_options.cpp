@@ -79,7 +79,7 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
         .integer("--z-dim", &o.zDim, 1, 4096)
         .integer("--g-layers", &o.gLayers, 1, 8)
         .integer("--g-width", &o.gWidth, 4, 1024)
-        .choice("--d-norm", &o.dNorm, {"none", "spectral", "batch", "layer"})
+        .choice("--d-norm", &o.dNorm, {"none", "spectral", "batch", "layer", "batch-detached", "batch-real"})
         .toggle("--self-attention", &o.selfAttention)
         .number("--ema", &o.ema, 0, 1, Open::Max)
         .number("--ema-start", &o.emaStart, 0, 1, Open::Max)
@@ -105,6 +105,7 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
         .integer("--staleness", &o.staleness, 0, 64)
         .toggle("--shared-d-forward", &o.sharedDForward)
         .toggle("--single-d-backward", &o.singleDBackward)
+        .toggle("--approx-single-d-backward", &o.approxSingleDBackward)
         .toggle("--share-fake", &o.shareFake)
         .choice("--extrapolate", &o.extrapolate, {"none", "d", "g", "both"})
         .integer("--loader-threads", &o.loaderThreads, 1, 16)
@@ -240,8 +241,8 @@ Status applyPresetAndCheck(GanOptions& o)
         return Status::failure("options --g-layers/--g-width: they shape the MLP of the 2-D mixtures, not model '" + o.model + "'");
     if (o.model == "biggan" && !o.dNorm.empty())
         return Status::failure("option --d-norm: model 'biggan' has spectral norm on every layer of D already");
-    if (o.model == "dcgan" && !oneOf(o.dNorm, {"batch", "spectral", "layer", "none"}))
-        return Status::failure("option --d-norm: '" + o.dNorm + "' is not batch, spectral, layer or none");
+    if (o.model == "dcgan" && !oneOf(o.dNorm, {"batch", "batch-detached", "batch-real", "spectral", "layer", "none"}))
+        return Status::failure("option --d-norm: '" + o.dNorm + "' is not batch, batch-detached, batch-real, spectral, layer or none");
     if (o.model == "mlp" && (o.gLayers < 1 || o.gLayers > 8)) return Status::failure("option --g-layers: must lie in [1, 8]");
     if (o.model == "mlp" && (o.gWidth < 4 || o.gWidth > 1024)) return Status::failure("option --g-width: must lie in [4, 1024]");
     if (o.model == "mlp" && !oneOf(o.dNorm, {"none", "spectral"}))
@@ -270,7 +271,15 @@ Status applyPresetAndCheck(GanOptions& o)
                                "give --async --shared-d-forward as well");
     if (o.singleDBackward && o.model == "dcgan" && o.dNorm == "batch")
         return Status::failure("option --single-d-backward: D's batch norm couples the samples of a batch, so G's gradient "
-                               "is not a per-sample rescale of D's; give --d-norm spectral, layer or none");
+                               "is not a per-sample rescale of D's; give --d-norm batch-real, batch-detached, spectral, layer or none");
+    // The same one pass through a batch-norm D is an approximation of G's gradient (the batch
+    // statistics' share of it is dropped per sample); where the exact one exists it is refused.
+    if (o.approxSingleDBackward && !(o.async && o.sharedDForward))
+        return Status::failure("option --approx-single-d-backward: it takes G's gradient from the shared D forward's backward "
+                               "pass; give --async --shared-d-forward as well");
+    if (o.approxSingleDBackward && !(o.model == "dcgan" && o.dNorm == "batch"))
+        return Status::failure("option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; "
+                               "this D mixes no samples in its backward, so give --single-d-backward, which is exact");
     if (o.loaderThreads < 1 || o.loaderThreads > 16) return Status::failure("option --loader-threads: must lie in [1, 16]");
     if (o.prefetch < 1 || o.prefetch > 64) return Status::failure("option --prefetch: must lie in [1, 64]");
     if (o.ioLatencyMs < 0) return Status::failure("option --io-latency-ms: must be >= 0");
@@ -292,12 +301,12 @@ std::string ganUsage()
            "  --data ring8|grid25|shapes|fashion-mnist|folder  --data-dir DIR  --mixture-std S  --classifier-cache FILE\n"
            "  --model mlp|dcgan|biggan  --resolution 32|64  --width C  --z-dim Z  --self-attention\n"
            "  --g-layers N  --g-width U (the mixtures' MLP: G's hidden layers and units)\n"
-           "  --d-norm none|spectral (mlp) | batch|spectral|layer|none (dcgan): what normalises D's layers\n"
+           "  --d-norm none|spectral (mlp) | batch|batch-real|batch-detached|spectral|layer|none (dcgan): what normalises D's layers\n"
            "  --ema DECAY  --loss bce|hinge  --pack M  --r1-gamma G  --steps N  --batch LOCAL | --global-batch G  --d-steps N\n"
            "  --lr-g/--lr-d LR  --beta1-g/--beta2-g/--beta1-d/--beta2-d B  --warmup-g/--warmup-d N\n"
            "  --decay-g/--decay-d none|linear|cosine  --decay-floor-g/--decay-floor-d F  --lr-scaling-g/--lr-scaling-d none|linear|sqrt\n"
            "  --ema D  --ema-start F (fraction of the steps before the EMA averages)\n"
-           "  --async [--staleness K] [--shared-d-forward [--extrapolate none|d|g|both] [--single-d-backward]]  --share-fake on|off\n"
+           "  --async [--staleness K] [--shared-d-forward [--extrapolate none|d|g|both] [--single-d-backward | --approx-single-d-backward]]  --share-fake on|off\n"
            "  --loader-threads N  --prefetch N  --static-pipeline\n"
            "  --io-latency-ms MS  --layout auto|contiguous|channels_last  --channel-pad auto|on|off\n"
            "  --run-dir DIR  --run-id ID  --metrics-port P (token in TAPAS_METRICS_TOKEN)  --checkpoint-every K\n"

@@ -55,6 +55,8 @@ struct GanOptions {
     bool shareFake = true;        // sync: the last D step trains on G's own batch (one G forward)
     std::string extrapolate = "none"; // shared D forward: none | d | g | both, the players whose
                                   // gradient is taken at θ_t + (θ_t − θ_{t−1}) (gan_extrapolation.h)
+    bool approxSingleDBackward = false; // the same rescale through DCGAN's batch-norm D, where it is not
+                                  // G's exact gradient (the batch norm couples the samples)
     bool singleDBackward = false; // shared D forward: G's input gradient rescaled per sample from D's
                                   // one backward pass (gan_single_backward.h); D without batch norm
     // congestion-aware pipeline

@@ -110,6 +110,7 @@ private:
     torch::Tensor noise(int64_t n, uint64_t a, uint64_t b);
     torch::Tensor labels(int64_t n, uint64_t a, uint64_t b);
     torch::Tensor prepareForD(torch::Tensor x) const;
+    torch::Tensor judgeFakes(const torch::Tensor& x, const torch::Tensor& y);
     Status trainStep(int step, StepFigures& f);
     Status finishStep(StepFigures& f, Clock::time_point computeStart);
     void applyPendingG(StepFigures& f);
@@ -176,6 +177,16 @@ torch::Tensor GanTrainer::prepareForD(torch::Tensor x) const
     return x;
 }
 
+// D's scores of a fake batch; D is told it judges fakes (`--d-norm batch-real` normalises them
+// with the last real batch's statistics).
+torch::Tensor GanTrainer::judgeFakes(const torch::Tensor& x, const torch::Tensor& y)
+{
+    d_->setJudgingFakes(true);
+    auto scores = d_->forward(x, y);
+    d_->setJudgingFakes(false);
+    return scores;
+}
+
 void GanTrainer::logInfo(const std::string& text)
 {
     if (rank_ != 0) return;
@@ -218,6 +229,8 @@ Status GanTrainer::setUp()
     spec_.dNorm = o_.dNorm == "spectral" ? DNorm::Spectral
                   : o_.dNorm == "batch"  ? DNorm::Batch
                   : o_.dNorm == "layer"  ? DNorm::Layer
+                  : o_.dNorm == "batch-detached" ? DNorm::BatchDetached
+                  : o_.dNorm == "batch-real" ? DNorm::BatchReal
                                          : DNorm::None;
 
     // Hardware-aware layout: measured on rank 0 (every rank runs the same build on the same
@@ -289,7 +302,7 @@ Status GanTrainer::setUp()
                     {"mode", asyncOn_ ? "async" : "sync"}, {"staleness_bound", std::to_string(asyncOn_ ? o_.staleness : 0)},
                     {"shared_d_forward", sharedD_ ? "on" : "off"}, {"share_fake", o_.shareFake ? "on" : "off"},
                     {"extrapolate", sharedD_ ? o_.extrapolate : std::string("none")},
-                    {"single_d_backward", sharedD_ && o_.singleDBackward ? "on" : "off"},
+                    {"single_d_backward", sharedD_ && o_.singleDBackward ? "on" : sharedD_ && o_.approxSingleDBackward ? "approx" : "off"},
                     {"ranks", std::to_string(ranks_)}, {"local_batch", std::to_string(scale_.localBatch)},
                     {"global_batch", std::to_string(scale_.globalBatch)}, {"d_steps", std::to_string(o_.dSteps)},
                     {"loss", o_.loss}, {"ema", std::to_string(o_.ema)}, {"ema_start", std::to_string(o_.emaStart)},
@@ -404,13 +417,13 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         // Shared D forward: D's scores of G's batch (with graph) serve D's loss and G's.
         const bool sharedScores = sharedD_ && last;
         if (exD_) exD_->enter();
-        const auto dr = d_->forward(real, realY), df = d_->forward(prepareForD(sharedScores ? gFake : fake.x), fake.y);
+        const auto dr = d_->forward(real, realY), df = judgeFakes(prepareForD(sharedScores ? gFake : fake.x), fake.y);
         f.dForwards += 2;
         auto loss = discriminatorLoss(o_.loss, dr, df);
         if (o_.r1Gamma > 0) loss = loss + r1Penalty(dr, real, o_.r1Gamma);
         // --single-d-backward: the factor that turns D's input gradient on G's batch into G's
         // (gan_single_backward.h); undefined on a step where it does not exist (two passes then).
-        const torch::Tensor factor = sharedScores && o_.singleDBackward
+        const torch::Tensor factor = sharedScores && (o_.singleDBackward || o_.approxSingleDBackward)
             ? gInputGradFactor(o_.loss, df, data_.isMixture() ? o_.pack : 1, gFake.dim())
             : torch::Tensor();
         bool dBackwardDone = false;
@@ -490,7 +503,7 @@ Status GanTrainer::trainStep(int step, StepFigures& f)
         ++f.gForwards;
     }
     optG_->zero_grad();
-    const auto score = d_->forward(prepareForD(gFake), gY);
+    const auto score = judgeFakes(prepareForD(gFake), gY);
     ++f.dForwards;
     const auto gLoss = generatorLoss(o_.loss, score);
     // G's update needs G's gradients only: D's weight gradients (three GEMMs as large as D's

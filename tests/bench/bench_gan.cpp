@@ -98,12 +98,16 @@ int runGanBench(const std::vector<std::string>& args)
     int steps = 40, qualitySteps = 0, seeds = 3;
     bool speed = false, mixtures = false, fashion = false;
     std::string mixture; // --mixture ring8|grid25: that benchmark alone
-    std::string dNorm = "batch"; // --d-norm batch|spectral|none: the Fashion-MNIST DCGAN's D
+    std::string dNorm = "batch"; // --d-norm: the Fashion-MNIST DCGAN's D in every row
+    std::string sharedDNorm;     // --shared-d-norm: the shared-D-forward row's D alone (empty: --d-norm)
+    bool buffered = true;        // --no-buffered: Fashion-MNIST without the buffered asynchronous row
     const char* usage = "options: --speed, --mixtures, --fashion (sections; none: all three), --steps N (speed runs), --quick,\n"
                         "  --quality-steps N (quality runs; default: the presets' steps), --seeds N (quality runs, default 3),\n"
                         "  --mixture ring8|grid25 (that mixture benchmark alone),\n"
-                        "  --d-norm batch|spectral|layer|none (the Fashion-MNIST DCGAN's D; without batch norm the shared D\n"
-                        "  forward also takes --single-d-backward)";
+                        "  --d-norm batch|batch-real|batch-detached|spectral|layer|none (the Fashion-MNIST DCGAN's D; but for batch the\n"
+                        "  shared D forward also takes --single-d-backward), --shared-d-norm batch-real|batch-detached|spectral|layer|none\n"
+                        "  (the shared D forward's D alone, with --single-d-backward; the other rows keep --d-norm),\n"
+                        "  --no-buffered (Fashion-MNIST: leave out the buffered asynchronous row)";
     for (size_t i = 0; i < args.size(); ++i) {
         const bool hasValue = i + 1 < args.size();
         if (args[i] == "--steps" && hasValue) steps = std::max(10, std::atoi(args[++i].c_str()));
@@ -117,8 +121,15 @@ int runGanBench(const std::vector<std::string>& args)
             mixtures = true;
         }
         else if (args[i] == "--fashion") fashion = true;
-        else if (args[i] == "--d-norm" && hasValue && (args[i + 1] == "batch" || args[i + 1] == "spectral" || args[i + 1] == "layer" || args[i + 1] == "none"))
+        else if (args[i] == "--d-norm" && hasValue &&
+                 (args[i + 1] == "batch" || args[i + 1] == "batch-real" || args[i + 1] == "batch-detached" || args[i + 1] == "spectral" || args[i + 1] == "layer" ||
+                  args[i + 1] == "none"))
             dNorm = args[++i];
+        else if (args[i] == "--no-buffered") buffered = false;
+        else if (args[i] == "--shared-d-norm" && hasValue &&
+                 (args[i + 1] == "batch-real" || args[i + 1] == "batch-detached" || args[i + 1] == "spectral" || args[i + 1] == "layer" ||
+                  args[i + 1] == "none"))
+            sharedDNorm = args[++i];
         else {
             std::fprintf(stderr, "tapas bench gan: unknown option '%s' (%s)\n", args[i].c_str(), usage);
             return 2;
@@ -128,7 +139,7 @@ int runGanBench(const std::vector<std::string>& args)
     int rc = 0;
     if (speed) rc |= runSpeedBench(steps);
     if (mixtures) rc |= runMixtureQualityBench(seeds, qualitySteps, mixture);
-    if (fashion) rc |= runFashionQualityBench(seeds, qualitySteps, dNorm);
+    if (fashion) rc |= runFashionQualityBench(seeds, qualitySteps, dNorm, sharedDNorm, buffered);
     return rc;
 }
 

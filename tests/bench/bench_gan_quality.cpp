@@ -99,27 +99,37 @@ int runMixtureQualityBench(int seeds, int steps, const std::string& only)
     return ok ? 0 : 1;
 }
 
-int runFashionQualityBench(int seeds, int steps, const std::string& dNorm)
+int runFashionQualityBench(int seeds, int steps, const std::string& dNorm, const std::string& sharedDNorm, bool buffered)
 {
+    const std::string sharedNorm = sharedDNorm.empty() ? dNorm : sharedDNorm;
     std::printf("\nFashion-MNIST (DCGAN, 32 px), 2 ranks, mean of %d seeds, %s; 10,000 generated images judged by the\n"
                 "project's classifier (classes covered of 10, KL of the predicted-class histogram against uniform, Fréchet\n"
                 "distance of its 128-d features against the test split):\n\n",
                 seeds, steps > 0 ? ("--steps " + std::to_string(steps)).c_str() : "the preset's default steps");
-    const bool singleD = dNorm != "batch";
-    if (singleD) std::printf("D: --d-norm %s in every mode; the shared D forward with --single-d-backward.\n\n", dNorm.c_str());
+    const bool singleD = sharedNorm != "batch";
+    if (sharedNorm != dNorm)
+        std::printf("D: --d-norm %s in the synchronous and buffered rows; the shared D forward's row --d-norm %s%s, compared with "
+                    "the synchronous row.\n\n",
+                    dNorm.c_str(), sharedNorm.c_str(), singleD ? " with --single-d-backward" : "");
+    else if (singleD) std::printf("D: --d-norm %s in every mode; the shared D forward with --single-d-backward.\n\n", dNorm.c_str());
     std::printf("| training | classes | class KL | Fréchet distance | images/s | notes |\n|---|---:|---:|---:|---:|---|\n");
     std::vector<std::string> base{"--data", "fashion-mnist", "--sample-every", "0", "--metric-every", "0"};
     if (steps > 0) base.insert(base.end(), {"--steps", std::to_string(steps)});
-    if (singleD) base.insert(base.end(), {std::string("--d-norm"), dNorm});
-    const ModeRuns sync = runSeeds(base, false, seeds), async = runSeeds(base, true, seeds),
-                   shared = runSeeds(base, true, seeds, true, singleD);
+    std::vector<std::string> sharedBase = base;
+    if (dNorm != "batch") base.insert(base.end(), {std::string("--d-norm"), dNorm});
+    if (sharedNorm != "batch") sharedBase.insert(sharedBase.end(), {std::string("--d-norm"), sharedNorm});
+    const ModeRuns sync = runSeeds(base, false, seeds), async = buffered ? runSeeds(base, true, seeds) : ModeRuns{},
+                   shared = runSeeds(sharedBase, true, seeds, true, singleD);
+    std::vector<const ModeRuns*> rows{&sync, &shared};
+    if (buffered) rows.insert(rows.begin() + 1, &async);
     bool ok = true;
-    for (const auto* r : {&sync, &async, &shared}) {
+    for (const ModeRuns* r : rows) {
         const bool isAsync = r != &sync;
-        const char* what = r == &shared ? (singleD ? "async, k = 1, shared D forward, single D backward" : "async, k = 1, shared D forward")
+        std::string what = r == &shared ? (singleD ? "async, k = 1, shared D forward, single D backward" : "async, k = 1, shared D forward")
                            : isAsync ? "async, k = 1" : "synchronous";
+        if (r == &shared && sharedNorm != dNorm) what += ", D " + sharedNorm;
         if (r->failed) {
-            std::printf("| %s | %d of %d runs failed: %s |\n", what, r->failed, seeds, r->error.c_str());
+            std::printf("| %s | %d of %d runs failed: %s |\n", what.c_str(), r->failed, seeds, r->error.c_str());
             ok = false;
             continue;
         }
@@ -127,13 +137,13 @@ int runFashionQualityBench(int seeds, int steps, const std::string& dNorm)
         if (isAsync && !sync.failed && sync.mean("frechet_distance") > 0 && sync.ips.value() > 0)
             std::snprintf(note, sizeof note, "Fréchet x%.2f of sync at x%.2f its images/s",
                           r->mean("frechet_distance") / sync.mean("frechet_distance"), r->ips.value() / sync.ips.value());
-        std::printf("| ParaGAN %s | %.1f | %.3f | %.2f | %.0f | %s |\n", what, r->mean("classes_covered"), r->mean("class_kl"), r->mean("frechet_distance"), r->ips.value(), note);
+        std::printf("| ParaGAN %s | %.1f | %.3f | %.2f | %.0f | %s |\n", what.c_str(), r->mean("classes_covered"), r->mean("class_kl"), r->mean("frechet_distance"), r->ips.value(), note);
     }
     if (!sync.failed)
         std::printf("| real images (floor) | 10 | | %.2f | | 10,000 training images against the test split; classifier test accuracy %.1f%% |\n",
                     sync.mean("frechet_floor"), 100 * sync.mean("classifier_accuracy"));
     std::printf("\nEach seed's final figures:\n");
-    for (const auto* r : {&sync, &async, &shared})
+    for (const ModeRuns* r : rows)
         for (const std::string& line : r->perSeed) std::printf("  %s\n", line.c_str());
     return ok ? 0 : 1;
 }

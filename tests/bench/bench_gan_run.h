@@ -27,8 +27,12 @@ namespace tapas::bench {
 // `seeds` runs on 2 ranks, synchronous and asynchronous (k = 1) side by side. `steps` 0: the
 // presets' default step budgets (what `tapas gan --data ...` runs). Return 0 when every run worked.
 int runMixtureQualityBench(int seeds, int steps, const std::string& only); // only: ring8 | grid25 | empty for both
-// `dNorm`: D's normalisation (batch, the preset; spectral or none also run the shared D forward
-// with --single-d-backward, which a D without batch norm allows).
-int runFashionQualityBench(int seeds, int steps, const std::string& dNorm = "batch");
+// `dNorm`: D's normalisation in every row (batch, the preset; any other also runs the shared D
+// forward with --single-d-backward, which a D whose backward mixes no samples allows).
+// `sharedDNorm` (empty: `dNorm`): the shared-D-forward row's D alone, with --single-d-backward
+// unless it is batch; the synchronous and buffered rows keep `dNorm`, and the asynchronous rows
+// are compared with that synchronous row. `buffered` false leaves out the buffered asynchronous row.
+int runFashionQualityBench(int seeds, int steps, const std::string& dNorm = "batch", const std::string& sharedDNorm = "",
+                           bool buffered = true);
 
 } // namespace tapas::bench

@@ -184,6 +184,17 @@ PipelineRun runPipeline(bool adaptive, double latencyMs, double computeMs, int s
     return r;
 }
 
+// A 2-rank run of exactly `steps` steps with `args` in `dir`: each step's work and losses, or
+// nothing (with the run's output as a warning) where it failed or recorded another step count.
+std::map<int, StepWork> workOfRun(const QString& dir, const QStringList& args, int steps)
+{
+    const RunOutput r = runGan(2, dir, args + QStringList{QStringLiteral("--steps"), QString::number(steps), QStringLiteral("--sample-every"),
+                                                          QStringLiteral("0")});
+    if (r.exitCode != 0) qWarning("%s", (r.output + rankLogs(dir).toUtf8()).constData());
+    const std::map<int, StepWork> w = workByStep(r.events);
+    return r.exitCode == 0 && int(w.size()) == steps ? w : std::map<int, StepWork>{};
+}
+
 } // namespace
 
 class TstGan : public QObject {
@@ -284,13 +295,7 @@ private Q_SLOTS:
         QVERIFY(tmp.isValid());
         const int steps = 12;
         auto run = [&](const QString& name, const QStringList& extra) {
-            const QString dir = tmp.filePath(name);
-            const RunOutput r = runGan(2, dir, QStringList{QStringLiteral("--data"), QStringLiteral("ring8"), QStringLiteral("--steps"),
-                                                           QString::number(steps), QStringLiteral("--sample-every"), QStringLiteral("0")} +
-                                                   extra);
-            if (r.exitCode != 0) qWarning("%s", (r.output + rankLogs(dir).toUtf8()).constData());
-            const std::map<int, StepWork> w = workByStep(r.events);
-            return r.exitCode == 0 && int(w.size()) == steps ? w : std::map<int, StepWork>{};
+            return workOfRun(tmp.filePath(name), QStringList{QStringLiteral("--data"), QStringLiteral("ring8")} + extra, steps);
         };
         const auto sync = run(QStringLiteral("sync"), {});
         const auto twice = run(QStringLiteral("twice"), {QStringLiteral("--share-fake"), QStringLiteral("off")});
@@ -349,6 +354,45 @@ private Q_SLOTS:
         QCOMPARE(extrapolated.at(1).gLoss, shared.at(1).gLoss);
         QVERIFY(extrapolated.at(2).dLoss != shared.at(2).dLoss);
         QVERIFY(extrapolated.at(2).gLoss != shared.at(2).gLoss);
+    }
+
+    // DCGAN's D with batch norm by the real batch (`--d-norm batch-real`): the trainer tells D which
+    // half it judges, and one backward pass serves both players exactly, so the single-backward
+    // run repeats the two-pass run to float rounding, step by step; the preset's batch norm with
+    // the approximate single pass does not.
+    void batch_real_d_takes_the_exact_single_backward_in_training()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const int steps = 6;
+        // The layout forced, so that every run builds the same D (channel padding changes its input).
+        auto run = [&](const QString& name, const QStringList& extra) {
+            return workOfRun(tmp.filePath(name),
+                             QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--width"), QStringLiteral("8"),
+                                         QStringLiteral("--batch"), QStringLiteral("8"), QStringLiteral("--layout"),
+                                         QStringLiteral("contiguous"), QStringLiteral("--channel-pad"), QStringLiteral("off"),
+                                         QStringLiteral("--async"), QStringLiteral("--shared-d-forward")} +
+                                 extra,
+                             steps);
+        };
+        const QStringList real{QStringLiteral("--d-norm"), QStringLiteral("batch-real")};
+        const auto two = run(QStringLiteral("two"), real);
+        const auto one = run(QStringLiteral("one"), real + QStringList{QStringLiteral("--single-d-backward")});
+        const auto preset = run(QStringLiteral("preset"), {});
+        const auto approx = run(QStringLiteral("approx"), {QStringLiteral("--approx-single-d-backward")});
+        for (const auto* w : {&two, &one, &preset, &approx}) QVERIFY(!w->empty());
+        for (int s = 1; s <= steps; ++s) {
+            const QByteArray at = "step " + QByteArray::number(s) + ": G " + QByteArray::number(one.at(s).gLoss, 'g', 9) + " / " +
+                                  QByteArray::number(two.at(s).gLoss, 'g', 9) + ", D " + QByteArray::number(one.at(s).dLoss, 'g', 9) +
+                                  " / " + QByteArray::number(two.at(s).dLoss, 'g', 9);
+            QVERIFY2(one.at(s).dBackwards == 1 && two.at(s).dBackwards == 2 && approx.at(s).dBackwards == 1, at.constData());
+            QVERIFY2(std::abs(one.at(s).gLoss - two.at(s).gLoss) <= 1e-5 * (1 + std::abs(two.at(s).gLoss)) &&
+                         std::abs(one.at(s).dLoss - two.at(s).dLoss) <= 1e-5 * (1 + std::abs(two.at(s).dLoss)),
+                     at.constData());
+        }
+        // The approximate pass takes another G update from step 1: step 2's D reads another G batch.
+        QCOMPARE(approx.at(1).dLoss, preset.at(1).dLoss);
+        QVERIFY(std::abs(approx.at(2).dLoss - preset.at(2).dLoss) > 1e-7);
     }
 
     void synchronous_resume_continues_bit_for_bit()
@@ -469,6 +513,10 @@ private Q_SLOTS:
             << QStringList{QStringLiteral("--async"), QStringLiteral("--shared-d-forward"), QStringLiteral("--extrapolate"),
                            QStringLiteral("sideways")}
             << QStringLiteral("option --extrapolate: 'sideways' is not");
+        QTest::newRow("approximate single D backward where the exact one applies")
+            << QStringList{QStringLiteral("--async"), QStringLiteral("--shared-d-forward"), QStringLiteral("--approx-single-d-backward")}
+            << QStringLiteral("option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; this D "
+                              "mixes no samples in its backward, so give --single-d-backward, which is exact");
         QTest::newRow("EMA start at the end") << QStringList{QStringLiteral("--ema-start"), QStringLiteral("1")}
                                               << QStringLiteral("option --ema-start: '1' is not a number in [0, 1)");
         QTest::newRow("EMA start without an EMA")

@@ -212,7 +212,7 @@ private Q_SLOTS:
         QTest::newRow("g-layers 0") << QStringList{"--g-layers", "0"} << "option --g-layers: '0' is not an integer in [1, 8]";
         QTest::newRow("g-layers 9") << QStringList{"--g-layers", "9"} << "option --g-layers: '9' is not an integer in [1, 8]";
         QTest::newRow("g-width 2") << QStringList{"--g-width", "2"} << "option --g-width: '2' is not an integer in [4, 1024]";
-        QTest::newRow("d-norm") << QStringList{"--d-norm", "group"} << "option --d-norm: 'group' is not none, spectral, batch or layer";
+        QTest::newRow("d-norm") << QStringList{"--d-norm", "group"} << "option --d-norm: 'group' is not none, spectral, batch, layer, batch-detached or batch-real";
         QTest::newRow("steps") << QStringList{"--steps", "2.5"} << "option --steps: '2.5' is not an integer in [1, 1000000000]";
         QTest::newRow("beta 1") << QStringList{"--beta2-d", "1"} << "option --beta2-d: '1' is not a number in [0, 1)";
         QTest::newRow("ema") << QStringList{"--ema", "1e400"} << "option --ema: '1e400' is not a number in [0, 1)";
@@ -243,16 +243,26 @@ private Q_SLOTS:
         QTest::addColumn<QString>("error");
         QTest::newRow("batch-norm mixture D") << QStringList{"--data", "ring8", "--d-norm", "batch"}
                                               << "option --d-norm: 'batch' is not none or spectral";
+        QTest::newRow("detached batch norm in a mixture D") << QStringList{"--data", "ring8", "--d-norm", "batch-detached"}
+                                                            << "option --d-norm: 'batch-detached' is not none or spectral";
         QTest::newRow("biggan D norm") << QStringList{"--data", "shapes", "--model", "biggan", "--d-norm", "none"}
                                        << "option --d-norm: model 'biggan' has spectral norm on every layer of D already";
         QTest::newRow("single D backward alone")
             << QStringList{"--data", "fashion-mnist", "--d-norm", "spectral", "--single-d-backward"}
             << "option --single-d-backward: it takes G's gradient from the shared D forward's backward pass; give --async "
                "--shared-d-forward as well";
+        QTest::newRow("approximate single D backward alone")
+            << QStringList{"--data", "fashion-mnist", "--async", "--approx-single-d-backward"}
+            << "option --approx-single-d-backward: it takes G's gradient from the shared D forward's backward pass; give --async "
+               "--shared-d-forward as well";
+        QTest::newRow("approximate single D backward where the exact one applies")
+            << QStringList{"--data", "fashion-mnist", "--d-norm", "layer", "--async", "--shared-d-forward", "--approx-single-d-backward"}
+            << "option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; this D mixes no "
+               "samples in its backward, so give --single-d-backward, which is exact";
         QTest::newRow("single D backward through batch norm")
             << QStringList{"--data", "fashion-mnist", "--async", "--shared-d-forward", "--single-d-backward"}
             << "option --single-d-backward: D's batch norm couples the samples of a batch, so G's gradient is not a "
-               "per-sample rescale of D's; give --d-norm spectral, layer or none";
+               "per-sample rescale of D's; give --d-norm batch-real, batch-detached, spectral, layer or none";
     }
 
     void gan_refuses_options_that_do_not_fit_together()
@@ -375,6 +385,14 @@ private Q_SLOTS:
         QCOMPARE(sn.dNorm, std::string("spectral"));
         QVERIFY(sn.singleDBackward);
         QVERIFY(checked({"--data", "ring8", "--async", "--shared-d-forward", "--single-d-backward"}).first.ok()); // MLP D: no batch norm
+        const auto [approxOk, approx] = checked({"--data", "fashion-mnist", "--async", "--shared-d-forward", "--approx-single-d-backward"});
+        QVERIFY2(approxOk.ok(), approxOk.error.c_str());
+        QVERIFY(approx.approxSingleDBackward && !approx.singleDBackward);
+        // Batch norm whose statistics are constants of the backward: per-sample backward, so allowed.
+        const auto [bdOk, bd] = checked({"--data", "fashion-mnist", "--d-norm", "batch-detached", "--async", "--shared-d-forward",
+                                         "--single-d-backward"});
+        QVERIFY2(bdOk.ok(), bdOk.error.c_str());
+        QCOMPARE(bd.dNorm, std::string("batch-detached"));
         const auto [depthStatus, depth] = checked({"--data", "shapes", "--g-layers", "4"});
         QVERIFY(!depthStatus.ok());
         QCOMPARE(QString::fromStdString(depthStatus.error),
