@@ -1,6 +1,6 @@
 #pragma once
-// The one-liners the hand-built test graphs share: a float tensor of fixed dims, and a node,
-// added to a graph.
+// The one-liners the hand-built test graphs share: a float tensor of fixed dims, a known int64
+// vector (a Slice's starts and ends), and a node, added to a graph.
 #include "core/ir/graph.h"
 
 #include <string>
@@ -15,6 +15,17 @@ inline TensorId addFloatTensor(Graph& g, const std::string& name, std::vector<in
     t.dtype = DType::Float32;
     t.shape = Shape::of(dims);
     t.kind = kind;
+    return g.addTensor(t);
+}
+
+inline TensorId addKnownInts(Graph& g, const std::string& name, std::vector<int64_t> values)
+{
+    Tensor t;
+    t.name = name;
+    t.dtype = DType::Int64;
+    t.shape = Shape::of({int64_t(values.size())});
+    t.kind = TensorKind::Constant;
+    t.value = ConstValue{DType::Int64, t.shape, std::move(values), {}};
     return g.addTensor(t);
 }
 
