@@ -130,7 +130,12 @@ double recurrentSaves(const Graph& g, const Node& n, Save save, GradOf gradOf)
         perStep = 1;  // tanh's output, which is h'
     }
     if (n.attrFloat("clip", 0) > 0) perStep += gates; // clamp keeps its input, the step's gate sum
-    return dirs * batch * double(hidden) * (perStep * steps + carried * (steps - 1));
+    // An initial state left out is zeros the kernel makes: step 0's matmul (h) and sigmoid(f) * c
+    // (LSTM's c) keep them.
+    double zeros = 0;
+    if (h0 == kNoTensor && gradOf(r)) zeros += 1;
+    if (n.opType == "LSTM" && c0 == kNoTensor) zeros += 1;
+    return dirs * batch * double(hidden) * (perStep * steps + carried * (steps - 1) + zeros);
 }
 
 } // namespace
