@@ -85,6 +85,18 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
                                   : "priced as its dearer branch (state the branch the data takes with --assume-branch " + n.name +
                                         "=then|else)"));
     }
+    // Stored data that is neither a float weight nor a value the importer knows: the worker makes
+    // it once and holds it whole through the run (runtime/exec/graph_interpreter's constants),
+    // GPT-2's causal mask buffers ([1, 1, 1024, 1024] bools, 1 MiB a layer) among them.
+    heldBufferBytes_.assign(g_.nodes.size(), 0);
+    for (TensorId t = 0; t < TensorId(g_.tensors.size()); ++t) {
+        const Tensor& x = g_.tensor(t);
+        if (x.producer != kNoNode || (x.kind != TensorKind::Weight && x.kind != TensorKind::Constant) || x.value ||
+            dtypeIsFloating(x.dtype) || x.consumers.empty() || !x.shape.isFullyKnown())
+            continue;
+        const NodeId first = *std::min_element(x.consumers.begin(), x.consumers.end());
+        heldBufferBytes_[size_t(first)] += double(x.shape.numElementsOr(0)) * std::max(1, dtypeBytes(x.dtype));
+    }
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> uses;
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
         const Node& node = g_.node(n);
@@ -382,6 +394,7 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
             c.compute += crossEntropySeconds(*roofline_, replicaBytes(t) / elemBytes_ * shard);
         }
     const bool split = s.computeFraction < 1;
+    c.weightMemory += heldBufferBytes_[size_t(id)];
     for (size_t i = 0; i < n.inputs.size() && i < s.inputs.size(); ++i) {
         const TensorId t = n.inputs[i];
         if (t == kNoTensor) continue;

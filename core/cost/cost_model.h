@@ -151,6 +151,7 @@ private:
     std::vector<double> branchKept_; // per node of g_: bytes its inlined branch keeps (fixed: the If is replicated)
     SavedActivations saved_; // on *memGraph_: what the backward holds on to, a node's activation memory
     std::vector<char> weights_; // per tensor: a weight (memory, gradient sync, optimizer state)
+    std::vector<double> heldBufferBytes_; // per node: non-float stored data it is the first to read (held whole)
     // The working-set walk, built once, and where each of its terms' bytes comes from: a fixed
     // number, or one that a plan divides by tp where it splits the tensor (the output of its
     // producer, or the weight input of its last reader).

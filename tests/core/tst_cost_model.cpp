@@ -454,6 +454,28 @@ private slots:
         }
     }
 
+    // Stored data that is no float weight and no value the importer knows (GPT-2's causal mask
+    // buffers) is made once by the worker and held whole: memory beside the weights, one byte
+    // an element of a bool. The zoo GPT's two [1,1,1024,1024] masks were the 2 MiB a rank held
+    // beyond its predicted weights, gradients and Adam state in every plan of `tapas bench run`.
+    void a_stored_mask_is_held_beside_the_weights()
+    {
+        Graph g;
+        const TensorId in = tapas::testing::addFloatTensor(g, "in", {8, 64}, TensorKind::Input);
+        Tensor m;
+        m.name = "mask";
+        m.dtype = DType::Bool;
+        m.shape = Shape::of({8, 64});
+        m.kind = TensorKind::Weight;
+        const TensorId mask = g.addTensor(m);
+        const TensorId y = tapas::testing::addFloatTensor(g, "y", {8, 64}, TensorKind::Activation);
+        g.inputs = {in};
+        g.outputs = {y};
+        tapas::testing::addNode(g, "where", "Where", {mask, in, in}, {y});
+        const CostModel model(g, testCluster(), DeviceMesh{1, 1});
+        QCOMPARE(evaluatePlan(firstStrategies(g), model).total.weightMemory, 8.0 * 64);
+    }
+
     void data_parallel_degree_must_divide_the_batch()
     {
         const Graph g = tinyMlp(); // batch 8
@@ -520,21 +542,26 @@ private slots:
         for (NodeId n = 0; n < NodeId(g->nodes.size()); ++n) rep.push_back(nodeStrategies(*g, n, 1).front());
         const CostReport r = evaluatePlan(buildPlan(*g, {8, 1}, rep), m);
         // GPT-2 small: 124M parameters. The tied embedding is read twice (by the lookup and the LM
-        // head) and held once: 16 bytes for each parameter the nodes read, each counted once.
+        // head) and held once: 16 bytes for each parameter the nodes read, each counted once,
+        // beside each layer's causal mask buffer (1024 x 1024 bools), held whole.
         std::set<TensorId> read;
         int embeddingReads = 0;
-        double elems = 0;
+        double elems = 0, masks = 0;
         for (const Node& n : g->nodes)
             for (size_t i = 0; i < n.inputs.size(); ++i) {
                 const TensorId t = n.inputs[i];
+                if (t != kNoTensor && g->tensor(t).dtype == DType::Bool && g->tensor(t).kind == TensorKind::Weight &&
+                    !g->tensor(t).value && read.insert(t).second)
+                    masks += double(g->tensor(t).shape.numElementsOr(0));
                 if (t == kNoTensor || !g->tensor(t).isParameter() || g->tensor(t).value || isBufferInput(n, i)) continue;
                 if (g->tensor(t).storedElements() == 50257LL * 768) ++embeddingReads;
                 if (read.insert(t).second) elems += double(g->tensor(t).storedElements());
             }
         QCOMPARE(embeddingReads, 2);
         QVERIFY(elems >= 124e6 && elems <= double(g->parameterCount()));
-        QVERIFY2(std::abs(r.total.weightMemory - elems * 16) <= 1e-9 * elems * 16,
-                 qPrintable(QString::number(r.total.weightMemory / (elems * 16))));
+        QCOMPARE(masks, 12 * 1024.0 * 1024);
+        QVERIFY2(std::abs(r.total.weightMemory - elems * 16 - masks) <= 1e-9 * elems * 16,
+                 qPrintable(QString::number(r.total.weightMemory / (elems * 16 + masks))));
         QCOMPARE(r.total.tpComm, 0.0);
         QVERIFY(r.total.dpComm > 0);
     }
