@@ -6,6 +6,7 @@
 #include "core/ops/op_registry.h"
 #include "core/zoo/zoo.h"
 #include "tests/common/float_tensor.h"
+#include "tests/core/op_test_graph.h"
 #include "onnx_test_models.h"
 
 #include <QtTest>
@@ -77,11 +78,7 @@ Graph slicedWeightGraph()
     tapas::testing::addNode(g, "slice_a", "Slice", {w, zero, split, axis}, {a});
     tapas::testing::addNode(g, "slice_b", "Slice", {w, split, end, axis}, {b});
     const NodeId concat = tapas::testing::addNode(g, "concat", "Concat", {b, a}, {c});
-    Attribute along;
-    along.name = "axis";
-    along.kind = Attribute::Kind::Int;
-    along.i = 1;
-    g.nodes[size_t(concat)].attrs.push_back(along);
+    g.nodes[size_t(concat)].attrs.push_back(tapas::testing::intAttr("axis", 1));
     tapas::testing::addNode(g, "mm", "MatMul", {in, c}, {h});
     tapas::testing::addNode(g, "relu", "Relu", {h}, {r});
     tapas::testing::addNode(g, "add", "Add", {r, h}, {y});
