@@ -459,12 +459,7 @@ private slots:
     {
         Graph g;
         const TensorId in = tapas::testing::addFloatTensor(g, "in", {8, 64}, TensorKind::Input);
-        Tensor m;
-        m.name = "mask";
-        m.dtype = DType::Bool;
-        m.shape = Shape::of({8, 64});
-        m.kind = TensorKind::Weight;
-        const TensorId mask = g.addTensor(m);
+        const TensorId mask = tapas::testing::addTensorOf(g, "mask", DType::Bool, {8, 64}, TensorKind::Weight);
         const TensorId y = tapas::testing::addFloatTensor(g, "y", {8, 64}, TensorKind::Activation);
         g.inputs = {in};
         g.outputs = {y};

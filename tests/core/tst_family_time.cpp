@@ -333,12 +333,7 @@ private slots:
     {
         Graph g;
         const TensorId table = testing::addFloatTensor(g, "table", {1000, 64}, TensorKind::Weight);
-        Tensor idx;
-        idx.name = "ids";
-        idx.dtype = DType::Int64;
-        idx.shape = Shape::of({2, 8});
-        idx.kind = TensorKind::Input;
-        const TensorId ids = g.addTensor(idx);
+        const TensorId ids = testing::addTensorOf(g, "ids", DType::Int64, {2, 8}, TensorKind::Input);
         const TensorId y = testing::addFloatTensor(g, "y", {2, 8, 64}, TensorKind::Activation);
         g.inputs = {ids};
         g.outputs = {y};
