@@ -55,7 +55,7 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     // Found once: the calibrated families, the roofline and the saved activations all price
     // the chains the worker fuses.
     chains_ = pricedChains(g_);
-    saved_ = savedActivations(g_, chains_.chains);
+    buildMemoryGraph();
     roofline_ = gpuRoofline(cluster_, options_.dtype);
     if (roofline_) rooflineOps_ = rooflineOps(g_, chains_, elemBytes_);
     // Each graph input is charged to the first node reading it, each output to its producer.
@@ -85,6 +85,18 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
                                   : "priced as its dearer branch (state the branch the data takes with --assume-branch " + n.name +
                                         "=then|else)"));
     }
+    // Stored data that is neither a float weight nor a value the importer knows: the worker makes
+    // it once and holds it whole through the run (runtime/exec/graph_interpreter's constants),
+    // GPT-2's causal mask buffers ([1, 1, 1024, 1024] bools, 1 MiB a layer) among them.
+    heldBufferBytes_.assign(g_.nodes.size(), 0);
+    for (TensorId t = 0; t < TensorId(g_.tensors.size()); ++t) {
+        const Tensor& x = g_.tensor(t);
+        if (x.producer != kNoNode || (x.kind != TensorKind::Weight && x.kind != TensorKind::Constant) || x.value ||
+            dtypeIsFloating(x.dtype) || x.consumers.empty() || !x.shape.isFullyKnown())
+            continue;
+        const NodeId first = *std::min_element(x.consumers.begin(), x.consumers.end());
+        heldBufferBytes_[size_t(first)] += double(x.shape.numElementsOr(0)) * std::max(1, dtypeBytes(x.dtype));
+    }
     std::unordered_map<TensorId, std::vector<std::pair<NodeId, int>>> uses;
     for (NodeId n = 0; n < NodeId(g_.nodes.size()); ++n) {
         const Node& node = g_.node(n);
@@ -104,9 +116,54 @@ CostModel::CostModel(const Graph& g, const ClusterSpec& cluster, const DeviceMes
     }
 }
 
-double CostModel::replicaBytes(TensorId t) const
+void CostModel::buildMemoryGraph()
 {
-    const Tensor& x = g_.tensor(t);
+    bool anyIf = false;
+    for (const Node& n : g_.nodes) anyIf = anyIf || n.opType == "If";
+    if (anyIf) inlined_ = inlineIfBranches(g_);
+    memGraph_ = inlined_.any ? &inlined_.graph : &g_;
+    const Graph& mg = *memGraph_;
+    memNodeOf_.assign(g_.nodes.size(), kNoNode);
+    for (NodeId m = 0; m < NodeId(mg.nodes.size()); ++m) {
+        const NodeId outer = inlined_.any ? inlined_.owner[size_t(m)] : m;
+        if (!inlined_.any || !inlined_.inBranch[size_t(m)]) memNodeOf_[size_t(outer)] = m;
+    }
+    // The chains the worker fuses are outer nodes (a branch runs node by node): the same chains
+    // in the memory graph's node ids.
+    std::vector<NodeChain> chains = chains_.chains;
+    for (NodeChain& c : chains)
+        for (NodeId& n : c.nodes) n = memNodeOf_[size_t(n)];
+    saved_ = savedActivations(mg, chains);
+    branchKept_.assign(g_.nodes.size(), 0);
+    if (!inlined_.any) return;
+    for (NodeId m = 0; m < NodeId(mg.nodes.size()); ++m) {
+        if (!inlined_.inBranch[size_t(m)]) continue;
+        double& kept = branchKept_[size_t(inlined_.owner[size_t(m)])];
+        kept += saved_.innerKept[size_t(m)] * elemBytes_ / batchShards() + maskBytes(m, 1.0);
+        for (TensorId t : mg.node(m).outputs)
+            if (t != kNoTensor && size_t(t) >= g_.tensors.size() && saved_.kept[size_t(t)] && dtypeIsFloating(mg.tensor(t).dtype) &&
+                !mg.tensor(t).value)
+                kept += replicaBytes(mg.tensor(t));
+    }
+}
+
+double CostModel::maskBytes(NodeId m, double shard) const
+{
+    // What node m of the memory graph keeps beside its output, one element of it each: a dropout
+    // mask (1 B), max pool's index (int64).
+    const Graph& mg = *memGraph_;
+    const TensorId out = mg.node(m).output(0);
+    if (out == kNoTensor || !dtypeIsFloating(mg.tensor(out).dtype) || mg.tensor(out).value) return 0;
+    double bytes = 0;
+    if (saved_.dropoutMask[size_t(m)]) bytes += replicaBytes(mg.tensor(out)) / elemBytes_ * shard;
+    if (saved_.poolIndices[size_t(m)]) bytes += replicaBytes(mg.tensor(out)) / elemBytes_ * 8.0 * shard;
+    return bytes;
+}
+
+double CostModel::replicaBytes(TensorId t) const { return replicaBytes(g_.tensor(t)); }
+
+double CostModel::replicaBytes(const Tensor& x) const
+{
     const double elems = double(x.shape.numElementsOr(1));
     const int bytes = dtypeIsFloating(x.dtype) ? elemBytes_ : std::max(1, dtypeBytes(x.dtype));
     const bool batched = x.kind == TensorKind::Activation || x.kind == TensorKind::Input;
@@ -131,34 +188,55 @@ StepWorkingSet CostModel::workingSet(const ShardingPlan& plan, std::vector<doubl
         bytes[k] = split ? w.bytes / tp : w.bytes;
     }
     if (!nodeExtra) return walk_.run(bytes.data());
+    if (!inlined_.any) {
+        nodeExtra->assign(g_.nodes.size(), 0);
+        return walk_.run(bytes.data(), nodeExtra->data());
+    }
+    // Per node of the memory graph, then the most of an If's branch nodes as the If's.
+    thread_local std::vector<double> memExtra;
+    memExtra.assign(memGraph_->nodes.size(), 0);
+    const StepWorkingSet w = walk_.run(bytes.data(), memExtra.data());
     nodeExtra->assign(g_.nodes.size(), 0);
-    return walk_.run(bytes.data(), nodeExtra->data());
+    for (size_t m = 0; m < memExtra.size(); ++m) {
+        double& e = (*nodeExtra)[size_t(inlined_.owner[m])];
+        e = std::max(e, memExtra[m]);
+    }
+    return w;
 }
 
 void CostModel::buildWorkingSetWalk()
 {
     // Each tensor's bytes on a device as a plan sets them: an input's as it comes; a floating
     // output's by its producer's layout; a weight's gradient as its last reader holds the weight
-    // (a later writer wins, as the per-plan pass used to overwrite).
-    std::vector<WalkTerm> source(g_.tensors.size());
-    auto floatingValue = [&](TensorId t) { return dtypeIsFloating(g_.tensor(t).dtype) && !g_.tensor(t).value; };
-    for (TensorId t : g_.inputs)
-        if (floatingValue(t)) source[size_t(t)] = {replicaBytes(t), kNoNode, 0, false};
-    for (NodeId id = 0; id < NodeId(g_.nodes.size()); ++id) {
-        const Node& n = g_.node(id);
+    // (a later writer wins, as the per-plan pass used to overwrite). The values of an inlined If
+    // branch, and what it reads, are whole on every device (the If is replicated): fixed.
+    const Graph& mg = *memGraph_;
+    std::vector<WalkTerm> source(mg.tensors.size());
+    auto floatingValue = [&](TensorId t) { return dtypeIsFloating(mg.tensor(t).dtype) && !mg.tensor(t).value; };
+    for (TensorId t : mg.inputs)
+        if (floatingValue(t)) source[size_t(t)] = {replicaBytes(mg.tensor(t)), kNoNode, 0, false};
+    std::vector<char> weights(mg.tensors.size(), 0);
+    for (size_t t = 0; t < weights.size(); ++t) weights[t] = t < weights_.size() ? weights_[t] : isHeldWeight(mg, TensorId(t));
+    for (NodeId m = 0; m < NodeId(mg.nodes.size()); ++m) {
+        const Node& n = mg.node(m);
+        const bool branch = inlined_.any && inlined_.inBranch[size_t(m)];
+        const NodeId id = !inlined_.any ? m : branch ? kNoNode : inlined_.owner[size_t(m)];
         for (size_t o = 0; o < n.outputs.size(); ++o) {
             const TensorId t = n.outputs[o];
-            if (t != kNoTensor && floatingValue(t)) source[size_t(t)] = {replicaBytes(t), id, int(o), false};
+            if (t != kNoTensor && floatingValue(t)) source[size_t(t)] = {replicaBytes(mg.tensor(t)), id, int(o), false};
         }
         for (size_t i = 0; i < n.inputs.size(); ++i) {
             const TensorId t = n.inputs[i];
-            if (t == kNoTensor || !weights_[size_t(t)] || !dtypeIsFloating(g_.tensor(t).dtype)) continue;
-            source[size_t(t)] = {weightElements(g_.tensor(t)) * elemBytes_, id, int(i), true};
+            if (t == kNoTensor || !weights[size_t(t)] || !dtypeIsFloating(mg.tensor(t).dtype)) continue;
+            source[size_t(t)] = {weightElements(mg.tensor(t)) * elemBytes_, id, int(i), true};
         }
     }
-    std::vector<char> holds(g_.tensors.size(), 0);
+    std::vector<char> holds(mg.tensors.size(), 0);
     for (size_t t = 0; t < source.size(); ++t) holds[t] = source[t].bytes > 0;
-    walk_ = StepWorkingSetWalk(g_, saved_, chains_.chains, weights_, holds);
+    std::vector<NodeChain> chains = chains_.chains;
+    for (NodeChain& c : chains)
+        for (NodeId& n : c.nodes) n = memNodeOf_[size_t(n)];
+    walk_ = StepWorkingSetWalk(mg, saved_, chains, weights, holds);
     walkTerms_.clear();
     walkTerms_.reserve(walk_.terms().size());
     for (TensorId t : walk_.terms()) walkTerms_.push_back(source[size_t(t)]);
@@ -316,6 +394,7 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
             c.compute += crossEntropySeconds(*roofline_, replicaBytes(t) / elemBytes_ * shard);
         }
     const bool split = s.computeFraction < 1;
+    c.weightMemory += heldBufferBytes_[size_t(id)];
     for (size_t i = 0; i < n.inputs.size() && i < s.inputs.size(); ++i) {
         const TensorId t = n.inputs[i];
         if (t == kNoTensor) continue;
@@ -340,15 +419,19 @@ CostTerms CostModel::nodeCost(NodeId id, const OpStrategy& s) const
             c.commBytes += wire;
         }
     }
+    // Values kept that are no tensor of the graph: a recurrent cell's inside (replicated), an
+    // inlined If branch's values.
+    const NodeId mem = memNodeOf_[size_t(id)];
+    if (mem != kNoNode) c.activationMemory += saved_.innerKept[size_t(mem)] * elemBytes_ / batchShards();
+    c.activationMemory += branchKept_[size_t(id)];
     for (size_t o = 0; o < n.outputs.size() && o < s.outputs.size(); ++o) {
         const TensorId t = n.outputs[o];
         if (t == kNoTensor || !dtypeIsFloating(g_.tensor(t).dtype) || g_.tensor(t).value) continue;
         // Kept only when a backward needs it (or a view of it): the rest is let go after its
         // last reader.
         const double shard = s.outputs[o].kind == TensorLayout::S ? 1.0 / mesh_.tp : 1.0;
-        if (o == 0 && saved_.dropoutMask[size_t(id)]) c.activationMemory += replicaBytes(t) / elemBytes_ * shard; // the mask, 1 B
-        if (o == 0 && saved_.poolIndices[size_t(id)]) c.activationMemory += replicaBytes(t) / elemBytes_ * 8.0 * shard; // int64
-        if (o == 0 && saved_.batchNormScale[size_t(id)] && n.inputs.size() > 4 && n.input(4) != kNoTensor) {
+        if (o == 0 && mem != kNoNode) c.activationMemory += maskBytes(mem, shard);
+        if (o == 0 && mem != kNoNode && saved_.batchNormScale[size_t(mem)] && n.inputs.size() > 4 && n.input(4) != kNoTensor) {
             const bool channelsSplit = !s.inputs.empty() && s.inputs[0].kind == TensorLayout::S && s.inputs[0].dim == 1;
             c.activationMemory += replicaBytes(n.input(4)) / (channelsSplit ? mesh_.tp : 1); // sqrt(var + eps), per channel
         }

@@ -9,6 +9,7 @@
 #include "core/cluster/cluster_spec.h"
 #include "core/cost/family_time.h"
 #include "core/cost/gpu_roofline.h"
+#include "core/cost/inlined_branches.h"
 #include "core/cost/saved_activations.h"
 #include "core/cost/step_working_set.h"
 #include "core/fold/folded_graph.h"
@@ -127,6 +128,9 @@ public:
 
 private:
     void buildWorkingSetWalk();
+    void buildMemoryGraph();
+    double replicaBytes(const Tensor& x) const;
+    double maskBytes(NodeId memNode, double shard) const;
 
     const Graph& g_;
     ClusterSpec cluster_;
@@ -139,8 +143,15 @@ private:
     double wholeGradientBytes_ = 0;
     PricedChains chains_; // the chains the worker runs fused
     std::vector<std::vector<TensorId>> drawnBy_; // per node: the graph inputs and outputs whose drawing it is charged
-    SavedActivations saved_; // what the backward holds on to: a node's activation memory
+    // Memory is walked on the graph as the worker runs it: each If replaced by its priced
+    // branch's nodes (inlined_branches.h). memGraph_ is g_ itself when no If is replaced.
+    InlinedBranches inlined_;
+    const Graph* memGraph_ = nullptr;
+    std::vector<NodeId> memNodeOf_;  // per node of g_: its node in *memGraph_ (kNoNode: an inlined If)
+    std::vector<double> branchKept_; // per node of g_: bytes its inlined branch keeps (fixed: the If is replicated)
+    SavedActivations saved_; // on *memGraph_: what the backward holds on to, a node's activation memory
     std::vector<char> weights_; // per tensor: a weight (memory, gradient sync, optimizer state)
+    std::vector<double> heldBufferBytes_; // per node: non-float stored data it is the first to read (held whole)
     // The working-set walk, built once, and where each of its terms' bytes comes from: a fixed
     // number, or one that a plan divides by tp where it splits the tensor (the output of its
     // producer, or the weight input of its last reader).

@@ -25,7 +25,8 @@ enum class SaveRule : uint8_t {
     Output,     // element-wise functions whose derivative torch computes from their output
     FirstInput, // functions whose derivative torch computes from their (first) input
     Extremes,   // max/min reductions: inputs and output
-    Everything, // recurrent cells, control flow and ops without a rule here
+    Recurrent,  // LSTM, GRU, RNN as the worker composes them (recurrentSaves)
+    Everything, // control flow and ops without a rule here
 };
 
 // One lookup per node (the cost model asks for every node of the graph).
@@ -54,6 +55,7 @@ SaveRule saveRule(std::string_view op)
              "BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization", "LpNormalization",
              "MaxPool", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSumExp"});
         add(SaveRule::Extremes, {"ReduceMax", "ReduceMin", "GlobalMaxPool", "Max", "Min", "PRelu"});
+        add(SaveRule::Recurrent, {"LSTM", "GRU", "RNN"});
         return r;
     }();
     const auto it = rules.find(op);
@@ -92,6 +94,50 @@ bool drawsMask(const Graph& g, const Node& n)
     return !ratio || ratio->size() < 1 || ratio->floatAt(0) > 0;
 }
 
+// What a recurrent cell keeps, as runtime/exec/kernels/recurrent_kernels composes it: the input
+// product of all steps at once, matmul(X, W^T), keeps X when W takes a gradient and W when X
+// does; each step's recurrent matmul(h, R^T) keeps h (the initial state at step 0, then the
+// step before's h', counted inside) when R takes a gradient and R when h does; LSTM's
+// sigmoid(f) * c keeps the initial cell state. Returns the elements kept inside, over all steps
+// and directions (the defaults; clip keeps each step's gate sum too, which is counted).
+template <typename Save, typename GradOf>
+double recurrentSaves(const Graph& g, const Node& n, Save save, GradOf gradOf)
+{
+    const TensorId x = n.input(0), w = n.input(1), r = n.input(2), h0 = n.input(5), c0 = n.input(6);
+    const Shape& xs = g.tensor(x).shape;
+    const int64_t hidden = n.attrInt("hidden_size", 0);
+    if (xs.rank() != 3 || !xs.isFullyKnown() || hidden <= 0) return 0;
+    const bool batchFirst = n.attrInt("layout", 0) == 1;
+    const double steps = double(xs.dims[batchFirst ? 1 : 0].value), batch = double(xs.dims[batchFirst ? 0 : 1].value);
+    const double dirs = n.attrString("direction", "forward") == "bidirectional" ? 2 : 1;
+    bool upstream = false; // h' of a step takes a gradient
+    for (size_t i : {0, 1, 2, 3, 5, 6, 7}) upstream = upstream || gradOf(n.input(i));
+    if (gradOf(w)) save(x);
+    if (gradOf(x)) save(w);
+    if (gradOf(r)) save(h0);
+    if (gradOf(h0) || (steps > 1 && upstream)) save(r);
+    if (!upstream) return 0;
+    const int gates = n.opType == "LSTM" ? 4 : n.opType == "GRU" ? 3 : 1;
+    double perStep = 0, carried = 0; // per step; per step but the last (read by the next one)
+    if (n.opType == "LSTM") {
+        save(c0);
+        perStep = 5;  // sigmoid(i), sigmoid(f), tanh(g), sigmoid(o), tanh(c')
+        carried = 2;  // c' (the next sigmoid(f) * c) and h' (the next recurrent matmul)
+    } else if (n.opType == "GRU") {
+        perStep = 5;  // z, r, r * h (or R_h h + b), tanh(h~), 1 - z
+        carried = 1;  // h'
+    } else {
+        perStep = 1;  // tanh's output, which is h'
+    }
+    if (n.attrFloat("clip", 0) > 0) perStep += gates; // clamp keeps its input, the step's gate sum
+    // An initial state left out is zeros the kernel makes: step 0's matmul (h) and sigmoid(f) * c
+    // (LSTM's c) keep them.
+    double zeros = 0;
+    if (h0 == kNoTensor && gradOf(r)) zeros += 1;
+    if (n.opType == "LSTM" && c0 == kNoTensor) zeros += 1;
+    return dirs * batch * double(hidden) * (perStep * steps + carried * (steps - 1) + zeros);
+}
+
 } // namespace
 
 SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& chains)
@@ -103,6 +149,7 @@ SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& 
     out.dropoutMask.assign(g.nodes.size(), 0);
     out.poolIndices.assign(g.nodes.size(), 0);
     out.batchNormScale.assign(g.nodes.size(), 0);
+    out.innerKept.assign(g.nodes.size(), 0);
     for (size_t t = 0; t < T; ++t) out.storage[t] = TensorId(t);
     std::vector<char> contiguous(T, 1);
     std::vector<char> grad(T, 0); // takes a gradient
@@ -198,6 +245,9 @@ SavedActivations savedActivations(const Graph& g, const std::vector<NodeChain>& 
         case SaveRule::Extremes:
             for (TensorId t : n.inputs) save(t);
             if (!n.outputs.empty() && n.opType != "PRelu") save(n.outputs[0]);
+            break;
+        case SaveRule::Recurrent:
+            out.innerKept[size_t(id)] = recurrentSaves(g, n, save, gradOf);
             break;
         case SaveRule::Everything:
             // More than autograd may keep, never less.

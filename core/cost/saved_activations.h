@@ -42,6 +42,12 @@ struct SavedActivations {
     // Per node: a BatchNormalization that takes a gradient. The worker's inference form divides by
     // sqrt(var + eps), which the division's backward keeps: one value per channel.
     std::vector<char> batchNormScale;
+    // Per node: elements its kernel makes and autograd keeps that are no tensor of the graph. A
+    // recurrent cell (LSTM, GRU, RNN) is composed of torch ops per time step
+    // (runtime/exec/kernels/recurrent_kernels); the activations' outputs of every step stay for
+    // the backward: an LSTM step keeps sigmoid(i), sigmoid(f), tanh(g), sigmoid(o), tanh(c') and,
+    // for the next step's product and recurrent matmul, c' and h', 7 x batch x hidden.
+    std::vector<double> innerKept;
 };
 
 // `chains`: the node chains the worker fuses (findNodeChains on the graph alone).

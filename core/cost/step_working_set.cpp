@@ -133,6 +133,36 @@ StepWorkingSetWalk::StepWorkingSetWalk(const Graph& g, const SavedActivations& s
         if (c < 0) c = isTrainedWeight(g, t) ? 1 : 0;
         return c == 1;
     };
+    // Which nodes' backward runs (one of their outputs has a gradient), found first: a weight
+    // several of them read collects its gradient over all of them (below).
+    std::vector<char> runs(N, 0);
+    {
+        std::vector<char> reached(T, 0);
+        for (TensorId t : g.outputs)
+            if (takesGradient(t)) reached[size_t(t)] = 1;
+        for (size_t i = N; i-- > 0;) {
+            for (TensorId o : g.nodes[i].outputs) runs[i] = runs[i] || (o != kNoTensor && reached[size_t(o)]);
+            if (runs[i])
+                for (TensorId t : g.nodes[i].inputs)
+                    if (takesGradient(t)) reached[size_t(t)] = 1;
+        }
+    }
+    // A trained weight's gradient as its readers' backward make it. One reader: made fresh and
+    // added into the held gradient at once (torch's AccumulateGrad), alive twice for a moment.
+    // Several: autograd sums them in a buffer before AccumulateGrad runs, from the first reader's
+    // backward to the last one's.
+    auto trainedInput = [&](const Node& n, size_t k) {
+        const TensorId t = n.inputs[k];
+        return t != kNoTensor && isWeight(t) && has(t) && !isBufferInput(n, k) && trained(t);
+    };
+    std::vector<uint32_t> readers(T, 0), seen(T, 0);
+    for (size_t i = 0; i < N; ++i) {
+        if (!runs[i]) continue;
+        const Node& n = g.nodes[i];
+        for (size_t k = 0; k < n.inputs.size(); ++k)
+            if (trainedInput(n, k) && std::find(n.inputs.begin(), n.inputs.begin() + long(k), n.inputs[k]) == n.inputs.begin() + long(k))
+                ++readers[size_t(n.inputs[k])];
+    }
     uint32_t seeds = 0;
     for (TensorId t : g.outputs)
         if (takesGradient(t) && !hasGrad[size_t(t)]) {
@@ -146,18 +176,36 @@ StepWorkingSetWalk::StepWorkingSetWalk(const Graph& g, const SavedActivations& s
     push(Op::BackwardStart, 0);
     for (size_t i = N; i-- > 0;) {
         const Node& n = g.nodes[i];
-        bool runs = false;
-        for (TensorId o : n.outputs) runs = runs || (o != kNoTensor && hasGrad[size_t(o)]);
-        if (runs) {
+        if (runs[i]) {
             const TensorId viewed = gradientIsView(n) && !n.outputs.empty() ? n.outputs[0] : kNoTensor;
+            // Concat's input gradients are slices of its output's gradient (torch narrows it):
+            // that storage lives on with the input whose producer's backward runs last.
+            TensorId carrier = kNoTensor;
+            if (n.opType == "Concat" && !n.outputs.empty() && n.outputs[0] != kNoTensor && gradTerm[size_t(n.outputs[0])] >= 0)
+                for (TensorId t : n.inputs)
+                    if (takesGradient(t) && !hasGrad[size_t(t)] &&
+                        (carrier == kNoTensor || g.tensor(t).producer < g.tensor(carrier).producer))
+                        carrier = t;
+            const bool slicesOfOutput = carrier != kNoTensor;
             uint32_t adds = 0;
+            std::vector<uint32_t> sums; // gradients summed into one the tensor already has
             for (TensorId t : n.inputs) {
-                if (!takesGradient(t) || hasGrad[size_t(t)]) continue; // a second gradient is summed into the first
+                if (!takesGradient(t)) continue;
+                const bool inner = !made[size_t(saved.storage[size_t(t)])] && saved.storage[size_t(t)] == t;
+                if (hasGrad[size_t(t)]) {
+                    // A second gradient: autograd adds the two into a new tensor, so the old, the
+                    // new (unless it is a view of the output's) and the sum are alive at once.
+                    if (inner || !has(t)) continue;
+                    sums.push_back(term(t));
+                    if (viewed == kNoTensor && !slicesOfOutput) sums.push_back(term(t));
+                    continue;
+                }
                 hasGrad[size_t(t)] = 1;
                 if (viewed != kNoTensor && gradTerm[size_t(viewed)] >= 0) {
                     std::swap(gradTerm[size_t(t)], gradTerm[size_t(viewed)]); // the same storage, reshaped
+                } else if (slicesOfOutput) {
+                    if (t == carrier) std::swap(gradTerm[size_t(t)], gradTerm[size_t(n.outputs[0])]);
                 } else {
-                    const bool inner = !made[size_t(saved.storage[size_t(t)])] && saved.storage[size_t(t)] == t;
                     if (inner || !has(t)) continue;
                     gradTerm[size_t(t)] = int32_t(term(t));
                     args_.push_back(uint32_t(gradTerm[size_t(t)]));
@@ -165,18 +213,33 @@ StepWorkingSetWalk::StepWorkingSetWalk(const Graph& g, const SavedActivations& s
                 }
             }
             if (adds) push(Op::Add, adds);
-            // Its trained weights' gradients are made fresh and then added into the ones the step
-            // holds (torch's AccumulateGrad), so each is alive twice for a moment.
-            uint32_t fresh = 0;
+            uint32_t fresh = 0, buffers = 0;
+            std::vector<uint32_t> collected; // buffers whose last reader this is
             for (size_t k = 0; k < n.inputs.size(); ++k) {
+                if (!trainedInput(n, k) || std::find(n.inputs.begin(), n.inputs.begin() + long(k), n.inputs[k]) != n.inputs.begin() + long(k))
+                    continue;
                 const TensorId t = n.inputs[k];
-                if (t != kNoTensor && isWeight(t) && has(t) && !isBufferInput(n, k) && trained(t)) {
-                    args_.push_back(term(t));
-                    ++fresh;
+                const uint32_t nth = ++seen[size_t(t)];
+                if (readers[size_t(t)] <= 1) {
+                    sums.push_back(term(t)); // fresh, added in at once
+                } else if (nth == 1) {
+                    args_.push_back(term(t)); // the buffer
+                    ++buffers;
+                } else {
+                    sums.push_back(term(t)); // the new one and the sum beside the buffer
+                    sums.push_back(term(t));
+                    if (nth == readers[size_t(t)]) collected.push_back(term(t));
                 }
             }
-            // Nothing new alive and nothing fresh: live has only gone down since the last moment.
-            if (adds || fresh) push(Op::BackwardMax, fresh, NodeId(i));
+            if (buffers) push(Op::Add, buffers);
+            fresh = uint32_t(sums.size());
+            args_.insert(args_.end(), sums.begin(), sums.end());
+            // Nothing new alive and nothing transient: live has only gone down since the last moment.
+            if (adds || buffers || fresh) push(Op::BackwardMax, fresh, NodeId(i));
+            if (!collected.empty()) {
+                args_.insert(args_.end(), collected.begin(), collected.end());
+                push(Op::SubEach, uint32_t(collected.size()));
+            }
             uint32_t drops = 0;
             for (TensorId o : n.outputs)
                 if (o != kNoTensor && gradTerm[size_t(o)] >= 0) {

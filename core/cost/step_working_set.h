@@ -16,6 +16,13 @@
 // made its weights' gradients and not yet added them into the held ones (torch's AccumulateGrad
 // makes a fresh tensor and adds it in place). Scratch space inside one kernel (a convolution's
 // im2col buffer), which the allocator hands out and takes back within the op, is not counted.
+//
+// How libtorch 1.13's autograd engine sums gradients, measured with the worker's counting
+// allocator: a tensor's second gradient is added to the first out of place, so at that moment
+// the old one, the new one and the sum are alive (three times the tensor); a weight read by
+// several nodes (slices of it, a tied embedding) collects its readers' gradients in one buffer
+// that lives from the first reader's backward to the last one's before AccumulateGrad adds it
+// in; Concat's input gradients are slices of its output's gradient, no new storage.
 #include "core/cost/saved_activations.h"
 #include "core/ir/graph.h"
 

@@ -20,7 +20,7 @@ struct ZooOptions {
     int64_t imageSize = -1, patch = -1, classes = -1, channels = -1, width = -1; // vision / GAN
     int64_t latent = -1;         // GAN noise size
     int64_t depth = -1;          // ResNet depth: 18, 34, 50, 101, 152
-    std::string part;            // GANs: "generator", "discriminator" or "both" (default)
+    std::string part = "both";   // GANs: "generator", "discriminator" or "both"
     // Hidden and attention dropout probability (Megatron-LM's --hidden-dropout and
     // --attention-dropout, 0.1 by default there): the GPT is written with training-mode Dropout
     // nodes where Megatron-LM applies them (embeddings, attention probabilities, before each

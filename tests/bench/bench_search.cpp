@@ -37,8 +37,17 @@ struct Case {
     std::string label;
     std::string model;
     ZooOptions options;
-    std::string file; // a real export instead of a zoo model: imported re-batched to 8 samples
+    std::string file = {}; // a real export instead of a zoo model: imported re-batched to 8 samples
 };
+
+// The row of corpus file `name` ("resnet50.onnx") in `dir`: labelled by its name, no zoo model.
+Case corpusCase(const std::string& name, const std::string& dir)
+{
+    Case c;
+    c.label = name.substr(0, name.size() - 5);
+    c.file = dir + "/" + name;
+    return c;
+}
 
 // Real exports of the corpus whose only open dim is the batch (torchvision, fixed batch 1):
 // re-batched to 8 samples, as `tapas search --batch 8` does.
@@ -223,7 +232,7 @@ int run(const std::vector<std::string>& args)
         cases.push_back({"moe", "moe", moe});
     }
     if (!corpusDir.empty())
-        for (const char* f : kCorpusRows) cases.push_back({std::string(f).substr(0, std::string(f).size() - 5), "", {}, corpusDir + "/" + f});
+        for (const char* f : kCorpusRows) cases.push_back(corpusCase(f, corpusDir));
 
     std::printf("search time = CPU time of one core for the whole Searcher::search call (TAPAS: fold + class tables + "
                 "stitch + plans and cost reports), best of %d for TAPAS and the unfolded search, 1 run for the ILP; "

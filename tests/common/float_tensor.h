@@ -1,6 +1,6 @@
 #pragma once
-// The one-liners the hand-built test graphs share: a float tensor of fixed dims, and a node,
-// added to a graph.
+// The one-liners the hand-built test graphs share: a tensor of fixed dims (a float one), a known
+// int64 vector (a Slice's starts and ends), and a node, added to a graph.
 #include "core/ir/graph.h"
 
 #include <string>
@@ -8,13 +8,29 @@
 
 namespace tapas::testing {
 
-inline TensorId addFloatTensor(Graph& g, const std::string& name, std::vector<int64_t> dims, TensorKind kind)
+inline TensorId addTensorOf(Graph& g, const std::string& name, DType dtype, std::vector<int64_t> dims, TensorKind kind)
 {
     Tensor t;
     t.name = name;
-    t.dtype = DType::Float32;
+    t.dtype = dtype;
     t.shape = Shape::of(dims);
     t.kind = kind;
+    return g.addTensor(t);
+}
+
+inline TensorId addFloatTensor(Graph& g, const std::string& name, std::vector<int64_t> dims, TensorKind kind)
+{
+    return addTensorOf(g, name, DType::Float32, std::move(dims), kind);
+}
+
+inline TensorId addKnownInts(Graph& g, const std::string& name, std::vector<int64_t> values)
+{
+    Tensor t;
+    t.name = name;
+    t.dtype = DType::Int64;
+    t.shape = Shape::of({int64_t(values.size())});
+    t.kind = TensorKind::Constant;
+    t.value = ConstValue{DType::Int64, t.shape, std::move(values), {}};
     return g.addTensor(t);
 }
 

@@ -149,6 +149,49 @@ inline onnx::ModelProto ifModel(const std::string& elseOp = "Abs")
     return m;
 }
 
+// If(cond) whose then-branch does what Silero VAD's LSTM branch does to its weights: slices the
+// outer initializer W[64,128] in two (columns 0-31, 32-127), concatenates them back in the
+// other order and multiplies in[8,64] by that; the else-branch multiplies by W itself. After
+// the If, y = Relu(I) + I.
+inline onnx::ModelProto slicedWeightIfModel()
+{
+    onnx::ModelProto m = makeModel();
+    auto* g = m.mutable_graph();
+    addInput(g, "cond", {}, onnx::TensorProto::BOOL);
+    addInput(g, "in", {8, 64});
+    addInitializer(g, "W", {64, 128});
+    addInt64Initializer(g, "zero", {0});
+    addInt64Initializer(g, "split", {32});
+    addInt64Initializer(g, "end", {128});
+    addInt64Initializer(g, "axis", {1});
+    auto* ifNode = addNode(g, "If", {"cond"}, {"I"}, "/rnn/If");
+    auto branch = [&](const char* attr, const char* name) {
+        auto* a = ifNode->add_attribute();
+        a->set_name(attr);
+        a->set_type(onnx::AttributeProto::GRAPH);
+        auto* b = a->mutable_g();
+        b->set_name(name);
+        return b;
+    };
+    auto* thenG = branch("then_branch", "then");
+    addNode(thenG, "Slice", {"W", "zero", "split", "axis"}, {"A"}, "/rnn/then/Slice");
+    addNode(thenG, "Slice", {"W", "split", "end", "axis"}, {"B"}, "/rnn/then/Slice_1");
+    auto* concat = addNode(thenG, "Concat", {"B", "A"}, {"C"}, "/rnn/then/Concat");
+    auto* axis = concat->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(1);
+    addNode(thenG, "MatMul", {"in", "C"}, {"t_out"}, "/rnn/then/MatMul");
+    addOutput(thenG, "t_out", {8, 128});
+    auto* elseG = branch("else_branch", "else");
+    addNode(elseG, "MatMul", {"in", "W"}, {"e_out"}, "/rnn/else/MatMul");
+    addOutput(elseG, "e_out", {8, 128});
+    addNode(g, "Relu", {"I"}, {"r"}, "/post/Relu");
+    addNode(g, "Add", {"r", "I"}, {"y"}, "/post/Add");
+    addOutput(g, "y", {8, 128});
+    return m;
+}
+
 // X -> Relu -> com.acme::Foo -> Relu -> Y: an op no one knows, in a domain no one knows.
 // Conv(3x3, 8 -> 8 channels) then `pool` (MaxPool or AveragePool, 2x2), on [1,8,16,16]; the
 // attribute tests overwrite one attribute of one of them.

@@ -2,9 +2,12 @@
 // the dp gradient all-reduce, Adam's 16 bytes per parameter, activations kept for backward.
 #include "core/cost/cost_model.h"
 #include "core/cost/family_time.h"
+#include "core/onnx/onnx_importer.h"
 #include "core/ops/op_registry.h"
 #include "core/zoo/zoo.h"
 #include "tests/common/float_tensor.h"
+#include "tests/core/op_test_graph.h"
+#include "onnx_test_models.h"
 
 #include <QtTest>
 
@@ -50,6 +53,47 @@ Graph tinyMlp()
     g.batch.inputs = {{in, 0}};
     g.batch.size = 8;
     return g;
+}
+
+// What Silero's LSTM branch does to its weights, in the open: W[64,128] sliced in two (A =
+// columns 0-31, B = 32-127), concatenated back as C = [B, A], h = in x C, y = Relu(h) + h.
+Graph slicedWeightGraph()
+{
+    Graph g;
+    auto tensor = [&](const char* name, std::initializer_list<int64_t> dims, TensorKind kind) {
+        return tapas::testing::addFloatTensor(g, name, dims, kind);
+    };
+    const TensorId in = tensor("in", {8, 64}, TensorKind::Input);
+    const TensorId w = tensor("W", {64, 128}, TensorKind::Weight);
+    const TensorId a = tensor("A", {64, 32}, TensorKind::Activation);
+    const TensorId b = tensor("B", {64, 96}, TensorKind::Activation);
+    const TensorId c = tensor("C", {64, 128}, TensorKind::Activation);
+    const TensorId h = tensor("h", {8, 128}, TensorKind::Activation);
+    const TensorId r = tensor("r", {8, 128}, TensorKind::Activation);
+    const TensorId y = tensor("y", {8, 128}, TensorKind::Activation);
+    auto ints = [&](const char* name, int64_t v) { return tapas::testing::addKnownInts(g, name, {v}); };
+    const TensorId zero = ints("zero", 0), split = ints("split", 32), end = ints("end", 128), axis = ints("axis", 1);
+    g.inputs = {in};
+    g.outputs = {y};
+    tapas::testing::addNode(g, "slice_a", "Slice", {w, zero, split, axis}, {a});
+    tapas::testing::addNode(g, "slice_b", "Slice", {w, split, end, axis}, {b});
+    const NodeId concat = tapas::testing::addNode(g, "concat", "Concat", {b, a}, {c});
+    g.nodes[size_t(concat)].attrs.push_back(tapas::testing::intAttr("axis", 1));
+    tapas::testing::addNode(g, "mm", "MatMul", {in, c}, {h});
+    tapas::testing::addNode(g, "relu", "Relu", {h}, {r});
+    tapas::testing::addNode(g, "add", "Add", {r, h}, {y});
+    g.batch.probed = true;
+    g.batch.inputs = {{in, 0}};
+    g.batch.size = 8;
+    return g;
+}
+
+// Every node's first strategy, on one device.
+ShardingPlan firstStrategies(const Graph& g)
+{
+    std::vector<OpStrategy> strategies;
+    for (NodeId n = 0; n < NodeId(g.nodes.size()); ++n) strategies.push_back(nodeStrategies(g, n, 1).front());
+    return buildPlan(g, DeviceMesh{1, 1}, std::move(strategies));
 }
 
 const OpStrategy& strategy(const std::vector<OpStrategy>& all, const std::string& name)
@@ -360,6 +404,70 @@ private slots:
         QCOMPARE(rep.total.activationMemory, w.backwardPeak);
     }
 
+    // slicedWeightGraph, fp16 on one device. Kept: y and Relu's r (2,048 B each); C is not (in takes no gradient). Forward peak at the
+    // MatMul: in + C + h = 19,456 B. Backward, as libtorch 1.13 runs it (measured with the
+    // worker's counting allocator): h's second gradient (the Relu's) is added to the Add's out of
+    // place, so old, new and sum are alive (in + r + y + dh + 2 dh = 13,312 B); the MatMul makes
+    // dC (16,384 B); Concat hands A and B slices of dC; each Slice's backward makes a W-sized
+    // gradient, which autograd sums in a buffer before AccumulateGrad: at the second, the buffer,
+    // the new one and their sum are alive beside dC: in + y + dC + 3 x 16,384 = 68,608 B. Counted
+    // as one gradient per tensor, the peak was 35,840 B.
+    void gradients_summed_into_one_are_alive_three_times_for_a_moment()
+    {
+        const Graph g = slicedWeightGraph();
+        const CostModel m(g, testCluster(), DeviceMesh{1, 1});
+        const ShardingPlan plan = firstStrategies(g);
+        const StepWorkingSet ws = m.workingSet(plan);
+        QCOMPARE(ws.kept, 2048.0 + 2048.0);
+        QCOMPARE(ws.forwardPeak, 1024.0 + 16384.0 + 2048.0);
+        QCOMPARE(ws.backwardPeak, 1024.0 + 2048.0 + 16384.0 + 3 * 16384.0);
+        QCOMPARE(evaluatePlan(plan, m).total.activationMemory, ws.backwardPeak);
+    }
+
+    // The worker runs an If's branch node by node and autograd records those nodes like any
+    // other, so the step holds what they keep and the gradients their backward makes. The graph
+    // above with its slicing inside an If's then-branch, the condition known: the same memory,
+    // to the byte (before, the If was one node keeping its input and output, and none of its
+    // slices' gradients was seen). Not known, the branch with more FLOPs is walked, of two alike
+    // the then-branch: the same.
+    void an_if_holds_what_its_branch_holds()
+    {
+        const Graph flat = slicedWeightGraph();
+        const CostModel flatModel(flat, testCluster(), DeviceMesh{1, 1});
+        const StepWorkingSet expected = flatModel.workingSet(firstStrategies(flat));
+        const double expectedTotal = evaluatePlan(firstStrategies(flat), flatModel).total.activationMemory;
+        Result<Graph> imported = importOnnxBytes(testmodels::serialize(testmodels::slicedWeightIfModel()), "if.onnx", "");
+        QVERIFY2(imported.ok(), imported.ok() ? "" : imported.error().c_str());
+        for (const bool known : {true, false}) {
+            Graph g = *imported;
+            if (known) g.tensor(g.findTensor("cond")).value = ConstValue{DType::Bool, Shape::of({}), {1}, {}};
+            const CostModel m(g, testCluster(), DeviceMesh{1, 1});
+            const ShardingPlan plan = firstStrategies(g);
+            const StepWorkingSet ws = m.workingSet(plan);
+            QCOMPARE(ws.kept, expected.kept);
+            QCOMPARE(ws.forwardPeak, expected.forwardPeak);
+            QCOMPARE(ws.backwardPeak, expected.backwardPeak);
+            QCOMPARE(evaluatePlan(plan, m).total.activationMemory, expectedTotal);
+        }
+    }
+
+    // Stored data that is no float weight and no value the importer knows (GPT-2's causal mask
+    // buffers) is made once by the worker and held whole: memory beside the weights, one byte
+    // an element of a bool. The zoo GPT's two [1,1,1024,1024] masks were the 2 MiB a rank held
+    // beyond its predicted weights, gradients and Adam state in every plan of `tapas bench run`.
+    void a_stored_mask_is_held_beside_the_weights()
+    {
+        Graph g;
+        const TensorId in = tapas::testing::addFloatTensor(g, "in", {8, 64}, TensorKind::Input);
+        const TensorId mask = tapas::testing::addTensorOf(g, "mask", DType::Bool, {8, 64}, TensorKind::Weight);
+        const TensorId y = tapas::testing::addFloatTensor(g, "y", {8, 64}, TensorKind::Activation);
+        g.inputs = {in};
+        g.outputs = {y};
+        tapas::testing::addNode(g, "where", "Where", {mask, in, in}, {y});
+        const CostModel model(g, testCluster(), DeviceMesh{1, 1});
+        QCOMPARE(evaluatePlan(firstStrategies(g), model).total.weightMemory, 8.0 * 64);
+    }
+
     void data_parallel_degree_must_divide_the_batch()
     {
         const Graph g = tinyMlp(); // batch 8
@@ -426,21 +534,26 @@ private slots:
         for (NodeId n = 0; n < NodeId(g->nodes.size()); ++n) rep.push_back(nodeStrategies(*g, n, 1).front());
         const CostReport r = evaluatePlan(buildPlan(*g, {8, 1}, rep), m);
         // GPT-2 small: 124M parameters. The tied embedding is read twice (by the lookup and the LM
-        // head) and held once: 16 bytes for each parameter the nodes read, each counted once.
+        // head) and held once: 16 bytes for each parameter the nodes read, each counted once,
+        // beside each layer's causal mask buffer (1024 x 1024 bools), held whole.
         std::set<TensorId> read;
         int embeddingReads = 0;
-        double elems = 0;
+        double elems = 0, masks = 0;
         for (const Node& n : g->nodes)
             for (size_t i = 0; i < n.inputs.size(); ++i) {
                 const TensorId t = n.inputs[i];
+                if (t != kNoTensor && g->tensor(t).dtype == DType::Bool && g->tensor(t).kind == TensorKind::Weight &&
+                    !g->tensor(t).value && read.insert(t).second)
+                    masks += double(g->tensor(t).shape.numElementsOr(0));
                 if (t == kNoTensor || !g->tensor(t).isParameter() || g->tensor(t).value || isBufferInput(n, i)) continue;
                 if (g->tensor(t).storedElements() == 50257LL * 768) ++embeddingReads;
                 if (read.insert(t).second) elems += double(g->tensor(t).storedElements());
             }
         QCOMPARE(embeddingReads, 2);
         QVERIFY(elems >= 124e6 && elems <= double(g->parameterCount()));
-        QVERIFY2(std::abs(r.total.weightMemory - elems * 16) <= 1e-9 * elems * 16,
-                 qPrintable(QString::number(r.total.weightMemory / (elems * 16))));
+        QCOMPARE(masks, 12 * 1024.0 * 1024);
+        QVERIFY2(std::abs(r.total.weightMemory - elems * 16 - masks) <= 1e-9 * elems * 16,
+                 qPrintable(QString::number(r.total.weightMemory / (elems * 16 + masks))));
         QCOMPARE(r.total.tpComm, 0.0);
         QVERIFY(r.total.dpComm > 0);
     }

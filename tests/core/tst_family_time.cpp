@@ -13,6 +13,7 @@
 #include "core/ops/shard_helpers.h"
 #include "core/shard/sharding_plan.h"
 #include "tests/common/float_tensor.h"
+#include "tests/core/op_test_graph.h"
 #include "tests/common/zoo_plan.h"
 #include "core/zoo/zoo.h"
 #include "tests/common/zoo_graph.h"
@@ -40,32 +41,27 @@ ClusterSpec calibrated()
     return c;
 }
 
-// x [8,64,28,28] -> Conv(W [64, 64/group, 3, 3], group) -> y
-Graph convGraph(int64_t group)
+// x -> Conv(W, group, `attrs`) -> y, y with W's output channels.
+Graph convGraph(std::vector<int64_t> x, std::vector<int64_t> w, int64_t group, std::vector<Attribute> attrs)
 {
     Graph g;
-    const TensorId x = testing::addFloatTensor(g, "x", {8, 64, 28, 28}, TensorKind::Input);
-    const TensorId w = testing::addFloatTensor(g, "W", {64, 64 / group, 3, 3}, TensorKind::Weight);
-    const TensorId y = testing::addFloatTensor(g, "y", {8, 64, 28, 28}, TensorKind::Activation);
-    g.inputs = {x};
-    g.outputs = {y};
-    Node n;
-    n.name = "conv";
-    n.opType = "Conv";
-    n.inputs = {x, w};
-    n.outputs = {y};
-    Attribute a;
-    a.name = "group";
-    a.kind = Attribute::Kind::Int;
-    a.i = group;
-    n.attrs.push_back(a);
-    Attribute pads;
-    pads.name = "pads";
-    pads.kind = Attribute::Kind::Ints;
-    pads.ints = {1, 1, 1, 1};
-    n.attrs.push_back(pads);
-    g.addNode(n);
+    std::vector<int64_t> y = x;
+    y[1] = w[0];
+    const TensorId tx = testing::addFloatTensor(g, "x", x, TensorKind::Input);
+    const TensorId tw = testing::addFloatTensor(g, "W", w, TensorKind::Weight);
+    const TensorId ty = testing::addFloatTensor(g, "y", y, TensorKind::Activation);
+    g.inputs = {tx};
+    g.outputs = {ty};
+    const NodeId n = testing::addNode(g, "conv", "Conv", {tx, tw}, {ty});
+    g.nodes[size_t(n)].attrs = std::move(attrs);
+    g.nodes[size_t(n)].attrs.push_back(testing::intAttr("group", group));
     return g;
+}
+
+// x [8,64,28,28] -> Conv(W [64, 64/group, 3, 3], group, padded) -> y
+Graph convGraph(int64_t group)
+{
+    return convGraph({8, 64, 28, 28}, {64, 64 / group, 3, 3}, group, {testing::intsAttr("pads", {1, 1, 1, 1})});
 }
 
 double price(const ClusterSpec& c, const Graph& g, NodeId n, const PricedChains* chains = nullptr)
@@ -337,12 +333,7 @@ private slots:
     {
         Graph g;
         const TensorId table = testing::addFloatTensor(g, "table", {1000, 64}, TensorKind::Weight);
-        Tensor idx;
-        idx.name = "ids";
-        idx.dtype = DType::Int64;
-        idx.shape = Shape::of({2, 8});
-        idx.kind = TensorKind::Input;
-        const TensorId ids = g.addTensor(idx);
+        const TensorId ids = testing::addTensorOf(g, "ids", DType::Int64, {2, 8}, TensorKind::Input);
         const TensorId y = testing::addFloatTensor(g, "y", {2, 8, 64}, TensorKind::Activation);
         g.inputs = {ids};
         g.outputs = {y};
@@ -483,31 +474,7 @@ private slots:
     {
         ClusterSpec c = calibrated();
         auto conv = [](std::vector<int64_t> x, std::vector<int64_t> w, int64_t group, std::vector<int64_t> kernel) {
-            Graph g;
-            const TensorId tx = testing::addFloatTensor(g, "x", x, TensorKind::Input);
-            const TensorId tw = testing::addFloatTensor(g, "W", w, TensorKind::Weight);
-            std::vector<int64_t> y = x;
-            y[1] = w[0];
-            const TensorId ty = testing::addFloatTensor(g, "y", y, TensorKind::Activation);
-            g.inputs = {tx};
-            g.outputs = {ty};
-            Node n;
-            n.name = "conv";
-            n.opType = "Conv";
-            n.inputs = {tx, tw};
-            n.outputs = {ty};
-            Attribute a;
-            a.name = "group";
-            a.kind = Attribute::Kind::Int;
-            a.i = group;
-            n.attrs.push_back(a);
-            Attribute k;
-            k.name = "kernel_shape";
-            k.kind = Attribute::Kind::Ints;
-            k.ints = kernel;
-            n.attrs.push_back(k);
-            g.addNode(n);
-            return g;
+            return convGraph(std::move(x), std::move(w), group, {testing::intsAttr("kernel_shape", std::move(kernel))});
         };
         const Graph depthwise = conv({1, 64, 28, 28}, {64, 1, 3, 3}, 64, {3, 3});
         const Graph grouped = conv({1, 64, 28, 28}, {64, 8, 3, 3}, 8, {3, 3});
@@ -581,11 +548,7 @@ private slots:
 
         Graph depthwise = convGraph(64);
         QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv_depthwise"));
-        Attribute strides;
-        strides.name = "strides";
-        strides.kind = Attribute::Kind::Ints;
-        strides.ints = {2, 1};
-        depthwise.nodes[0].attrs.push_back(strides);
+        depthwise.nodes[0].attrs.push_back(testing::intsAttr("strides", {2, 1}));
         QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv_depthwise")); // no strided family
         c.opFamilies["conv_depthwise_strided"] = {2e8, 0, 3e-5};
         QCOMPARE(pricingFamily(c, depthwise, depthwise.node(0)), std::string("conv_depthwise_strided"));

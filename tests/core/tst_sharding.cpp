@@ -2,6 +2,7 @@
 #include "core/ops/shape_fill.h"
 #include "core/shard/sharding_plan.h"
 #include "core/zoo/zoo.h"
+#include "tests/common/float_tensor.h"
 #include "tests/core/op_test_graph.h"
 
 #include <QtTest>
@@ -227,23 +228,10 @@ private slots:
     void unsupported_op_is_replicated_with_a_warning_naming_it()
     {
         Graph g;
-        Tensor x;
-        x.name = "x";
-        x.dtype = DType::Float32;
-        x.shape = Shape::of({4, 8});
-        x.kind = TensorKind::Input;
-        const TensorId xi = g.addTensor(x);
+        const TensorId xi = testing::addFloatTensor(g, "x", {4, 8}, TensorKind::Input);
         g.inputs.push_back(xi);
-        Tensor y = x;
-        y.name = "y";
-        y.kind = TensorKind::Activation;
-        const TensorId yi = g.addTensor(y);
-        Node n;
-        n.name = "mystery_op";
-        n.opType = "FrobnicateTensor";
-        n.inputs = {xi};
-        n.outputs = {yi};
-        g.addNode(n);
+        const TensorId yi = testing::addFloatTensor(g, "y", {4, 8}, TensorKind::Activation);
+        testing::addNode(g, "mystery_op", "FrobnicateTensor", {xi}, {yi});
         g.outputs.push_back(yi);
         std::string warning;
         const std::vector<OpStrategy> s = nodeStrategies(g, 0, 4, &warning);
