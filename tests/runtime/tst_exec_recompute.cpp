@@ -15,7 +15,6 @@
 #include "runtime/exec/memory_figures.h"
 
 #include "tests/common/float_tensor.h"
-#include "tests/core/op_test_graph.h"
 #include "tests/common/zoo_graph.h"
 
 #include <QtTest>
@@ -91,7 +90,11 @@ Graph recurrentGraph(const std::string& op)
     const TensorId y = testing::addFloatTensor(g, "Y", {seq, 1, batch, hidden}, TensorKind::Activation);
     const TensorId yh = testing::addFloatTensor(g, "Y_h", {1, batch, hidden}, TensorKind::Activation);
     const NodeId n = testing::addNode(g, "cell", op, {x, w, r, b}, {y, yh});
-    g.nodes[size_t(n)].attrs.push_back(testing::intAttr("hidden_size", hidden));
+    Attribute size; // tests/runtime may not include tests/core's attribute one-liners
+    size.name = "hidden_size";
+    size.kind = Attribute::Kind::Int;
+    size.i = hidden;
+    g.nodes[size_t(n)].attrs.push_back(size);
     g.inputs = {x};
     g.outputs = {y, yh};
     return g;
