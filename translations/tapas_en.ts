@@ -2789,18 +2789,18 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <name>tapas::PlanPanel</name>
     <message>
         <location filename="../views/plan/plan_panel.cpp" line="+149"/>
-        <location line="+150"/>
+        <location line="+152"/>
         <source>All op types</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-147"/>
-        <location line="+148"/>
+        <location line="-149"/>
+        <location line="+150"/>
         <source>All blocks</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="-136"/>
+        <location line="-138"/>
         <source>No model open.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2831,6 +2831,11 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
             <numerusform>%n override</numerusform>
             <numerusform>%n overrides</numerusform>
         </translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>tables padded to split over tp: %1</source>
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
         <location line="+16"/>
@@ -3012,7 +3017,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanSession</name>
     <message>
-        <location filename="../app/studio/plan_session.cpp" line="+108"/>
+        <location filename="../app/studio/plan_session.cpp" line="+111"/>
         <location line="+17"/>
         <source>There is no plan to edit: run a search first.</source>
         <translation type="unfinished"></translation>
@@ -3087,7 +3092,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+37"/>
         <source>%1, plan %2: %3</source>
         <translation type="unfinished"></translation>
     </message>

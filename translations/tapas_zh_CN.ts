@@ -2857,18 +2857,18 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
     <name>tapas::PlanPanel</name>
     <message>
         <location filename="../views/plan/plan_panel.cpp" line="+149"/>
-        <location line="+150"/>
+        <location line="+152"/>
         <source>All op types</source>
         <translation>全部算子类型</translation>
     </message>
     <message>
-        <location line="-147"/>
-        <location line="+148"/>
+        <location line="-149"/>
+        <location line="+150"/>
         <source>All blocks</source>
         <translation>全部块</translation>
     </message>
     <message>
-        <location line="-136"/>
+        <location line="-138"/>
         <source>No model open.</source>
         <translation>未打开模型。</translation>
     </message>
@@ -2893,6 +2893,11 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>
             <numerusform>%n 处覆盖</numerusform>
         </translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>tables padded to split over tp: %1</source>
+        <translation>为按 tp 切分而填充的表：%1</translation>
     </message>
     <message>
         <location line="+61"/>
@@ -2931,12 +2936,12 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>为选中的算子选择其他策略，或为选中的权重选择其他布局</translation>
     </message>
     <message>
-        <location line="-118"/>
+        <location line="-120"/>
         <source>bubble %1 ms</source>
         <translation>气泡 %1 ms</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+21"/>
         <source>%1 interleaved per rank</source>
         <translation>每个 rank 交错 %1 级</translation>
     </message>
@@ -3076,7 +3081,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
 <context>
     <name>tapas::PlanSession</name>
     <message>
-        <location filename="../app/studio/plan_session.cpp" line="+108"/>
+        <location filename="../app/studio/plan_session.cpp" line="+111"/>
         <location line="+17"/>
         <source>There is no plan to edit: run a search first.</source>
         <translation>没有可编辑的方案：请先运行搜索。</translation>
@@ -3149,7 +3154,7 @@ Open an ONNX model with File ▸ Open, or drop a .onnx file on this window.</sou
         <translation>无法打开项目的模型：%1</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+37"/>
         <source>%1, plan %2: %3</source>
         <translation>%1，方案 %2：%3</translation>
     </message>
