@@ -241,7 +241,8 @@ private Q_SLOTS:
     {
         SingleBackwardCase batch{dcganSpec(DNorm::Batch), "minimax"};
         SingleBackwardCase realStats{dcganSpec(DNorm::BatchReal), "minimax"};
-        SingleBackwardCase mlp{{}, "minimax"};
+        SingleBackwardCase mlp;
+        mlp.loss = "minimax";
         mlp.spec.zDim = 4;
         mlp.spec.width = 16;
         mlp.spec.gWidth = 16;
@@ -252,7 +253,7 @@ private Q_SLOTS:
             {"dcgan, batch norm (preset), minimax", &batch}, {"dcgan, batch norm by the real batch, minimax", &realStats},
             {"mlp, packs of 2, R1, minimax", &mlp}};
         for (const auto& [name, c] : cases) {
-            for (const int64_t n : {8, 3}) {
+            for (const int64_t n : {8, 4}) { // packs of 2 need an even batch
                 const double gap = singleBackwardGap(*c, n);
                 QVERIFY2(gap >= 0 && gap < 1e-5,
                          qPrintable(QStringLiteral("%1, %2 samples: relative gap %3").arg(QLatin1String(name)).arg(n).arg(gap)));
