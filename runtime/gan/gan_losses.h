@@ -9,6 +9,7 @@
 namespace tapas::runtime::gan {
 
 // D's loss on its raw scores (logits): bce -log sigmoid(real) - log(1 - sigmoid(fake)), or hinge.
+// "minimax" is bce for D (the two differ in G's loss only).
 inline torch::Tensor discriminatorLoss(const std::string& loss, const torch::Tensor& real, const torch::Tensor& fake)
 {
     namespace F = torch::nn::functional;
@@ -16,10 +17,14 @@ inline torch::Tensor discriminatorLoss(const std::string& loss, const torch::Ten
     return F::softplus(-real).mean() + F::softplus(fake).mean();
 }
 
-// G's loss on D's scores of its samples: non-saturating -log sigmoid(score), or hinge's -score.
+// G's loss on D's scores of its samples: non-saturating -log sigmoid(score), hinge's -score, or
+// minimax's saturating mean log(1 - sigmoid(score)) = -softplus(score) (Goodfellow et al. 2014),
+// which is minus D's fake-half loss exactly: G's gradient at its batch is -1 x D's fake half's,
+// whatever D does across the batch (`--single-d-backward` with a batch-norm D relies on it).
 inline torch::Tensor generatorLoss(const std::string& loss, const torch::Tensor& score)
 {
     namespace F = torch::nn::functional;
+    if (loss == "minimax") return -F::softplus(score).mean();
     return loss == "hinge" ? -score.mean() : F::softplus(-score).mean();
 }
 

@@ -83,7 +83,7 @@ Result<GanOptions> parseGanOptions(const std::vector<std::string>& args)
         .toggle("--self-attention", &o.selfAttention)
         .number("--ema", &o.ema, 0, 1, Open::Max)
         .number("--ema-start", &o.emaStart, 0, 1, Open::Max)
-        .choice("--loss", &o.loss, {"bce", "hinge"})
+        .choice("--loss", &o.loss, {"bce", "hinge", "minimax"})
         .integer("--pack", &o.pack, 1, 16)
         .number("--r1-gamma", &o.r1Gamma, 0, 1000)
         .integer("--steps", &o.steps, 1, kMaxSteps)
@@ -229,7 +229,8 @@ Status applyPresetAndCheck(GanOptions& o)
 
     if (Status s = checkSide("g", o.g); !s) return s;
     if (Status s = checkSide("d", o.d); !s) return s;
-    if (!oneOf(o.loss, {"bce", "hinge"})) return Status::failure("unknown loss '" + o.loss + "' (known: bce, hinge)");
+    if (!oneOf(o.loss, {"bce", "hinge", "minimax"}))
+        return Status::failure("unknown loss '" + o.loss + "' (known: bce, hinge, minimax)");
     if (o.data == "fashion-mnist" && o.resolution != 32)
         return Status::failure("option --resolution: Fashion-MNIST trains at 32 px (its 28 px images padded), not " +
                                std::to_string(o.resolution));
@@ -265,21 +266,24 @@ Status applyPresetAndCheck(GanOptions& o)
                                "--shared-d-forward as well");
     // One backward pass through D serves G only where each fake's input gradient from G's loss is
     // that of D's loss times a number of its own (docs/paragan.md, "One backward through D"):
-    // a D that mixes the samples of a batch (batch norm) gives no such number.
+    // a D that mixes the samples of a batch (batch norm) gives no such number, except for the
+    // minimax loss, whose G loss is minus D's fake-half loss as a function of the whole batch.
     if (o.singleDBackward && !(o.async && o.sharedDForward))
         return Status::failure("option --single-d-backward: it takes G's gradient from the shared D forward's backward pass; "
                                "give --async --shared-d-forward as well");
-    if (o.singleDBackward && o.model == "dcgan" && o.dNorm == "batch")
+    if (o.singleDBackward && o.model == "dcgan" && o.dNorm == "batch" && o.loss != "minimax")
         return Status::failure("option --single-d-backward: D's batch norm couples the samples of a batch, so G's gradient "
-                               "is not a per-sample rescale of D's; give --d-norm batch-real, batch-detached, spectral, layer or none");
+                               "is not a per-sample rescale of D's for loss '" + o.loss +
+                               "'; give --loss minimax (G's loss minus D's fake half, exact with batch norm) or --d-norm "
+                               "batch-real, batch-detached, spectral, layer or none");
     // The same one pass through a batch-norm D is an approximation of G's gradient (the batch
     // statistics' share of it is dropped per sample); where the exact one exists it is refused.
     if (o.approxSingleDBackward && !(o.async && o.sharedDForward))
         return Status::failure("option --approx-single-d-backward: it takes G's gradient from the shared D forward's backward "
                                "pass; give --async --shared-d-forward as well");
-    if (o.approxSingleDBackward && !(o.model == "dcgan" && o.dNorm == "batch"))
+    if (o.approxSingleDBackward && !(o.model == "dcgan" && o.dNorm == "batch" && o.loss != "minimax"))
         return Status::failure("option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; "
-                               "this D mixes no samples in its backward, so give --single-d-backward, which is exact");
+                               "this D mixes no samples in its backward (or the loss is minimax), so give --single-d-backward, which is exact");
     if (o.loaderThreads < 1 || o.loaderThreads > 16) return Status::failure("option --loader-threads: must lie in [1, 16]");
     if (o.prefetch < 1 || o.prefetch > 64) return Status::failure("option --prefetch: must lie in [1, 64]");
     if (o.ioLatencyMs < 0) return Status::failure("option --io-latency-ms: must be >= 0");
@@ -302,7 +306,7 @@ std::string ganUsage()
            "  --model mlp|dcgan|biggan  --resolution 32|64  --width C  --z-dim Z  --self-attention\n"
            "  --g-layers N  --g-width U (the mixtures' MLP: G's hidden layers and units)\n"
            "  --d-norm none|spectral (mlp) | batch|batch-real|batch-detached|spectral|layer|none (dcgan): what normalises D's layers\n"
-           "  --ema DECAY  --loss bce|hinge  --pack M  --r1-gamma G  --steps N  --batch LOCAL | --global-batch G  --d-steps N\n"
+           "  --ema DECAY  --loss bce|hinge|minimax  --pack M  --r1-gamma G  --steps N  --batch LOCAL | --global-batch G  --d-steps N\n"
            "  --lr-g/--lr-d LR  --beta1-g/--beta2-g/--beta1-d/--beta2-d B  --warmup-g/--warmup-d N\n"
            "  --decay-g/--decay-d none|linear|cosine  --decay-floor-g/--decay-floor-d F  --lr-scaling-g/--lr-scaling-d none|linear|sqrt\n"
            "  --ema D  --ema-start F (fraction of the steps before the EMA averages)\n"

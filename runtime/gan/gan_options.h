@@ -37,7 +37,7 @@ struct GanOptions {
     bool selfAttention = false;   // biggan: SAGAN block at half the output resolution
     double ema = -1;              // EMA decay of G's weights (0 off; -1: preset)
     double emaStart = -1;         // fraction of the steps before the EMA starts averaging (-1: preset)
-    std::string loss;             // bce | hinge (empty: preset)
+    std::string loss;             // bce | hinge | minimax (empty: preset)
     int pack = 0;                 // PacGAN packing: D judges packs of this many samples (0: preset)
     double r1Gamma = -1;          // R1 penalty gamma/2 |grad D(real)|^2 on D (0 off; -1: preset)
     // schedule and batch

@@ -10,6 +10,9 @@
 // half, times the per-score ratio (dL_G/ds_j) / (dL_D/ds_j), is G's: exactly, without the second
 // pass back through D. Where D's number is 0 or underflows (hinge beyond the margin, a bce score
 // far below zero) the ratio does not exist and the caller takes the two-pass route for that step.
+// The minimax (saturating) G loss is minus D's fake-half loss as a function of the whole fake
+// batch, so its factor is -1 for every sample, exact even for a D that mixes the samples (batch
+// norm), and exists at every score (G's gradient vanishes exactly where D's does).
 #include <torch/torch.h>
 
 #include <string>
@@ -27,6 +30,7 @@ inline FakeScoreGrads fakeScoreGrads(const std::string& loss, const torch::Tenso
     torch::NoGradGuard ng;
     const auto s = fakeScores.detach();
     if (loss == "hinge") return {(s > -1.0).to(s.scalar_type()), -torch::ones_like(s)};
+    if (loss == "minimax") return {torch::sigmoid(s), -torch::sigmoid(s)};
     return {torch::sigmoid(s), -torch::sigmoid(-s)};
 }
 
@@ -38,9 +42,14 @@ inline torch::Tensor gInputGradFactor(const std::string& loss, const torch::Tens
                                       int64_t sampleDims)
 {
     torch::NoGradGuard ng;
-    const FakeScoreGrads k = fakeScoreGrads(loss, fakeScores);
-    if ((k.d.abs() < 1e-20).any().item<bool>()) return {};
-    auto r = (k.g / k.d).reshape({-1});
+    torch::Tensor r;
+    if (loss == "minimax") {
+        r = -torch::ones({fakeScores.numel()}, fakeScores.options());
+    } else {
+        const FakeScoreGrads k = fakeScoreGrads(loss, fakeScores);
+        if ((k.d.abs() < 1e-20).any().item<bool>()) return {};
+        r = (k.g / k.d).reshape({-1});
+    }
     if (samplesPerScore > 1) r = r.repeat_interleave(samplesPerScore);
     std::vector<int64_t> shape{r.size(0)};
     for (int64_t i = 1; i < sampleDims; ++i) shape.push_back(1);

@@ -101,13 +101,15 @@ int runGanBench(const std::vector<std::string>& args)
     std::string dNorm = "batch"; // --d-norm: the Fashion-MNIST DCGAN's D in every row
     std::string sharedDNorm;     // --shared-d-norm: the shared-D-forward row's D alone (empty: --d-norm)
     bool buffered = true;        // --no-buffered: Fashion-MNIST without the buffered asynchronous row
+    std::string loss;            // --loss: the Fashion-MNIST rows' loss (empty: the preset's, bce)
     const char* usage = "options: --speed, --mixtures, --fashion (sections; none: all three), --steps N (speed runs), --quick,\n"
                         "  --quality-steps N (quality runs; default: the presets' steps), --seeds N (quality runs, default 3),\n"
                         "  --mixture ring8|grid25 (that mixture benchmark alone),\n"
                         "  --d-norm batch|batch-real|batch-detached|spectral|layer|none (the Fashion-MNIST DCGAN's D; but for batch the\n"
                         "  shared D forward also takes --single-d-backward), --shared-d-norm batch-real|batch-detached|spectral|layer|none\n"
                         "  (the shared D forward's D alone, with --single-d-backward; the other rows keep --d-norm),\n"
-                        "  --no-buffered (Fashion-MNIST: leave out the buffered asynchronous row)";
+                        "  --no-buffered (Fashion-MNIST: leave out the buffered asynchronous row),\n"
+                        "  --loss bce|hinge|minimax (Fashion-MNIST, every row; minimax lets the batch-norm D take --single-d-backward)";
     for (size_t i = 0; i < args.size(); ++i) {
         const bool hasValue = i + 1 < args.size();
         if (args[i] == "--steps" && hasValue) steps = std::max(10, std::atoi(args[++i].c_str()));
@@ -126,6 +128,8 @@ int runGanBench(const std::vector<std::string>& args)
                   args[i + 1] == "none"))
             dNorm = args[++i];
         else if (args[i] == "--no-buffered") buffered = false;
+        else if (args[i] == "--loss" && hasValue && (args[i + 1] == "bce" || args[i + 1] == "hinge" || args[i + 1] == "minimax"))
+            loss = args[++i];
         else if (args[i] == "--shared-d-norm" && hasValue &&
                  (args[i + 1] == "batch-real" || args[i + 1] == "batch-detached" || args[i + 1] == "spectral" || args[i + 1] == "layer" ||
                   args[i + 1] == "none"))
@@ -139,7 +143,7 @@ int runGanBench(const std::vector<std::string>& args)
     int rc = 0;
     if (speed) rc |= runSpeedBench(steps);
     if (mixtures) rc |= runMixtureQualityBench(seeds, qualitySteps, mixture);
-    if (fashion) rc |= runFashionQualityBench(seeds, qualitySteps, dNorm, sharedDNorm, buffered);
+    if (fashion) rc |= runFashionQualityBench(seeds, qualitySteps, dNorm, sharedDNorm, buffered, loss);
     return rc;
 }
 

@@ -99,14 +99,16 @@ int runMixtureQualityBench(int seeds, int steps, const std::string& only)
     return ok ? 0 : 1;
 }
 
-int runFashionQualityBench(int seeds, int steps, const std::string& dNorm, const std::string& sharedDNorm, bool buffered)
+int runFashionQualityBench(int seeds, int steps, const std::string& dNorm, const std::string& sharedDNorm, bool buffered,
+                           const std::string& loss)
 {
     const std::string sharedNorm = sharedDNorm.empty() ? dNorm : sharedDNorm;
     std::printf("\nFashion-MNIST (DCGAN, 32 px), 2 ranks, mean of %d seeds, %s; 10,000 generated images judged by the\n"
                 "project's classifier (classes covered of 10, KL of the predicted-class histogram against uniform, Fréchet\n"
                 "distance of its 128-d features against the test split):\n\n",
                 seeds, steps > 0 ? ("--steps " + std::to_string(steps)).c_str() : "the preset's default steps");
-    const bool singleD = sharedNorm != "batch";
+    const bool singleD = sharedNorm != "batch" || loss == "minimax";
+    if (!loss.empty()) std::printf("Loss: --loss %s in every row.\n\n", loss.c_str());
     if (sharedNorm != dNorm)
         std::printf("D: --d-norm %s in the synchronous and buffered rows; the shared D forward's row --d-norm %s%s, compared with "
                     "the synchronous row.\n\n",
@@ -115,6 +117,7 @@ int runFashionQualityBench(int seeds, int steps, const std::string& dNorm, const
     std::printf("| training | classes | class KL | Fréchet distance | images/s | notes |\n|---|---:|---:|---:|---:|---|\n");
     std::vector<std::string> base{"--data", "fashion-mnist", "--sample-every", "0", "--metric-every", "0"};
     if (steps > 0) base.insert(base.end(), {"--steps", std::to_string(steps)});
+    if (!loss.empty()) base.insert(base.end(), {std::string("--loss"), loss});
     std::vector<std::string> sharedBase = base;
     if (dNorm != "batch") base.insert(base.end(), {std::string("--d-norm"), dNorm});
     if (sharedNorm != "batch") sharedBase.insert(sharedBase.end(), {std::string("--d-norm"), sharedNorm});

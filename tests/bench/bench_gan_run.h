@@ -32,7 +32,9 @@ int runMixtureQualityBench(int seeds, int steps, const std::string& only); // on
 // `sharedDNorm` (empty: `dNorm`): the shared-D-forward row's D alone, with --single-d-backward
 // unless it is batch; the synchronous and buffered rows keep `dNorm`, and the asynchronous rows
 // are compared with that synchronous row. `buffered` false leaves out the buffered asynchronous row.
+// `loss` (empty: the preset's) goes to every row; "minimax" makes the single backward exact for the
+// batch-norm D too, so the shared row takes it.
 int runFashionQualityBench(int seeds, int steps, const std::string& dNorm = "batch", const std::string& sharedDNorm = "",
-                           bool buffered = true);
+                           bool buffered = true, const std::string& loss = "");
 
 } // namespace tapas::bench

@@ -395,6 +395,40 @@ private Q_SLOTS:
         QVERIFY(std::abs(approx.at(2).dLoss - preset.at(2).dLoss) > 1e-7);
     }
 
+    // The minimax (saturating) G loss is minus D's fake half, so one backward pass through the
+    // preset's batch-norm D serves both players exactly (factor -1): the single-backward run
+    // repeats the two-pass run to float rounding, step by step, and G's loss is minus the
+    // log(1 - D(fake)) the trainer reports through D's fake score (negative, not bce's positive).
+    void minimax_loss_takes_the_exact_single_backward_through_batch_norm()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const int steps = 6;
+        auto run = [&](const QString& name, const QStringList& extra) {
+            return workOfRun(tmp.filePath(name),
+                             QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--width"), QStringLiteral("8"),
+                                         QStringLiteral("--batch"), QStringLiteral("8"), QStringLiteral("--layout"),
+                                         QStringLiteral("contiguous"), QStringLiteral("--channel-pad"), QStringLiteral("off"),
+                                         QStringLiteral("--loss"), QStringLiteral("minimax"), QStringLiteral("--async"),
+                                         QStringLiteral("--shared-d-forward")} +
+                                 extra,
+                             steps);
+        };
+        const auto two = run(QStringLiteral("two"), {});
+        const auto one = run(QStringLiteral("one"), {QStringLiteral("--single-d-backward")});
+        for (const auto* w : {&two, &one}) QVERIFY(!w->empty());
+        for (int s = 1; s <= steps; ++s) {
+            const QByteArray at = "step " + QByteArray::number(s) + ": G " + QByteArray::number(one.at(s).gLoss, 'g', 9) + " / " +
+                                  QByteArray::number(two.at(s).gLoss, 'g', 9) + ", D " + QByteArray::number(one.at(s).dLoss, 'g', 9) +
+                                  " / " + QByteArray::number(two.at(s).dLoss, 'g', 9);
+            QVERIFY2(one.at(s).dBackwards == 1 && two.at(s).dBackwards == 2, at.constData());
+            QVERIFY2(one.at(s).gLoss < 0, at.constData());
+            QVERIFY2(std::abs(one.at(s).gLoss - two.at(s).gLoss) <= 1e-5 * (1 + std::abs(two.at(s).gLoss)) &&
+                         std::abs(one.at(s).dLoss - two.at(s).dLoss) <= 1e-5 * (1 + std::abs(two.at(s).dLoss)),
+                     at.constData());
+        }
+    }
+
     void synchronous_resume_continues_bit_for_bit()
     {
         QTemporaryDir tmp;

@@ -155,6 +155,14 @@ private Q_SLOTS:
         QCOMPARE(discriminatorLoss("hinge", zero, zero).item<double>(), 2.0);
         QVERIFY(std::abs(generatorLoss("bce", zero).item<double>() - std::log(2.0)) < 1e-6);
         QCOMPARE(generatorLoss("hinge", torch::tensor({1.0f, 3.0f})).item<double>(), -2.0);
+        // Minimax: G's loss is minus D's fake half, log(1 - sigmoid(0)) = -log 2, D's loss bce's;
+        // finite where the naive log(1 - sigmoid(s)) would be log(0).
+        QVERIFY(std::abs(generatorLoss("minimax", zero).item<double>() + std::log(2.0)) < 1e-6);
+        QVERIFY(std::abs(discriminatorLoss("minimax", zero, zero).item<double>() - 2 * std::log(2.0)) < 1e-6);
+        QVERIFY(std::abs(generatorLoss("minimax", torch::full({2}, 40.0f)).item<double>() + 40.0) < 1e-4);
+        const auto s3 = torch::tensor({-2.0f, 0.5f, 3.0f});
+        QVERIFY(std::abs(generatorLoss("minimax", s3).item<double>() +
+                         (discriminatorLoss("minimax", torch::full({3}, 1e4f), s3).item<double>())) < 1e-6);
     }
 
     // `--d-norm spectral`: every layer divided by its largest singular value (power iteration, one
@@ -222,6 +230,34 @@ private Q_SLOTS:
         for (const auto& [name, c] : cases) {
             const double gap = singleBackwardGap(*c, 8);
             QVERIFY2(gap >= 0 && gap < 1e-5, qPrintable(QStringLiteral("%1: relative gap %2").arg(QLatin1String(name)).arg(gap)));
+        }
+    }
+
+    // The minimax (saturating) G loss is minus D's fake-half loss as a function of the whole fake
+    // batch, so with factor -1 the single pass is exact even through the preset's batch-norm D,
+    // whose statistics couple the samples (the next case shows the bce rescale is not), and for
+    // the MLP D with packs and R1.
+    void minimax_single_d_backward_is_exact_through_batch_norm()
+    {
+        SingleBackwardCase batch{dcganSpec(DNorm::Batch), "minimax"};
+        SingleBackwardCase realStats{dcganSpec(DNorm::BatchReal), "minimax"};
+        SingleBackwardCase mlp;
+        mlp.loss = "minimax";
+        mlp.spec.zDim = 4;
+        mlp.spec.width = 16;
+        mlp.spec.gWidth = 16;
+        mlp.spec.dInChannels = 4;
+        mlp.pack = 2;
+        mlp.r1 = 5;
+        const std::pair<const char*, SingleBackwardCase*> cases[] = {
+            {"dcgan, batch norm (preset), minimax", &batch}, {"dcgan, batch norm by the real batch, minimax", &realStats},
+            {"mlp, packs of 2, R1, minimax", &mlp}};
+        for (const auto& [name, c] : cases) {
+            for (const int64_t n : {8, 4}) { // packs of 2 need an even batch
+                const double gap = singleBackwardGap(*c, n);
+                QVERIFY2(gap >= 0 && gap < 1e-5,
+                         qPrintable(QStringLiteral("%1, %2 samples: relative gap %3").arg(QLatin1String(name)).arg(n).arg(gap)));
+            }
         }
     }
 
@@ -332,6 +368,11 @@ private Q_SLOTS:
         QVERIFY(!gInputGradFactor("hinge", torch::tensor({0.5f, -1.5f}), 1, 4).defined());
         QVERIFY(!gInputGradFactor("bce", torch::tensor({0.5f, -60.0f}), 1, 4).defined());
         QVERIFY(gInputGradFactor("bce", torch::tensor({0.5f, -40.0f}), 1, 4).defined());
+        // Minimax: -1 at every score, also where D's own number underflows (G's does as well).
+        const auto m = gInputGradFactor("minimax", torch::tensor({0.5f, -60.0f}), 2, 2);
+        QCOMPARE(m.sizes().vec(), (std::vector<int64_t>{4, 1}));
+        QCOMPARE(m.min().item<double>(), -1.0);
+        QCOMPARE(m.max().item<double>(), -1.0);
     }
 
     // G's depth and width: `--g-layers 5 --g-width 48` is 5 hidden layers of 48 units plus the

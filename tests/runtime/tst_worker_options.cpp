@@ -213,6 +213,7 @@ private Q_SLOTS:
         QTest::newRow("g-layers 9") << QStringList{"--g-layers", "9"} << "option --g-layers: '9' is not an integer in [1, 8]";
         QTest::newRow("g-width 2") << QStringList{"--g-width", "2"} << "option --g-width: '2' is not an integer in [4, 1024]";
         QTest::newRow("d-norm") << QStringList{"--d-norm", "group"} << "option --d-norm: 'group' is not none, spectral, batch, layer, batch-detached or batch-real";
+        QTest::newRow("loss") << QStringList{"--loss", "wgan"} << "option --loss: 'wgan' is not bce, hinge or minimax";
         QTest::newRow("steps") << QStringList{"--steps", "2.5"} << "option --steps: '2.5' is not an integer in [1, 1000000000]";
         QTest::newRow("beta 1") << QStringList{"--beta2-d", "1"} << "option --beta2-d: '1' is not a number in [0, 1)";
         QTest::newRow("ema") << QStringList{"--ema", "1e400"} << "option --ema: '1e400' is not a number in [0, 1)";
@@ -258,11 +259,26 @@ private Q_SLOTS:
         QTest::newRow("approximate single D backward where the exact one applies")
             << QStringList{"--data", "fashion-mnist", "--d-norm", "layer", "--async", "--shared-d-forward", "--approx-single-d-backward"}
             << "option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; this D mixes no "
-               "samples in its backward, so give --single-d-backward, which is exact";
+               "samples in its backward (or the loss is minimax), so give --single-d-backward, which is exact";
         QTest::newRow("single D backward through batch norm")
             << QStringList{"--data", "fashion-mnist", "--async", "--shared-d-forward", "--single-d-backward"}
             << "option --single-d-backward: D's batch norm couples the samples of a batch, so G's gradient is not a "
-               "per-sample rescale of D's; give --d-norm batch-real, batch-detached, spectral, layer or none";
+               "per-sample rescale of D's for loss 'bce'; give --loss minimax (G's loss minus D's fake half, exact with "
+               "batch norm) or --d-norm batch-real, batch-detached, spectral, layer or none";
+        QTest::newRow("single D backward through batch norm, hinge")
+            << QStringList{"--data", "fashion-mnist", "--loss", "hinge", "--async", "--shared-d-forward", "--single-d-backward"}
+            << "option --single-d-backward: D's batch norm couples the samples of a batch, so G's gradient is not a "
+               "per-sample rescale of D's for loss 'hinge'; give --loss minimax (G's loss minus D's fake half, exact with "
+               "batch norm) or --d-norm batch-real, batch-detached, spectral, layer or none";
+        QTest::newRow("minimax single D backward alone")
+            << QStringList{"--data", "fashion-mnist", "--loss", "minimax", "--single-d-backward"}
+            << "option --single-d-backward: it takes G's gradient from the shared D forward's backward pass; give --async "
+               "--shared-d-forward as well";
+        QTest::newRow("approximate single D backward where minimax makes it exact")
+            << QStringList{"--data", "fashion-mnist", "--loss", "minimax", "--async", "--shared-d-forward", "--approx-single-d-backward"}
+            << "option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; this D mixes no "
+               "samples in its backward (or the loss is minimax), so give --single-d-backward, which is exact";
+
     }
 
     void gan_refuses_options_that_do_not_fit_together()
@@ -393,6 +409,16 @@ private Q_SLOTS:
                                          "--single-d-backward"});
         QVERIFY2(bdOk.ok(), bdOk.error.c_str());
         QCOMPARE(bd.dNorm, std::string("batch-detached"));
+        // The minimax loss: G's loss is minus D's fake half, so the preset's batch-norm D may take
+        // the single backward (exact, factor -1); packs of the mixtures' MLP D too.
+        const auto [mmOk, mm] = checked({"--data", "fashion-mnist", "--loss", "minimax", "--async", "--shared-d-forward",
+                                         "--single-d-backward"});
+        QVERIFY2(mmOk.ok(), mmOk.error.c_str());
+        QCOMPARE(mm.dNorm, std::string("batch"));
+        QCOMPARE(mm.loss, std::string("minimax"));
+        QVERIFY(mm.singleDBackward);
+        QVERIFY(checked({"--data", "ring8", "--loss", "minimax", "--pack", "2", "--async", "--shared-d-forward",
+                         "--single-d-backward"}).first.ok());
         const auto [depthStatus, depth] = checked({"--data", "shapes", "--g-layers", "4"});
         QVERIFY(!depthStatus.ok());
         QCOMPARE(QString::fromStdString(depthStatus.error),
