@@ -281,9 +281,12 @@ Status applyPresetAndCheck(GanOptions& o)
     if (o.approxSingleDBackward && !(o.async && o.sharedDForward))
         return Status::failure("option --approx-single-d-backward: it takes G's gradient from the shared D forward's backward "
                                "pass; give --async --shared-d-forward as well");
-    if (o.approxSingleDBackward && !(o.model == "dcgan" && o.dNorm == "batch" && o.loss != "minimax"))
+    if (o.approxSingleDBackward && !(o.model == "dcgan" && o.dNorm == "batch"))
         return Status::failure("option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; "
-                               "this D mixes no samples in its backward (or the loss is minimax), so give --single-d-backward, which is exact");
+                               "this D mixes no samples in its backward, so give --single-d-backward, which is exact");
+    if (o.approxSingleDBackward && o.loss == "minimax")
+        return Status::failure("option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; "
+                               "with --loss minimax G's loss is minus D's fake half, so give --single-d-backward, which is exact");
     if (o.loaderThreads < 1 || o.loaderThreads > 16) return Status::failure("option --loader-threads: must lie in [1, 16]");
     if (o.prefetch < 1 || o.prefetch > 64) return Status::failure("option --prefetch: must lie in [1, 64]");
     if (o.ioLatencyMs < 0) return Status::failure("option --io-latency-ms: must be >= 0");

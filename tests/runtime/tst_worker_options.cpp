@@ -259,7 +259,7 @@ private Q_SLOTS:
         QTest::newRow("approximate single D backward where the exact one applies")
             << QStringList{"--data", "fashion-mnist", "--d-norm", "layer", "--async", "--shared-d-forward", "--approx-single-d-backward"}
             << "option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; this D mixes no "
-               "samples in its backward (or the loss is minimax), so give --single-d-backward, which is exact";
+               "samples in its backward, so give --single-d-backward, which is exact";
         QTest::newRow("single D backward through batch norm")
             << QStringList{"--data", "fashion-mnist", "--async", "--shared-d-forward", "--single-d-backward"}
             << "option --single-d-backward: D's batch norm couples the samples of a batch, so G's gradient is not a "
@@ -276,8 +276,8 @@ private Q_SLOTS:
                "--shared-d-forward as well";
         QTest::newRow("approximate single D backward where minimax makes it exact")
             << QStringList{"--data", "fashion-mnist", "--loss", "minimax", "--async", "--shared-d-forward", "--approx-single-d-backward"}
-            << "option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; this D mixes no "
-               "samples in its backward (or the loss is minimax), so give --single-d-backward, which is exact";
+            << "option --approx-single-d-backward: it approximates G's gradient through DCGAN's batch-norm D; with --loss "
+               "minimax G's loss is minus D's fake half, so give --single-d-backward, which is exact";
 
     }
 
