@@ -195,6 +195,34 @@ std::map<int, StepWork> workOfRun(const QString& dir, const QStringList& args, i
     return r.exitCode == 0 && int(w.size()) == steps ? w : std::map<int, StepWork>{};
 }
 
+// A shared-D-forward DCGAN run on the shapes data, small and with the layout forced, so that every
+// run builds the same D (channel padding changes its input): `extra` picks the D, loss and pass.
+std::map<int, StepWork> sharedDForwardShapesRun(const QString& dir, const QStringList& extra, int steps)
+{
+    return workOfRun(dir,
+                     QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--width"), QStringLiteral("8"),
+                                 QStringLiteral("--batch"), QStringLiteral("8"), QStringLiteral("--layout"), QStringLiteral("contiguous"),
+                                 QStringLiteral("--channel-pad"), QStringLiteral("off"), QStringLiteral("--async"),
+                                 QStringLiteral("--shared-d-forward")} +
+                         extra,
+                     steps);
+}
+
+// Step s's G and D losses of a single-backward run beside its two-pass twin, for a failure message.
+QByteArray lossesAt(const std::map<int, StepWork>& one, const std::map<int, StepWork>& two, int s)
+{
+    return "step " + QByteArray::number(s) + ": G " + QByteArray::number(one.at(s).gLoss, 'g', 9) + " / " +
+           QByteArray::number(two.at(s).gLoss, 'g', 9) + ", D " + QByteArray::number(one.at(s).dLoss, 'g', 9) + " / " +
+           QByteArray::number(two.at(s).dLoss, 'g', 9);
+}
+
+// Both losses of step s agree to float rounding (relative 1e-5).
+bool sameLossesAt(const std::map<int, StepWork>& one, const std::map<int, StepWork>& two, int s)
+{
+    return std::abs(one.at(s).gLoss - two.at(s).gLoss) <= 1e-5 * (1 + std::abs(two.at(s).gLoss)) &&
+           std::abs(one.at(s).dLoss - two.at(s).dLoss) <= 1e-5 * (1 + std::abs(two.at(s).dLoss));
+}
+
 } // namespace
 
 class TstGan : public QObject {
@@ -365,15 +393,8 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const int steps = 6;
-        // The layout forced, so that every run builds the same D (channel padding changes its input).
         auto run = [&](const QString& name, const QStringList& extra) {
-            return workOfRun(tmp.filePath(name),
-                             QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--width"), QStringLiteral("8"),
-                                         QStringLiteral("--batch"), QStringLiteral("8"), QStringLiteral("--layout"),
-                                         QStringLiteral("contiguous"), QStringLiteral("--channel-pad"), QStringLiteral("off"),
-                                         QStringLiteral("--async"), QStringLiteral("--shared-d-forward")} +
-                                 extra,
-                             steps);
+            return sharedDForwardShapesRun(tmp.filePath(name), extra, steps);
         };
         const QStringList real{QStringLiteral("--d-norm"), QStringLiteral("batch-real")};
         const auto two = run(QStringLiteral("two"), real);
@@ -382,13 +403,9 @@ private Q_SLOTS:
         const auto approx = run(QStringLiteral("approx"), {QStringLiteral("--approx-single-d-backward")});
         for (const auto* w : {&two, &one, &preset, &approx}) QVERIFY(!w->empty());
         for (int s = 1; s <= steps; ++s) {
-            const QByteArray at = "step " + QByteArray::number(s) + ": G " + QByteArray::number(one.at(s).gLoss, 'g', 9) + " / " +
-                                  QByteArray::number(two.at(s).gLoss, 'g', 9) + ", D " + QByteArray::number(one.at(s).dLoss, 'g', 9) +
-                                  " / " + QByteArray::number(two.at(s).dLoss, 'g', 9);
+            const QByteArray at = lossesAt(one, two, s);
             QVERIFY2(one.at(s).dBackwards == 1 && two.at(s).dBackwards == 2 && approx.at(s).dBackwards == 1, at.constData());
-            QVERIFY2(std::abs(one.at(s).gLoss - two.at(s).gLoss) <= 1e-5 * (1 + std::abs(two.at(s).gLoss)) &&
-                         std::abs(one.at(s).dLoss - two.at(s).dLoss) <= 1e-5 * (1 + std::abs(two.at(s).dLoss)),
-                     at.constData());
+            QVERIFY2(sameLossesAt(one, two, s), at.constData());
         }
         // The approximate pass takes another G update from step 1: step 2's D reads another G batch.
         QCOMPARE(approx.at(1).dLoss, preset.at(1).dLoss);
@@ -404,28 +421,18 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const int steps = 6;
+        const QStringList minimax{QStringLiteral("--loss"), QStringLiteral("minimax")};
         auto run = [&](const QString& name, const QStringList& extra) {
-            return workOfRun(tmp.filePath(name),
-                             QStringList{QStringLiteral("--data"), QStringLiteral("shapes"), QStringLiteral("--width"), QStringLiteral("8"),
-                                         QStringLiteral("--batch"), QStringLiteral("8"), QStringLiteral("--layout"),
-                                         QStringLiteral("contiguous"), QStringLiteral("--channel-pad"), QStringLiteral("off"),
-                                         QStringLiteral("--loss"), QStringLiteral("minimax"), QStringLiteral("--async"),
-                                         QStringLiteral("--shared-d-forward")} +
-                                 extra,
-                             steps);
+            return sharedDForwardShapesRun(tmp.filePath(name), minimax + extra, steps);
         };
         const auto two = run(QStringLiteral("two"), {});
         const auto one = run(QStringLiteral("one"), {QStringLiteral("--single-d-backward")});
         for (const auto* w : {&two, &one}) QVERIFY(!w->empty());
         for (int s = 1; s <= steps; ++s) {
-            const QByteArray at = "step " + QByteArray::number(s) + ": G " + QByteArray::number(one.at(s).gLoss, 'g', 9) + " / " +
-                                  QByteArray::number(two.at(s).gLoss, 'g', 9) + ", D " + QByteArray::number(one.at(s).dLoss, 'g', 9) +
-                                  " / " + QByteArray::number(two.at(s).dLoss, 'g', 9);
+            const QByteArray at = lossesAt(one, two, s);
             QVERIFY2(one.at(s).dBackwards == 1 && two.at(s).dBackwards == 2, at.constData());
             QVERIFY2(one.at(s).gLoss < 0, at.constData());
-            QVERIFY2(std::abs(one.at(s).gLoss - two.at(s).gLoss) <= 1e-5 * (1 + std::abs(two.at(s).gLoss)) &&
-                         std::abs(one.at(s).dLoss - two.at(s).dLoss) <= 1e-5 * (1 + std::abs(two.at(s).dLoss)),
-                     at.constData());
+            QVERIFY2(sameLossesAt(one, two, s), at.constData());
         }
     }
 
