@@ -28,6 +28,20 @@ struct SingleBackwardCase {
     double r1 = 0;
 };
 
+// The mixtures' small MLP D judging packs of 2 with an R1 penalty, under `loss`.
+SingleBackwardCase packedMlpCase(const std::string& loss = "bce")
+{
+    SingleBackwardCase c;
+    c.loss = loss;
+    c.spec.zDim = 4;
+    c.spec.width = 16;
+    c.spec.gWidth = 16;
+    c.spec.dInChannels = 4;
+    c.pack = 2;
+    c.r1 = 5;
+    return c;
+}
+
 // One forward of G and D as the shared D forward makes it, then G's input and weight gradients
 // and D's weight gradients twice: autograd's (G's loss and D's loss each backward on its own) and
 // the single pass's (D's loss backward once, G's input gradient rescaled per sample). Returns the
@@ -213,13 +227,7 @@ private Q_SLOTS:
         SingleBackwardCase realStats{dcganSpec(DNorm::BatchReal)};
         SingleBackwardCase realStatsHinge{dcganSpec(DNorm::BatchReal), "hinge"};
         SingleBackwardCase hinge{dcganSpec(DNorm::Spectral), "hinge"};
-        SingleBackwardCase mlp;
-        mlp.spec.zDim = 4;
-        mlp.spec.width = 16;
-        mlp.spec.gWidth = 16;
-        mlp.spec.dInChannels = 4;
-        mlp.pack = 2;
-        mlp.r1 = 5;
+        SingleBackwardCase mlp = packedMlpCase();
         SingleBackwardCase mlpSn = mlp;
         mlpSn.spec.dNorm = DNorm::Spectral;
         const std::pair<const char*, SingleBackwardCase*> cases[] = {
@@ -241,14 +249,7 @@ private Q_SLOTS:
     {
         SingleBackwardCase batch{dcganSpec(DNorm::Batch), "minimax"};
         SingleBackwardCase realStats{dcganSpec(DNorm::BatchReal), "minimax"};
-        SingleBackwardCase mlp;
-        mlp.loss = "minimax";
-        mlp.spec.zDim = 4;
-        mlp.spec.width = 16;
-        mlp.spec.gWidth = 16;
-        mlp.spec.dInChannels = 4;
-        mlp.pack = 2;
-        mlp.r1 = 5;
+        SingleBackwardCase mlp = packedMlpCase("minimax");
         const std::pair<const char*, SingleBackwardCase*> cases[] = {
             {"dcgan, batch norm (preset), minimax", &batch}, {"dcgan, batch norm by the real batch, minimax", &realStats},
             {"mlp, packs of 2, R1, minimax", &mlp}};
